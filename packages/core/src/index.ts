@@ -1,0 +1,12 @@
+export * from "./messages.js";
+export * from "./usage.js";
+export * from "./threshold.js";
+export * from "./chat-model.js";
+export * from "./conversation-check.js";
+export * from "./hooks.js";
+export * from "./engine.js";
+export * from "./tool-schema.js";
+export * from "./tokens/types.js";
+export { createMessageCounter } from "./tokens/message-tokens.js";
+export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./tokens/estimator.js";
+export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tiktoken.js";
