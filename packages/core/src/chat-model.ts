@@ -9,6 +9,8 @@ export interface ChatModelRequest {
   temperature?: number;
   /** Deliberately optional: summarisers should normally leave it unset. */
   maxTokens?: number;
+  /** OpenAI function tools (`{ type: "function", function: {...} }`) the model may call. */
+  tools?: Array<Record<string, unknown>>;
   signal?: AbortSignal;
 }
 

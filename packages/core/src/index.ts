@@ -10,3 +10,4 @@ export * from "./tokens/types.js";
 export { createMessageCounter } from "./tokens/message-tokens.js";
 export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./tokens/estimator.js";
 export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tiktoken.js";
+export * from "./engine-context.js";
