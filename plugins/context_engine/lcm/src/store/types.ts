@@ -1,0 +1,307 @@
+import type { Message, Role } from "@context-engine/core";
+
+/**
+ * The LCM store: the immutable record of every message, the summary DAG and
+ * the active-context frontier of each conversation, in one SQLite file.
+ *
+ * Everything here is synchronous on purpose: better-sqlite3 is synchronous,
+ * and a context assembly that never awaits is what keeps it fast.
+ * Every write is one transaction; a failed call changes nothing.
+ */
+
+/** A conversation, keyed by the host's session id. */
+export interface ConversationRecord {
+  /** Internal numeric id (stable for the life of the row). */
+  id: number;
+  sessionId: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Number of stored messages; `lastSeq + 1` (seq starts at 0). */
+  messageCount: number;
+  /** Highest stored seq, -1 when empty. */
+  lastSeq: number;
+  /** Sum of `tokens` over every stored message. */
+  messageTokens: number;
+  /** Bumped on every frontier change (append, replace, set). */
+  frontierVersion: number;
+  /** Sum of `tokens` over the current frontier items. */
+  frontierTokens: number;
+  /** Number of items in the current frontier. */
+  frontierCount: number;
+}
+
+/** One stored message, rebuilt in OpenAI format. Immutable once stored. */
+export interface StoredMessage {
+  /** Global row id (unique across conversations). */
+  id: number;
+  conversationId: number;
+  /** Position in the conversation, from 0, gap-free, in ingest order. */
+  seq: number;
+  role: Role;
+  /** The message as the provider expects it (tool calls and parts restored as structure). */
+  message: Message;
+  /** Flat searchable text (content text, tool-call names and arguments). Already redacted. */
+  text: string;
+  /** Token count of the (redacted) message, as counted at ingest. */
+  tokens: number;
+  /** Epoch milliseconds (from `IngestOptions.timestamps`/`now`, else ingest time). */
+  createdAt: number;
+  /** Identity hash (hex) of the original message: role, content, tool calls, tool_call_id, name. */
+  hash: string;
+  /** Ids of the tool calls this assistant message makes (empty otherwise). */
+  toolCallIds: string[];
+  /** For role `tool`: the call this result answers. */
+  toolCallId: string | null;
+  /** Whether any secret was redacted from it before storage. */
+  redacted: boolean;
+}
+
+export interface IngestOptions {
+  /**
+   * Messages to ignore because the engine itself produced them (rendered
+   * summaries, recall notes). They are never stored and they count as a
+   * boundary for alignment (see README "Identity and alignment").
+   */
+  isSynthetic?: (message: Message, index: number) => boolean;
+  /**
+   * `align` (default): the list is the host's transcript as it is now
+   * (possibly already compacted, possibly repeated); only messages after the
+   * part already stored are appended. `append`: every non-synthetic message is
+   * new (the caller knows), no alignment.
+   */
+  mode?: "align" | "append";
+  /** Epoch ms for the new messages (default `Date.now()`). */
+  now?: number;
+  /** Per-input-index epoch ms, when the source has real timestamps. Overrides `now`. */
+  timestamps?: ReadonlyArray<number | null | undefined>;
+  /** Append the new messages to the frontier (default true). */
+  appendToFrontier?: boolean;
+}
+
+export interface IngestResult {
+  conversationId: number;
+  /** Messages newly stored by this call. */
+  appended: number;
+  /** Input messages recognised as already stored. */
+  alreadyStored: number;
+  /** Input messages skipped as synthetic. */
+  synthetic: number;
+  /**
+   * Stored message id for each input index: the new ones, and the known ones
+   * the alignment matched; null for synthetic messages and for old messages
+   * the alignment could not place.
+   */
+  ids: Array<number | null>;
+  /** Seq range of the appended messages, or null when nothing was appended. */
+  firstSeq: number | null;
+  lastSeq: number | null;
+  /** How the split between old and new was found (for logs). */
+  alignment: "empty-store" | "anchored" | "no-overlap" | "hash-fallback" | "append";
+}
+
+export interface MessageRange {
+  /** Inclusive. Default 0. */
+  fromSeq?: number;
+  /** Inclusive. Default: last. */
+  toSeq?: number;
+  /** At most this many rows. */
+  limit?: number;
+  /** Newest first instead of oldest first. */
+  reverse?: boolean;
+}
+
+export type SummaryKind = "leaf" | "condensed";
+
+/** How the summary text was obtained, for quality tracking and repair. */
+export type SummaryLevel = "normal" | "aggressive" | "fallback";
+
+export interface NewSummary {
+  conversationId: number;
+  kind: SummaryKind;
+  /** 0 for leaf summaries; 1 + max child depth for condensed ones. */
+  depth: number;
+  content: string;
+  /** Tokens of `content`. */
+  tokens: number;
+  /** Leaf: the messages it covers (any order; stored in seq order). */
+  sourceMessageIds?: readonly number[];
+  /** Condensed: the summaries it covers, in order. */
+  childSummaryIds?: readonly string[];
+  level?: SummaryLevel;
+  model?: string | null;
+  /** Free-form JSON-able metadata (prompt version, focus topic…). */
+  meta?: Record<string, unknown>;
+  createdAt?: number;
+}
+
+export interface SummaryRecord {
+  /** `sum_` + 16 hex, derived from the conversation, sources and content (idempotent). */
+  id: string;
+  conversationId: number;
+  kind: SummaryKind;
+  depth: number;
+  content: string;
+  tokens: number;
+  level: SummaryLevel;
+  model: string | null;
+  /** Time span of the covered messages (epoch ms). */
+  earliestAt: number;
+  latestAt: number;
+  /** Seq span of the covered messages (inclusive). */
+  firstSeq: number;
+  lastSeq: number;
+  /** Number of original messages under it (through the whole subtree). */
+  descendantMessages: number;
+  /** Sum of the tokens of the original messages under it. */
+  sourceTokens: number;
+  meta: Record<string, unknown> | null;
+  createdAt: number;
+}
+
+export interface SummaryLineage {
+  /** Direct message sources (leaf), in seq order. */
+  messageIds: number[];
+  /** Direct child summaries (condensed), in order. */
+  childSummaryIds: string[];
+  /** Summaries that directly cover this one (normally 0 or 1). */
+  parentSummaryIds: string[];
+}
+
+export type FrontierItemKey = { kind: "message"; messageId: number } | { kind: "summary"; summaryId: string };
+
+/** One element of the active context, in order. */
+export type FrontierItem = FrontierItemKey & {
+  /** Sparse sort key: order by it, never assume it is contiguous. */
+  ordinal: number;
+  tokens: number;
+};
+
+export interface Frontier {
+  conversationId: number;
+  version: number;
+  tokens: number;
+  items: FrontierItem[];
+}
+
+/**
+ * Replace a contiguous run of frontier items (from `fromOrdinal` to
+ * `toOrdinal`, inclusive) with one summary item. Compare-and-swap: applied
+ * only when the run holds exactly `expect`, in order; otherwise nothing
+ * changes and the caller gets `frontier_changed`.
+ */
+export interface FrontierReplace {
+  fromOrdinal: number;
+  toOrdinal: number;
+  expect: readonly FrontierItemKey[];
+}
+
+export type CommitSummaryResult =
+  | { ok: true; summary: SummaryRecord; frontierVersion: number }
+  | { ok: false; reason: "frontier_changed" | "unknown_source"; detail: string };
+
+export interface PayloadRecord {
+  /** sha256 hex of the bytes. */
+  hash: string;
+  bytes: number;
+  mime: string | null;
+  /** UTF-8 text when the payload is text, else null. */
+  text: string | null;
+  /** Raw bytes (also set for text). */
+  data: Buffer;
+}
+
+export interface StoreStats {
+  path: string;
+  schemaVersion: number;
+  conversations: number;
+  messages: number;
+  summaries: number;
+  payloads: number;
+  /** Bytes of the database file(s) on disk (main + WAL). */
+  fileBytes: number;
+}
+
+export interface OpenStoreOptions {
+  /** Full path of the SQLite file. Wins over `dataDir`. `:memory:` is allowed (tests). */
+  path?: string;
+  /** Directory for `lcm.sqlite` (created if missing). Default: `./.lcm`. */
+  dataDir?: string;
+  /**
+   * Secret redaction before storage. Default: on with default rules.
+   * `false` disables it. See src/redact.
+   */
+  redaction?: import("../redact/types.js").RedactionConfig | false;
+  /** Token counter for messages; default core's estimator. */
+  countTokens?: (message: Message) => number;
+  /** Text of one message part above which it is stored once as a payload (default 16 KiB). */
+  payloadThresholdBytes?: number;
+  /** SQLite busy timeout (ms), default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/** The synchronous store the engine calls. Obtain one with `openLcmStore()`. */
+export interface LcmStore {
+  readonly path: string;
+  readonly schemaVersion: number;
+  close(): void;
+  /** Run `fn` in one transaction (nested calls are savepoints). */
+  transaction<T>(fn: () => T): T;
+
+  // --- conversations ---
+  /** Get or create the conversation of a session. */
+  conversation(sessionId: string): ConversationRecord;
+  findConversation(sessionId: string): ConversationRecord | null;
+  getConversation(id: number): ConversationRecord | null;
+  listConversations(): ConversationRecord[];
+
+  // --- messages ---
+  /** Idempotent ingestion; see `IngestOptions.mode`. */
+  ingest(conversationId: number, messages: readonly Message[], options?: IngestOptions): IngestResult;
+  getMessage(id: number): StoredMessage | null;
+  /** By ids, returned in the order asked; unknown ids are left out. */
+  getMessagesByIds(ids: readonly number[]): StoredMessage[];
+  getMessages(conversationId: number, range?: MessageRange): StoredMessage[];
+  getMessageBySeq(conversationId: number, seq: number): StoredMessage | null;
+  /** Sum of message tokens in a seq range (inclusive). */
+  tokensInRange(conversationId: number, fromSeq: number, toSeq: number): number;
+  /** The assistant message making tool call `toolCallId` and every stored result for it. */
+  toolExchange(conversationId: number, toolCallId: string): StoredMessage[];
+
+  // --- summaries ---
+  /**
+   * Insert a summary with its lineage and, optionally, replace a frontier run
+   * with it, in one transaction. Idempotent: the same summary twice returns
+   * the existing row.
+   */
+  commitSummary(summary: NewSummary, replace?: FrontierReplace): CommitSummaryResult;
+  getSummary(id: string): SummaryRecord | null;
+  getSummaries(ids: readonly string[]): SummaryRecord[];
+  listSummaries(conversationId: number, options?: { depth?: number; kind?: SummaryKind }): SummaryRecord[];
+  lineage(summaryId: string): SummaryLineage;
+  /** Original message ids under a summary, through the whole subtree, in seq order. */
+  descendantMessageIds(summaryId: string): number[];
+  /** Summaries that directly cover a message. */
+  summariesCoveringMessage(messageId: number): string[];
+
+  // --- frontier (active context) ---
+  getFrontier(conversationId: number): Frontier;
+  /**
+   * The newest frontier items whose tokens add up to at most `maxTokens`
+   * (at least `minItems`, default 0), in frontier order. O(result), not O(history).
+   */
+  getFrontierTail(conversationId: number, maxTokens: number, options?: { minItems?: number }): FrontierItem[];
+  /** Replace the whole frontier. With `expectedVersion`, only when it still matches. */
+  setFrontier(
+    conversationId: number,
+    items: readonly FrontierItemKey[],
+    options?: { expectedVersion?: number },
+  ): { ok: true; version: number } | { ok: false; version: number };
+  /** Append items at the end of the frontier (ingest already does it for new messages). */
+  appendToFrontier(conversationId: number, items: readonly FrontierItemKey[]): number;
+
+  // --- payloads (large content, stored once) ---
+  putPayload(data: string | Buffer, mime?: string | null): { hash: string; bytes: number };
+  getPayload(hash: string): PayloadRecord | null;
+
+  stats(): StoreStats;
+}
