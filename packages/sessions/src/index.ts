@@ -1,0 +1,16 @@
+export * from "./types.js";
+export { SessionFormatError } from "./errors.js";
+export { resolveDataDir } from "./data-dir.js";
+export { detectFormat, detectFormatOfContent, detectFormatOfValue } from "./detect.js";
+export { readSessions, parseSessions, converters } from "./read.js";
+export { splitTurns, splitSession } from "./turns.js";
+export { repairConversation, MISSING_RESULT_CONTENT } from "./repair.js";
+export { usageFromProvider } from "./usage.js";
+export { inferToolSchemas, BASH_TOOL } from "./tool-schemas.js";
+export { fromOpenAIJsonl } from "./formats/openai-jsonl.js";
+export { fromMiniSweAgent, parseMiniSweAction } from "./formats/mini-swe-agent.js";
+export { fromSweAgent } from "./formats/swe-agent.js";
+export { fromOpenHands } from "./formats/openhands.js";
+export { fromTauBench } from "./formats/tau-bench.js";
+export { fromLocomo, type LocomoMessageMetadata } from "./formats/locomo.js";
+export { sourceFor } from "./provenance.js";
