@@ -1,7 +1,8 @@
 import { defineConfig } from "tsdown";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // bin.ts keeps its shebang; index.ts is the library API (report model, replay runner).
+  entry: ["src/index.ts", "src/bin.ts"],
   format: "esm",
   platform: "node",
   target: "node20",

@@ -1,0 +1,108 @@
+/** Help texts. Kept here so `--help` needs no heavy import. */
+
+export const MAIN_HELP = `context-engine — pluggable context management for LLM agents
+
+Usage:
+  context-engine <command> [options]
+
+Commands:
+  replay <file|folder>   Replay recorded sessions through the host loop with several engines
+                         side by side; print a table, write an HTML report (--demo: bundled session)
+  chat                   Chat with an OpenAI-compatible endpoint; the active engine manages the context
+  plugins list           Every engine found, its source, version, status, and which one is active
+  plugins info <name>    Details of one engine
+  config check           Validate config.yaml and print each problem with its line
+  help [command]         Show help for a command
+
+Options:
+  -h, --help             Show help
+  -V, --version          Print the version
+  -c, --config <path>    Use this config.yaml (default: ./config.yaml, then $CONTEXT_ENGINE_HOME/config.yaml)
+  -v, --verbose          Log engine and host details to stderr
+      --no-color         Plain output (also NO_COLOR=1)
+
+Exit codes:
+  0 ok · 1 internal error · 2 bad usage or unknown engine · 3 invalid config · 4 missing or
+  unreadable input · 5 model endpoint missing or failing · 6 replay check failed · 130 interrupted
+
+Run 'context-engine <command> --help' for a command's options.
+`;
+
+export const REPLAY_HELP = `Usage:
+  context-engine replay <session file or folder>... [options]
+  context-engine replay --demo [options]
+
+Drives the real host loop over recorded sessions, turn by turn: the recorded assistant answers
+stand in for the model and the recorded tool results answer its tool calls, so no LLM is needed.
+Each engine replays the same sessions; the report compares them.
+
+Formats (auto-detected): OpenAI chat JSON/JSONL, mini-swe-agent .traj.json, SWE-agent .traj,
+OpenHands (SWE-Gym ADP), tau-bench, LoCoMo.
+
+Options:
+      --demo                   Replay the bundled real session (psf__requests-6028, MIT) comparing
+                               compressor and lcm with a context length that forces compaction
+  -e, --engine <a,b,…>         Engines to compare (default: every engine that loads)
+  -n, --context-length <N>     The model window in tokens, e.g. 16000 or 16k
+                               (default: model.context_length from config, else 128000; demo 12000)
+      --format <name>          Skip detection: openai-jsonl, mini-swe-agent, swe-agent, openhands,
+                               tau-bench, locomo
+      --limit <N>              Read at most N sessions
+      --max-turns <N>          Replay at most N turns of each session
+      --json                   Print the report as JSON on stdout (the table is not printed)
+      --report <path.html>     Where to write the HTML report (default: a file in the temp dir)
+      --no-report              Do not write an HTML report
+      --keep-data              Keep the engines' data directory (printed on stderr)
+      --no-progress            No progress bar on stderr
+  -c, --config <path>          config.yaml to read engine settings from
+
+Exit status 6 when a check fails: a request over the context length, a message a lossless engine
+can no longer recover, or an engine error.
+`;
+
+export const CHAT_HELP = `Usage:
+  context-engine chat [options]
+
+An interactive chat against an OpenAI-compatible endpoint. The endpoint comes from config.yaml
+(model.base_url, model.api_key, model.name) or the environment (OPENAI_BASE_URL, OPENAI_API_KEY,
+OPENAI_MODEL). Lines can also be piped on stdin.
+
+Slash commands:
+  /compress [focus]   Compact the conversation now, keeping what relates to <focus> first
+  /new, /reset        Start a fresh session (the engine's state is reset)
+  /model <name>       Switch the model
+  /status             Tokens, threshold, usage percent and compactions
+  /engine             Which engine is active and its status
+  /help               List the slash commands
+  /exit, /quit        Leave (also Ctrl-D)
+
+Options:
+  -e, --engine <name>        Use this engine instead of context.engine from config.yaml
+  -m, --model <name>         Use this model instead of the configured one
+  -n, --context-length <N>   Override the model's window
+  -c, --config <path>        config.yaml to use
+`;
+
+export const PLUGINS_HELP = `Usage:
+  context-engine plugins list [--json]
+  context-engine plugins info <name> [--json]
+
+Lists every context engine found (built-in, bundled plugins, the user plugin directory, npm
+packages, general plugins), with its source, version and status — or why it is broken — and marks
+the one config.yaml selects.
+`;
+
+export const CONFIG_HELP = `Usage:
+  context-engine config check [--config path] [--json]
+
+Validates config.yaml (the file given, else ./config.yaml, else $CONTEXT_ENGINE_HOME/config.yaml)
+and every engine's own section, and prints each problem as file:line:column. Exits 3 when the
+config has errors.
+`;
+
+export const HELP_BY_COMMAND: Record<string, string> = {
+  replay: REPLAY_HELP,
+  chat: CHAT_HELP,
+  plugins: PLUGINS_HELP,
+  config: CONFIG_HELP,
+};

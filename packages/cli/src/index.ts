@@ -1,0 +1,12 @@
+export { runCli, classifyError } from "./cli.js";
+export { EXIT, CliError, UsageError, ConfigError, InputError, EndpointError, CheckFailedError, type ExitCode } from "./errors.js";
+export type { CliIO, TextSink } from "./io.js";
+export { MetricsCollector } from "./replay/metrics.js";
+export type { CompactionMetric, EngineRunMetrics, EngineRunSummary, RecoverabilityResult, RequestMetric } from "./replay/metrics.js";
+export type { ReplayObservation } from "./replay/observations.js";
+export { canonicalMessage, prefixReuse, snapshotRequest, type PrefixReuse, type PrefixSnapshot } from "./replay/prefix.js";
+export { computeTotals, reportOk, type EngineTotals, type ReplayReport, type ReplaySessionResult } from "./replay/report.js";
+export { renderReplayTables } from "./replay/render-table.js";
+export { renderHtmlReport } from "./replay/render-html.js";
+export { renderLineChart, niceTicks, type ChartOptions, type ChartSeries } from "./replay/svg-chart.js";
+export { RecordedAnswers, SYNTHETIC_ANSWER } from "./replay/recorded-model.js";

@@ -1,0 +1,230 @@
+import type { Message } from "@context-engine/core";
+import type { ReplayObservation } from "./observations.js";
+import { prefixReuse, snapshotRequest, type PrefixSnapshot } from "./prefix.js";
+
+export interface RequestMetric {
+  /** 1-based request number within the run. */
+  index: number;
+  turn: number;
+  tokens: number;
+  messages: number;
+  overBudget: boolean;
+  /** Share of the previous request's tokens repeated unchanged at the start (null for the first). */
+  prefixReuse: number | null;
+  prefixReusedTokens: number;
+  /** Message tokens of the previous request: the base of `prefixReuse` (0 for the first). */
+  prefixBaseTokens: number;
+  /** A compaction committed between the previous request and this one. */
+  afterCompaction: boolean;
+}
+
+export interface CompactionMetric {
+  /** The request number the compaction preceded (the next request sent). */
+  beforeRequest: number;
+  turn: number;
+  outcome: "committed" | "failed" | "timed_out" | "skipped";
+  durationMs: number;
+  beforeTokens: number | null;
+  afterTokens: number | null;
+  trigger?: string;
+  reason?: string;
+}
+
+export interface RecoverabilityResult {
+  /** How the check was done: `lcm_grep+lcm_expand`, `engine`, … */
+  method: string;
+  checked: number;
+  recovered: number;
+  /** The first few messages that could not be recovered. */
+  missing: Array<{ index: number; role: string; preview: string }>;
+}
+
+export interface EngineRunSummary {
+  requests: number;
+  turns: number;
+  tokensSent: number;
+  peakContext: number;
+  meanContext: number;
+  finalContext: number;
+  compactions: number;
+  compactionFailures: number;
+  compactionTimeMs: number;
+  maxCompactionMs: number;
+  overBudget: number;
+  /** Token-weighted share of each request's predecessor repeated at its start. */
+  prefixReuse: number | null;
+  /** The same, leaving out requests right after a compaction (which must rewrite the prefix). */
+  prefixReuseSteady: number | null;
+  engineToolCalls: number;
+  selectionsApplied: number;
+  selectionsIgnored: number;
+  wallMs: number;
+}
+
+export interface EngineRunMetrics {
+  engine: string;
+  sessionId: string;
+  contextLength: number;
+  thresholdTokens: number | null;
+  lossless: boolean;
+  summary: EngineRunSummary;
+  requests: RequestMetric[];
+  compactions: CompactionMetric[];
+  recoverability: RecoverabilityResult | null;
+  /** Problems that make the run fail its checks (engine exceptions, lost messages). */
+  errors: string[];
+  /** Notes on replay fidelity (recorded steps not replayed, synthetic results). */
+  notes: string[];
+}
+
+/**
+ * Folds one engine run's observations into metrics. Keeps only the previous
+ * request's fingerprint, so memory stays flat on long replays.
+ */
+export class MetricsCollector {
+  readonly #countMessage: (m: Message) => number;
+  readonly #contextLength: number;
+  #previous: PrefixSnapshot | null = null;
+  #compactedSinceLast = false;
+  readonly #requests: RequestMetric[] = [];
+  readonly #compactions: CompactionMetric[] = [];
+  readonly #turns = new Set<number>();
+  #engineToolCalls = 0;
+  #selectionsApplied = 0;
+  #selectionsIgnored = 0;
+  #reusedTokens = 0;
+  #previousTokens = 0;
+  #steadyReused = 0;
+  #steadyPrevious = 0;
+  readonly notes: string[] = [];
+  readonly errors: string[] = [];
+
+  constructor(options: { contextLength: number; countMessage: (m: Message) => number }) {
+    this.#contextLength = options.contextLength;
+    this.#countMessage = options.countMessage;
+  }
+
+  observe(obs: ReplayObservation): void {
+    switch (obs.type) {
+      case "request":
+        this.#onRequest(obs);
+        break;
+      case "compaction":
+        this.#compactions.push({
+          beforeRequest: this.#requests.length + 1,
+          turn: obs.turn,
+          outcome: obs.outcome,
+          durationMs: obs.durationMs,
+          beforeTokens: obs.beforeTokens ?? null,
+          afterTokens: obs.afterTokens ?? null,
+          ...(obs.trigger ? { trigger: obs.trigger } : {}),
+          ...(obs.reason ? { reason: obs.reason } : {}),
+        });
+        if (obs.outcome === "committed") this.#compactedSinceLast = true;
+        break;
+      case "selection":
+        if (obs.applied) this.#selectionsApplied++;
+        else this.#selectionsIgnored++;
+        break;
+      case "engine_tool":
+        this.#engineToolCalls++;
+        break;
+      case "turn_completed":
+        this.#turns.add(obs.turn);
+        break;
+      case "warning":
+        this.notes.push(obs.message);
+        break;
+    }
+  }
+
+  #onRequest(obs: Extract<ReplayObservation, { type: "request" }>): void {
+    const snap = snapshotRequest(obs.messages, this.#countMessage);
+    const tokens = obs.tokens ?? snap.total + (obs.toolTokens ?? 0);
+    let share: number | null = null;
+    let reused = 0;
+    if (this.#previous) {
+      const r = prefixReuse(this.#previous, snap);
+      share = r.share;
+      reused = r.tokens;
+      this.#reusedTokens += r.tokens;
+      this.#previousTokens += this.#previous.total;
+      if (!this.#compactedSinceLast) {
+        this.#steadyReused += r.tokens;
+        this.#steadyPrevious += this.#previous.total;
+      }
+    }
+    this.#turns.add(obs.turn);
+    this.#requests.push({
+      index: this.#requests.length + 1,
+      turn: obs.turn,
+      tokens,
+      messages: obs.messages.length,
+      overBudget: this.#contextLength > 0 && tokens > this.#contextLength,
+      prefixReuse: share,
+      prefixReusedTokens: reused,
+      prefixBaseTokens: this.#previous?.total ?? 0,
+      afterCompaction: this.#compactedSinceLast,
+    });
+    this.#previous = snap;
+    this.#compactedSinceLast = false;
+  }
+
+  get requestCount(): number {
+    return this.#requests.length;
+  }
+
+  finish(meta: {
+    engine: string;
+    sessionId: string;
+    thresholdTokens: number | null;
+    lossless: boolean;
+    recoverability: RecoverabilityResult | null;
+    wallMs: number;
+  }): EngineRunMetrics {
+    const reqs = this.#requests;
+    const tokensSent = reqs.reduce((s, r) => s + r.tokens, 0);
+    const committed = this.#compactions.filter((c) => c.outcome === "committed");
+    const timed = this.#compactions.filter((c) => c.outcome !== "skipped");
+    const overBudget = reqs.filter((r) => r.overBudget).length;
+    const errors = [...this.errors];
+    if (overBudget > 0) {
+      errors.push(`${overBudget} request(s) exceeded the ${this.#contextLength}-token context length`);
+    }
+    const rec = meta.recoverability;
+    if (rec && rec.recovered < rec.checked) {
+      errors.push(`${rec.checked - rec.recovered} of ${rec.checked} message(s) are no longer recoverable`);
+    }
+    return {
+      engine: meta.engine,
+      sessionId: meta.sessionId,
+      contextLength: this.#contextLength,
+      thresholdTokens: meta.thresholdTokens,
+      lossless: meta.lossless,
+      summary: {
+        requests: reqs.length,
+        turns: this.#turns.size,
+        tokensSent,
+        peakContext: reqs.reduce((m, r) => Math.max(m, r.tokens), 0),
+        meanContext: reqs.length ? tokensSent / reqs.length : 0,
+        finalContext: reqs.at(-1)?.tokens ?? 0,
+        compactions: committed.length,
+        compactionFailures: this.#compactions.filter((c) => c.outcome === "failed" || c.outcome === "timed_out").length,
+        compactionTimeMs: timed.reduce((s, c) => s + c.durationMs, 0),
+        maxCompactionMs: timed.reduce((m, c) => Math.max(m, c.durationMs), 0),
+        overBudget,
+        prefixReuse: this.#previousTokens > 0 ? this.#reusedTokens / this.#previousTokens : null,
+        prefixReuseSteady: this.#steadyPrevious > 0 ? this.#steadyReused / this.#steadyPrevious : null,
+        engineToolCalls: this.#engineToolCalls,
+        selectionsApplied: this.#selectionsApplied,
+        selectionsIgnored: this.#selectionsIgnored,
+        wallMs: meta.wallMs,
+      },
+      requests: [...reqs],
+      compactions: [...this.#compactions],
+      recoverability: rec,
+      errors,
+      notes: [...this.notes],
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import type { Message } from "@context-engine/core";
+
+/**
+ * What the replay records of one engine's run, normalised from the host's
+ * events so the metrics do not depend on the event wire shape.
+ */
+export type ReplayObservation =
+  | {
+      type: "request";
+      /** 0-based index of the recorded turn being replayed. */
+      turn: number;
+      /** The final message list sent to the provider. */
+      messages: readonly Message[];
+      /** The host's token figure for the request, when it reports one. */
+      tokens?: number;
+      /** Tokens of the tool schemas sent with the request, when known. */
+      toolTokens?: number;
+    }
+  | {
+      type: "compaction";
+      turn: number;
+      outcome: "committed" | "failed" | "timed_out" | "skipped";
+      durationMs: number;
+      beforeTokens?: number;
+      afterTokens?: number;
+      /** `auto`, `preflight`, `manual`, … as the host names the trigger. */
+      trigger?: string;
+      reason?: string;
+    }
+  | { type: "selection"; turn: number; applied: boolean; reason?: string }
+  | { type: "engine_tool"; turn: number; name: string; ok: boolean }
+  | { type: "turn_completed"; turn: number }
+  | { type: "warning"; turn: number; message: string };

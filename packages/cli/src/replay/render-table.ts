@@ -1,0 +1,95 @@
+import type { Palette } from "../format/color.js";
+import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
+import { renderTable, type Column } from "../format/table.js";
+import type { EngineRunMetrics } from "./metrics.js";
+import type { EngineTotals, ReplayReport } from "./report.js";
+
+const COLUMNS: Column[] = [
+  { header: "engine" },
+  { header: "requests", align: "right" },
+  { header: "tokens sent", align: "right" },
+  { header: "peak ctx", align: "right" },
+  { header: "mean ctx", align: "right" },
+  { header: "compactions", align: "right" },
+  { header: "compaction time", align: "right" },
+  { header: "over budget", align: "right" },
+  { header: "prefix reuse", align: "right" },
+  { header: "recoverable", align: "right" },
+];
+
+function recoverableCell(p: Palette, lossless: boolean, rec: { checked: number; recovered: number } | null): string {
+  if (!rec) return lossless ? p.yellow("not checked") : p.dim("n/a (lossy)");
+  const text = `${rec.recovered}/${rec.checked}`;
+  return rec.recovered === rec.checked ? p.green(text) : p.red(text);
+}
+
+function compactionsCell(p: Palette, done: number, failed: number): string {
+  return failed > 0 ? `${done} ${p.yellow(`(+${failed} failed)`)}` : String(done);
+}
+
+function overBudgetCell(p: Palette, n: number): string {
+  return n === 0 ? p.green("0") : p.red(String(n));
+}
+
+function runRow(p: Palette, run: EngineRunMetrics): string[] {
+  const s = run.summary;
+  return [
+    run.errors.length ? p.red(run.engine) : p.bold(run.engine),
+    formatInt(s.requests),
+    formatInt(s.tokensSent),
+    formatInt(s.peakContext),
+    formatInt(s.meanContext),
+    compactionsCell(p, s.compactions, s.compactionFailures),
+    formatDuration(s.compactionTimeMs),
+    overBudgetCell(p, s.overBudget),
+    formatShare(s.prefixReuse),
+    recoverableCell(p, run.lossless, run.recoverability),
+  ];
+}
+
+function totalsRow(p: Palette, t: EngineTotals): string[] {
+  return [
+    t.errors ? p.red(t.engine) : p.bold(t.engine),
+    formatInt(t.requests),
+    formatInt(t.tokensSent),
+    formatInt(t.peakContext),
+    formatInt(t.meanContext),
+    compactionsCell(p, t.compactions, t.compactionFailures),
+    formatDuration(t.compactionTimeMs),
+    overBudgetCell(p, t.overBudget),
+    formatShare(t.prefixReuse),
+    recoverableCell(p, t.lossless, t.recoverable),
+  ];
+}
+
+/** The terminal summary: one table per session, a totals table when there are several, then problems. */
+export function renderReplayTables(report: ReplayReport, p: Palette): string {
+  const parts: string[] = [];
+  for (const session of report.sessions) {
+    parts.push(
+      `${p.bold(session.id)} ${p.dim(`(${session.format}, ${session.messages} messages, ${session.turns} turn${session.turns === 1 ? "" : "s"}, context length ${formatInt(report.contextLength)})`)}\n`,
+    );
+    parts.push(renderTable(COLUMNS, session.runs.map((r) => runRow(p, r))));
+    parts.push("\n");
+  }
+  if (report.sessions.length > 1) {
+    parts.push(`${p.bold(`All ${report.sessions.length} sessions`)}\n`);
+    parts.push(renderTable(COLUMNS, report.totals.map((t) => totalsRow(p, t))));
+    parts.push("\n");
+  }
+  const problems: string[] = [];
+  const notes: string[] = [];
+  for (const s of report.sessions) {
+    for (const r of s.runs) {
+      for (const e of r.errors) problems.push(`${s.id} / ${r.engine}: ${e}`);
+      for (const missing of r.recoverability?.missing ?? []) {
+        problems.push(`${s.id} / ${r.engine}: message ${missing.index} (${missing.role}) not recoverable: ${missing.preview}`);
+      }
+      for (const n of r.notes) notes.push(`${s.id} / ${r.engine}: ${n}`);
+    }
+  }
+  if (notes.length) parts.push(`${p.dim("Notes:")}\n${notes.map((n) => p.dim(`  - ${n}`)).join("\n")}\n\n`);
+  if (problems.length) parts.push(`${p.red("Checks failed:")}\n${problems.map((n) => `  - ${n}`).join("\n")}\n\n`);
+  else parts.push(`${p.green("✔")} every request fit the context length${report.totals.some((t) => t.recoverable) ? "; every message is still recoverable from the lossless engines" : ""}\n`);
+  return parts.join("");
+}
