@@ -1,0 +1,109 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { LocateOptions } from "./locate.js";
+import { findConfigFile } from "./locate.js";
+import type { ConfigProblem } from "./problems.js";
+import { ContextEngineConfigSchema, defaultConfig } from "./schema.js";
+import type { ContextEngineConfig } from "./schema.js";
+import type { YamlSource } from "./yaml-source.js";
+import { parseYamlSource } from "./yaml-source.js";
+import { issuesToProblems } from "./zod-issues.js";
+
+/** A validated config plus where it came from (to position later errors, e.g. an engine's own section). */
+export interface LoadedConfig {
+  config: ContextEngineConfig;
+  /** The file read, or null when defaults were used. */
+  file: string | null;
+  /** Relative paths in the config (plugins.user_dir, plugins.modules) resolve against this. */
+  baseDir: string;
+  /** The parsed YAML, for positions; null when no file was read. */
+  source: YamlSource | null;
+  /** Non-fatal problems (YAML warnings). */
+  warnings: ConfigProblem[];
+}
+
+export interface ParsedConfig {
+  /** The validated config, or null when there were errors. */
+  config: ContextEngineConfig | null;
+  /** Every problem found (errors and warnings). */
+  problems: ConfigProblem[];
+  source: YamlSource;
+}
+
+/** Parse and validate config.yaml text. Never throws; problems carry file:line:column. */
+export function parseConfigText(text: string, file: string | null = null): ParsedConfig {
+  const source = parseYamlSource(text, file);
+  const problems = [...source.problems];
+  if (problems.some((p) => p.severity === "error")) return { config: null, problems, source };
+  const value = source.value ?? {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    problems.push({
+      file,
+      line: 1,
+      column: 1,
+      key: "",
+      message: `the file holds ${Array.isArray(value) ? "a list" : `a ${typeof value}`}`,
+      expected: "a mapping with keys context, model, compression, engines, plugins",
+      severity: "error",
+    });
+    return { config: null, problems, source };
+  }
+  const parsed = ContextEngineConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    problems.push(...issuesToProblems(parsed.error.issues, source));
+    return { config: null, problems, source };
+  }
+  return { config: parsed.data, problems, source };
+}
+
+export interface LoadConfigOptions extends LocateOptions {
+  /** An explicit config file; when absent the file is located (cwd, then home). */
+  path?: string;
+}
+
+/**
+ * Read the config: the explicit `path`, else `./config.yaml`, else
+ * `<home>/config.yaml`, else defaults. Throws `ConfigError` listing every problem.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const file = options.path ? resolve(cwd, options.path) : findConfigFile(options);
+  if (!file) return { config: defaultConfig(), file: null, baseDir: cwd, source: null, warnings: [] };
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(file, [unreadable(file, error)]);
+  }
+  const parsed = parseConfigText(text, file);
+  if (!parsed.config) throw new ConfigError(file, parsed.problems);
+  return {
+    config: parsed.config,
+    file,
+    baseDir: dirname(file),
+    source: parsed.source,
+    warnings: parsed.problems.filter((p) => p.severity === "warning"),
+  };
+}
+
+export function unreadable(file: string, error: unknown): ConfigProblem {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const message =
+    code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory, not a file" : `cannot read: ${String((error as Error)?.message ?? error)}`;
+  return { file, line: null, column: null, key: "", message, severity: "error" };
+}
+
+/** Accept either a bare config or a LoadedConfig. */
+export function toLoadedConfig(config: ContextEngineConfig | LoadedConfig | undefined, cwd: string): LoadedConfig {
+  if (!config) return { config: defaultConfig(), file: null, baseDir: cwd, source: null, warnings: [] };
+  if (isLoadedConfig(config)) return config;
+  // A hand-built object: validate it so loadEngine sees the same shape as from a file.
+  const parsed = ContextEngineConfigSchema.safeParse(config);
+  if (!parsed.success) throw new ConfigError(null, issuesToProblems(parsed.error.issues, null));
+  return { config: parsed.data, file: null, baseDir: cwd, source: null, warnings: [] };
+}
+
+function isLoadedConfig(value: unknown): value is LoadedConfig {
+  return !!value && typeof value === "object" && "config" in value && "baseDir" in value && "source" in value;
+}

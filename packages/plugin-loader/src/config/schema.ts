@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { BUILTIN_ENGINE_NAME, ENGINE_NAME_PATTERN } from "../names.js";
+import { CompressionSectionSchema } from "./compression-schema.js";
+
+const NAME_HINT = 'an engine name: lowercase letters, digits, "_" or "-", starting with a letter';
+
+/** An engine or plugin name; never a path. */
+export const EngineNameSchema = z.string().max(64).regex(ENGINE_NAME_PATTERN, NAME_HINT);
+
+/** YAML writes an empty section (`context:`) as null; read it as "not set". */
+const section = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema);
+
+export const ContextSectionSchema = z.strictObject({
+  /** The one active engine; `compressor` when absent. Plugin engines are only active when named here. */
+  engine: EngineNameSchema.optional(),
+});
+
+export const ModelSectionSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  /** Scopes `provider:substring` keys of `compression.model_thresholds`. */
+  provider: z.string().min(1).optional(),
+  base_url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
+  api_key: z.string().min(1).optional(),
+  context_length: z.int().positive().optional(),
+});
+
+export const PluginsSectionSchema = z.strictObject({
+  /** Replaces `$CONTEXT_ENGINE_HOME/plugins/context_engine`; `~` and paths relative to config.yaml work. */
+  user_dir: z.string().min(1).optional(),
+  /**
+   * General plugins: module paths (relative to config.yaml) or installed
+   * package names whose `register(ctx)` may call `ctx.registerContextEngine`.
+   */
+  modules: z.array(z.string().min(1)).default([]),
+});
+
+/** An engine's own section under `engines.<name>`: a mapping (validated later by the engine). */
+const EngineSectionSchema = section(z.record(z.string(), z.unknown()).default({}));
+
+/** The whole config.yaml. Unknown keys are errors, so typos surface. */
+export const ContextEngineConfigSchema = z.strictObject({
+  context: section(ContextSectionSchema.prefault({})),
+  model: section(ModelSectionSchema.prefault({})),
+  /** The built-in compressor's block; `model_thresholds` applies to every engine. */
+  compression: section(CompressionSectionSchema.prefault({})),
+  engines: section(z.record(EngineNameSchema, EngineSectionSchema).default({})),
+  plugins: section(PluginsSectionSchema.prefault({})),
+});
+
+export type ContextEngineConfig = z.output<typeof ContextEngineConfigSchema>;
+export type ContextEngineConfigInput = z.input<typeof ContextEngineConfigSchema>;
+export type CompressionSection = ContextEngineConfig["compression"];
+export type ModelSection = ContextEngineConfig["model"];
+export type PluginsSection = ContextEngineConfig["plugins"];
+
+/** The engine `context.engine` selects (default `compressor`). */
+export function selectedEngineName(config: Pick<ContextEngineConfig, "context"> | null | undefined): string {
+  return config?.context?.engine ?? BUILTIN_ENGINE_NAME;
+}
+
+/** A valid config with every default applied (what an absent config.yaml means). */
+export function defaultConfig(): ContextEngineConfig {
+  return ContextEngineConfigSchema.parse({});
+}

@@ -1,0 +1,171 @@
+import { pathToFileURL } from "node:url";
+import type { ContextEngine, Logger } from "@context-engine/core";
+import { silentLogger } from "@context-engine/core";
+import { BUILTIN_DESCRIPTION, builtinVersion, createBuiltinEngine } from "./builtin.js";
+import type { LoadedConfig } from "./config/load.js";
+import { loadConfig, toLoadedConfig } from "./config/load.js";
+import { resolveHome } from "./config/locate.js";
+import type { ContextEngineConfig } from "./config/schema.js";
+import { selectedEngineName } from "./config/schema.js";
+import { discoverEngines } from "./discovery/discover.js";
+import type { DiscoveryOptions } from "./discovery/discover.js";
+import type { EngineCandidate, EngineSource } from "./discovery/types.js";
+import { describeError } from "./errors.js";
+import { runGeneralPlugins } from "./general.js";
+import type { HostContext } from "./init-context.js";
+import { createConfigValidator, createContextFactory } from "./init-context.js";
+import { engineClasses, findRegister, instantiatePlugin } from "./instantiate.js";
+import { resolveModelSettings } from "./model-settings.js";
+import { BUILTIN_ENGINE_NAME } from "./names.js";
+import { safeName } from "./registration.js";
+
+/** One row of `plugins list`. */
+export interface EngineListing {
+  name: string;
+  source: EngineSource;
+  version: string | null;
+  description: string;
+  /** `"ok"`, or why the engine cannot be used. */
+  status: string;
+  /** Whether `context.engine` selects this very entry. */
+  active: boolean;
+  /** Plugin directory, package directory or module path; null for the built-in engine. */
+  path: string | null;
+}
+
+export interface ListEnginesOptions extends DiscoveryOptions {
+  /** The config; default: located and read like `loadConfig()` does. */
+  config?: ContextEngineConfig | LoadedConfig;
+  /**
+   * How far to check each engine: `"construct"` (default) imports and
+   * constructs it, which catches every kind of breakage; `"import"` stops
+   * after the import and export checks; `"none"` only reads plugin.yaml / package.json.
+   */
+  probe?: "construct" | "import" | "none";
+  /** Passed to probed engines. */
+  host?: HostContext;
+}
+
+/**
+ * Every engine the user could select, broken ones included with the reason:
+ * the built-in compressor, bundled and user directory engines, npm engines and
+ * the engine a general plugin registers. Never throws for a broken plugin.
+ */
+export async function listEngines(options: ListEnginesOptions = {}): Promise<EngineListing[]> {
+  const cwd = options.cwd ?? process.cwd();
+  const loaded = options.config ? toLoadedConfig(options.config, cwd) : await loadConfig({ cwd, home: options.home, env: options.env });
+  const logger: Logger = options.logger ?? silentLogger;
+  const probe = options.probe ?? "construct";
+  const home = resolveHome({ home: options.home, env: options.env, cwd });
+  const settings = resolveModelSettings(loaded.config, options.env ?? process.env);
+  const host: HostContext = {
+    ...options.host,
+    contextLength: options.host?.contextLength ?? settings.contextLength,
+    model: options.host?.model ?? settings.model ?? undefined,
+    logger,
+  };
+  const contextFor = createContextFactory(loaded, home, host);
+  const selected = selectedEngineName(loaded.config);
+
+  const rows: EngineListing[] = [];
+  rows.push({
+    name: BUILTIN_ENGINE_NAME,
+    source: "builtin",
+    version: builtinVersion(),
+    description: BUILTIN_DESCRIPTION,
+    status: probe === "construct" ? await probeBuiltin(() => createBuiltinEngine(contextFor(BUILTIN_ENGINE_NAME))) : "ok",
+    active: selected === BUILTIN_ENGINE_NAME,
+    path: null,
+  });
+
+  const discovery = await discoverEngines(loaded, { ...options, cwd, logger });
+  const validateConfig = createConfigValidator(loaded);
+  const probeCandidate = async (candidate: EngineCandidate): Promise<string> => {
+    if (candidate.problem || !candidate.entry) return candidate.problem ?? "no module";
+    if (probe === "none") return "ok";
+    if (probe === "import") return probeImport(candidate.entry);
+    const result = await instantiatePlugin({
+      entry: candidate.entry,
+      expectedName: candidate.name,
+      pluginName: candidate.name,
+      engineContext: contextFor,
+      validateConfig,
+      logger,
+    });
+    if (!result.ok) return result.reason;
+    return availability(result.engine);
+  };
+
+  for (const candidate of discovery.engines.values()) {
+    rows.push({
+      ...rowOf(candidate),
+      status: await probeCandidate(candidate),
+      active: selected === candidate.name,
+    });
+  }
+  for (const { candidate, by } of discovery.shadowed) {
+    rows.push({ ...rowOf(candidate), status: `shadowed by the ${by.source} engine of the same name (${by.origin})`, active: false });
+  }
+
+  if (discovery.generalPlugins.length > 0 && probe !== "none") {
+    const base = { contextLength: host.contextLength, model: host.model, chatModel: host.chatModel, logger };
+    const general = await runGeneralPlugins(discovery.generalPlugins, base, contextFor, logger);
+    if (general.engine) {
+      const name = safeName(general.engine);
+      const shadow = discovery.engines.get(name) ?? (name === BUILTIN_ENGINE_NAME ? { source: "builtin", origin: "built-in" } : null);
+      rows.push({
+        name,
+        source: "registered",
+        version: null,
+        description: `registered by plugin "${general.owner}"`,
+        status: shadow ? `shadowed by the ${shadow.source} engine of the same name (${shadow.origin})` : await availability(general.engine),
+        active: !shadow && selected === name,
+        path: discovery.generalPlugins.find((p) => p.id === general.owner)?.entry ?? null,
+      });
+    }
+    for (const { plugin, reason } of general.broken) {
+      rows.push({ name: plugin.id, source: "registered", version: null, description: `general plugin ${plugin.spec}`, status: reason, active: false, path: plugin.entry });
+    }
+  }
+  return rows;
+}
+
+function rowOf(candidate: EngineCandidate): Omit<EngineListing, "status" | "active"> {
+  return {
+    name: candidate.name,
+    source: candidate.source,
+    version: candidate.version,
+    description: candidate.description,
+    path: candidate.dir,
+  };
+}
+
+async function probeBuiltin(create: () => Promise<ContextEngine>): Promise<string> {
+  try {
+    await create();
+    return "ok";
+  } catch (error) {
+    return `the built-in compressor could not be created: ${describeError(error)}`;
+  }
+}
+
+async function probeImport(entry: string): Promise<string> {
+  try {
+    const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    if (!findRegister(exports) && engineClasses(exports).length === 0) return "the module exports no ContextEngine subclass and no register(ctx) function";
+    return "ok";
+  } catch (error) {
+    return `importing ${entry} failed: ${describeError(error)}`;
+  }
+}
+
+/** An engine may report that it cannot run here (missing service, credentials) through `isAvailable()`. */
+async function availability(engine: ContextEngine): Promise<string> {
+  const check = (engine as { isAvailable?: unknown }).isAvailable;
+  if (typeof check !== "function") return "ok";
+  try {
+    return (await check.call(engine)) === false ? "unavailable: isAvailable() returned false" : "ok";
+  } catch (error) {
+    return `unavailable: isAvailable() threw: ${describeError(error)}`;
+  }
+}

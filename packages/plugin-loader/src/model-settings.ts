@@ -1,0 +1,72 @@
+import type { ContextEngineConfig } from "./config/schema.js";
+
+/** The window assumed when neither the config nor the table knows the model. */
+export const DEFAULT_CONTEXT_LENGTH = 128_000;
+
+/**
+ * Context windows of common models, matched as substrings of the model name
+ * (longest key wins). Set `model.context_length` for anything else.
+ */
+export const KNOWN_CONTEXT_LENGTHS: Readonly<Record<string, number>> = Object.freeze({
+  "gpt-4o": 128_000,
+  "gpt-4o-mini": 128_000,
+  "gpt-4-turbo": 128_000,
+  "gpt-4.1": 1_047_576,
+  "gpt-5": 400_000,
+  o1: 200_000,
+  o3: 200_000,
+  "o4-mini": 200_000,
+  "claude-3": 200_000,
+  "claude-sonnet": 200_000,
+  "claude-opus": 200_000,
+  "claude-haiku": 200_000,
+  "gemini-1.5": 1_048_576,
+  "gemini-2": 1_048_576,
+  "llama-3.1": 131_072,
+  "llama-3.3": 131_072,
+  "qwen2.5": 131_072,
+  "qwen3": 131_072,
+  "deepseek": 128_000,
+  "mistral-large": 128_000,
+});
+
+/** The context window for `model`: the table's longest matching key, else the default. */
+export function contextLengthFor(model: string | null | undefined): number {
+  if (!model) return DEFAULT_CONTEXT_LENGTH;
+  const lower = model.toLowerCase();
+  let best: [string, number] | null = null;
+  for (const [key, value] of Object.entries(KNOWN_CONTEXT_LENGTHS)) {
+    if (lower.includes(key) && (!best || key.length > best[0].length)) best = [key, value];
+  }
+  return best ? best[1] : DEFAULT_CONTEXT_LENGTH;
+}
+
+export interface ModelSettings {
+  /** The main model's name; null when neither config nor `OPENAI_MODEL` names one. */
+  model: string | null;
+  provider: string | null;
+  baseUrl: string | null;
+  apiKey: string | null;
+  contextLength: number;
+}
+
+/** The main model from `model:` with the env fallbacks `OPENAI_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`. */
+export function resolveModelSettings(
+  config: Pick<ContextEngineConfig, "model">,
+  env: Record<string, string | undefined> = process.env,
+): ModelSettings {
+  const m = config.model ?? {};
+  const model = m.name ?? nonEmpty(env.OPENAI_MODEL);
+  return {
+    model,
+    provider: m.provider ?? null,
+    baseUrl: m.base_url ?? nonEmpty(env.OPENAI_BASE_URL),
+    apiKey: m.api_key ?? nonEmpty(env.OPENAI_API_KEY),
+    contextLength: m.context_length ?? contextLengthFor(model),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  const v = value?.trim();
+  return v ? v : null;
+}
