@@ -1,0 +1,195 @@
+import type { Logger } from "@context-engine/core";
+import type { FrontierItem, FrontierItemKey, LcmStore, NewSummary, SummaryRecord } from "../store/types.js";
+import type { Plan, PlanOptions, ShapeLoader, SummaryItem, VirtualItem } from "./planner.js";
+import { applyPlan, planNext } from "./planner.js";
+import { renderSourceMessages } from "./source-text.js";
+import type { Summarizer, SummarizeResult } from "./summarizer.js";
+
+/** A summary computed against a frontier snapshot, not yet published. */
+export interface PreparedStep {
+  plan: Plan;
+  result: SummarizeResult;
+  /** Tokens the summary takes in the assembled context. */
+  tokens: number;
+}
+
+export interface PreparedWork {
+  conversationId: number;
+  /** Frontier version the work was planned on (informational; publishing is per-run CAS). */
+  baseVersion: number;
+  steps: PreparedStep[];
+  /** Sum of tokens the steps remove from the frontier. */
+  savedTokens: number;
+}
+
+export interface RunDeps {
+  store: LcmStore;
+  summarizer: Summarizer;
+  loadShapes: ShapeLoader;
+  logger: Logger;
+  /** Tokens a summary adds in the rendered context beyond its content. */
+  summaryOverhead: number;
+  targetTokens: { leaf: number; condensed: number };
+}
+
+export interface RunOptions {
+  plan: PlanOptions;
+  maxPasses: number;
+  /** Stop once the virtual frontier is at or under this many tokens. */
+  stopAtTokens: number;
+  focusTopic?: string;
+  signal?: AbortSignal;
+}
+
+/** The published frontier as planner items (summary depths looked up in one query). */
+export function virtualFrontier(store: LcmStore, items: readonly FrontierItem[]): VirtualItem[] {
+  const summaryIds = items.filter((i) => i.kind === "summary").map((i) => (i as { summaryId: string }).summaryId);
+  const depth = new Map<string, number>();
+  if (summaryIds.length) for (const s of store.getSummaries(summaryIds)) depth.set(s.id, s.depth);
+  return items.map((i) =>
+    i.kind === "message"
+      ? { kind: "message", messageId: i.messageId, tokens: i.tokens }
+      : { kind: "summary", summaryId: i.summaryId, tokens: i.tokens, depth: depth.get(i.summaryId) ?? 0 },
+  );
+}
+
+function total(items: readonly VirtualItem[]): number {
+  let t = 0;
+  for (const i of items) t += i.tokens;
+  return t;
+}
+
+/**
+ * Compute summaries until the virtual frontier is small enough, nothing is
+ * eligible, or the pass budget is spent. Writes nothing: the result is
+ * published later (or dropped) by `publishPrepared`.
+ */
+export async function prepareSteps(
+  deps: RunDeps,
+  conversationId: number,
+  start: { version: number; items: VirtualItem[] },
+  options: RunOptions,
+  previous: PreparedStep[] = [],
+): Promise<PreparedWork> {
+  const items = start.items;
+  const steps: PreparedStep[] = [...previous];
+  let saved = 0;
+  for (let pass = 0; pass < options.maxPasses; pass++) {
+    if (options.signal?.aborted) break;
+    if (total(items) <= options.stopAtTokens) break;
+    const plan = planNext(items, deps.loadShapes, options.plan);
+    if (!plan) break;
+    const result = await summarizePlan(deps, plan, steps, options);
+    const tokens = result.tokens + deps.summaryOverhead;
+    const removed = plan.sourceTokens;
+    applyPlan(items, plan, steps.length, tokens);
+    steps.push({ plan, result, tokens });
+    saved += removed - tokens;
+  }
+  return { conversationId, baseVersion: start.version, steps, savedTokens: saved };
+}
+
+function summaryContent(deps: RunDeps, item: SummaryItem, steps: readonly PreparedStep[]): string {
+  if (item.kind === "pending") return steps[item.ref]?.result.content ?? "";
+  return deps.store.getSummary(item.summaryId)?.content ?? "";
+}
+
+async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly PreparedStep[], options: RunOptions): Promise<SummarizeResult> {
+  if (plan.kind === "leaf") {
+    const stored = deps.store.getMessagesByIds(plan.messageIds);
+    const source = renderSourceMessages(stored.map((m) => ({ seq: m.seq, message: m.message, createdAt: m.createdAt })));
+    const previous = plan.previous ? summaryContent(deps, plan.previous, steps) : "";
+    return deps.summarizer.summarize({
+      depth: 0,
+      source,
+      sourceTokens: Math.max(plan.sourceTokens, 1),
+      targetTokens: Math.max(96, Math.min(deps.targetTokens.leaf, Math.floor(plan.sourceTokens * 0.35))),
+      ...(previous ? { previousContext: previous } : {}),
+      ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+  const blocks = plan.children.map((c, k) => `[summary ${k + 1} of ${plan.children.length}]\n${summaryContent(deps, c, steps)}`);
+  return deps.summarizer.summarize({
+    depth: plan.depth,
+    source: blocks.join("\n\n"),
+    sourceTokens: Math.max(plan.sourceTokens, 1),
+    targetTokens: Math.max(192, Math.min(deps.targetTokens.condensed, Math.floor(plan.sourceTokens * 0.5))),
+    ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+export interface PublishOutcome {
+  committed: SummaryRecord[];
+  /** Steps dropped because the frontier changed under them. */
+  stale: number;
+}
+
+function sameKey(a: FrontierItemKey, b: FrontierItemKey): boolean {
+  return a.kind === "message" ? b.kind === "message" && a.messageId === b.messageId : b.kind === "summary" && a.summaryId === b.summaryId;
+}
+
+/**
+ * Publish prepared steps in one transaction, each as a compare-and-swap on
+ * the run it replaces. A step whose run changed (or that depends on a dropped
+ * step) is dropped with everything after it; the steps before it stay, each
+ * being a valid state on its own.
+ */
+export function publishPrepared(store: LcmStore, work: PreparedWork, logger: Logger): PublishOutcome {
+  const committed: SummaryRecord[] = [];
+  let stale = 0;
+  store.transaction(() => {
+    const ids: Array<string | null> = [];
+    for (let k = 0; k < work.steps.length; k++) {
+      const step = work.steps[k]!;
+      const expect: FrontierItemKey[] = [];
+      let unresolved = false;
+      if (step.plan.kind === "leaf") {
+        for (const id of step.plan.messageIds) expect.push({ kind: "message", messageId: id });
+      } else {
+        for (const c of step.plan.children) {
+          const sid = c.kind === "pending" ? ids[c.ref] : c.summaryId;
+          if (!sid) unresolved = true;
+          else expect.push({ kind: "summary", summaryId: sid });
+        }
+      }
+      const frontier = unresolved ? null : store.getFrontier(work.conversationId);
+      const startIdx = frontier ? frontier.items.findIndex((i) => sameKey(i, expect[0]!)) : -1;
+      const run = frontier && startIdx >= 0 ? frontier.items.slice(startIdx, startIdx + expect.length) : [];
+      if (!frontier || startIdx < 0 || run.length !== expect.length || !run.every((it, n) => sameKey(it, expect[n]!))) {
+        stale = work.steps.length - k;
+        break;
+      }
+      const summary: NewSummary = {
+        conversationId: work.conversationId,
+        kind: step.plan.kind === "leaf" ? "leaf" : "condensed",
+        depth: step.plan.kind === "leaf" ? 0 : step.plan.depth,
+        content: step.result.content,
+        tokens: step.result.tokens,
+        level: step.result.level,
+        model: step.result.model ?? null,
+        meta: {
+          prompt: "lcm-v1",
+          ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
+        },
+        ...(step.plan.kind === "leaf"
+          ? { sourceMessageIds: step.plan.messageIds }
+          : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
+      };
+      const res = store.commitSummary(summary, {
+        fromOrdinal: run[0]!.ordinal,
+        toOrdinal: run[run.length - 1]!.ordinal,
+        expect,
+      });
+      if (!res.ok) {
+        logger.debug("lcm: prepared step dropped", { reason: res.reason, detail: res.detail });
+        stale = work.steps.length - k;
+        break;
+      }
+      ids.push(res.summary.id);
+      committed.push(res.summary);
+    }
+  });
+  return { committed, stale };
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/**
+ * The `engines.lcm` section of config.yaml (snake_case keys). Every key is
+ * optional; defaults are chosen so that a fresh install compacts early enough
+ * to never overflow and late enough to keep the prompt cache warm.
+ */
+const ratio = z.number().gt(0).lte(1);
+const positiveInt = z.number().int().positive();
+
+export const configSchema = z.strictObject({
+  /** Where the SQLite file lives; default `<dataDir>/lcm.db`. */
+  database_path: z.string().min(1).optional(),
+  /** Fraction of the context window that triggers compaction (overridden per model by `compression.model_thresholds`). */
+  context_threshold: ratio.default(0.75),
+  /** After a compaction the assembled context aims at this fraction of the threshold. */
+  target_ratio: ratio.default(0.5),
+  /** Fraction of the threshold at which summaries start being prepared in the background after a turn. */
+  prepare_ratio: ratio.default(0.6),
+  /** Newest raw messages that are never summarised (counted in messages). */
+  fresh_tail_count: positiveInt.default(32),
+  /** Token cap of that tail; default 40 % of the post-compaction target. */
+  fresh_tail_max_tokens: positiveInt.optional(),
+  /** Raw tokens per leaf summary input (capped at a quarter of the threshold on small windows). */
+  leaf_chunk_tokens: positiveInt.default(20_000),
+  /** A leaf pass needs at least this many messages unless it is forced. */
+  leaf_min_messages: positiveInt.default(4),
+  /** Target size of one leaf summary. */
+  leaf_target_tokens: positiveInt.default(1_200),
+  /** Target size of one condensed summary. */
+  condensed_target_tokens: positiveInt.default(2_000),
+  /** Same-depth summaries condensed into one node at the next depth. */
+  condensed_fanout: z.number().int().min(2).max(32).default(4),
+  /** Deepest summary level that condensation creates. */
+  max_depth: z.number().int().min(1).max(12).default(6),
+  /** The deterministic fallback never exceeds this size. */
+  fallback_max_tokens: z.number().int().min(64).default(512),
+  /** Summary passes one `compress` may run before it stops (bounded sweep). */
+  max_passes: positiveInt.default(24),
+  /** Model for summaries; the ChatModel's own default otherwise. */
+  summary_model: z.string().min(1).optional(),
+  summary_temperature: z.number().min(0).max(2).default(0.2),
+  /** One summariser call is given up after this long. */
+  summary_timeout_ms: positiveInt.default(60_000),
+  /** Model failures in a row before the summariser is skipped for `circuit_breaker_cooldown_ms`. */
+  circuit_breaker_failures: positiveInt.default(3),
+  circuit_breaker_cooldown_ms: positiveInt.default(300_000),
+  /** Prepare summaries after a turn, off the turn path, and publish them at the next compress. */
+  prepare_in_background: z.boolean().default(true),
+  /** A message larger than this is shown shortened in the assembled context (the original stays in the store). */
+  large_message_tokens: positiveInt.default(6_000),
+  /** Extra guidance appended to every summary prompt. */
+  custom_instructions: z.string().default(""),
+  /** Reject a model summary when more than this share of its identifiers/numbers do not occur in its sources. */
+  max_unsupported_ratio: ratio.default(0.34),
+  /** Options passed through to the store, search, redaction and retention modules (validated there). */
+  redaction: z.looseObject({}).optional(),
+  retention: z.looseObject({}).optional(),
+  search: z.looseObject({}).optional(),
+});
+
+export type LcmConfig = z.infer<typeof configSchema>;
+
+/** Parse `engines.lcm`, with an error that names the field and what was expected. */
+export function parseConfig(raw: unknown, source = "engines.lcm"): LcmConfig {
+  const parsed = configSchema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues
+    .map((i) => `${source}${i.path.length ? "." + i.path.join(".") : ""}: ${i.message}`)
+    .join("; ");
+  throw new Error(`invalid LCM configuration: ${detail}`);
+}
