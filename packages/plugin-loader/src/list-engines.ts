@@ -100,7 +100,7 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
     rows.push({
       ...rowOf(candidate),
       status: await probeCandidate(candidate),
-      active: selected === candidate.name,
+      active: selected === candidate.name && candidate.name !== BUILTIN_ENGINE_NAME,
     });
   }
   for (const { candidate, by } of discovery.shadowed) {

@@ -12,7 +12,7 @@ export const PluginManifestSchema = z.looseObject({
   name: EngineNameSchema,
   description: z.string(),
   // YAML reads `version: 1` as a number; accept it, but a version is text.
-  version: z.union([z.string().min(1), z.number().transform(String)]),
+  version: z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string({ error: "expected a version string such as 1.2.0" }).min(1)),
   /** Module path relative to the plugin directory; default `dist/index.js`, then `index.js`. */
   entry: z.string().min(1).optional(),
 });
