@@ -1,0 +1,207 @@
+import { checkConversation } from "@context-engine/core";
+import type { ContextEngine, Logger, Message, TokenCounter } from "@context-engine/core";
+import { cloneMessages } from "../clone.js";
+import { describeError } from "../errors.js";
+import type { EventBus } from "../event-bus.js";
+import type { CompactionTrigger } from "../events.js";
+
+export interface CompactionRequest {
+  trigger: CompactionTrigger;
+  force: boolean;
+  focusTopic: string | null;
+  /** The host's best figure for the current prompt size; defaults to an estimate. */
+  currentTokens?: number;
+  turnId: string | null;
+}
+
+export type CompactionOutcome =
+  | { status: "committed"; messages: Message[]; tokensBefore: number; tokensAfter: number; durationMs: number }
+  | { status: "unchanged"; tokensBefore: number; durationMs: number }
+  | { status: "timed_out"; tokensBefore: number; durationMs: number }
+  | { status: "failed"; tokensBefore: number; durationMs: number; error: string }
+  | { status: "aborted"; tokensBefore: number; durationMs: number };
+
+export interface CompactionDeps {
+  engine: ContextEngine;
+  sessionId: string;
+  counter: TokenCounter;
+  bus: EventBus;
+  logger: Logger;
+  /** 0 disables the timeout. */
+  timeoutSeconds: number;
+  /** The caller's signal (turn interrupt, shutdown); aborts the pass too. */
+  signal?: AbortSignal | undefined;
+}
+
+// Public engine figures a pass may move; restored when the host gives up on it.
+const ENGINE_FIELDS = [
+  "compressionCount",
+  "lastPromptTokens",
+  "lastCompletionTokens",
+  "lastTotalTokens",
+  "awaitingRealUsageAfterCompression",
+  "lastCompressionRoughTokens",
+] as const;
+
+class Timeout extends Error {
+  override readonly name = "TimeoutError";
+}
+
+/**
+ * One compression pass, run the way the contract's thread-safety section
+ * asks: on a private deep snapshot of the live messages, with an
+ * AbortSignal, and under the host timeout. Only a pass that finishes in time
+ * and returns a usable list yields `committed`; the caller then publishes it.
+ * A pass that finishes after the timeout is logged and dropped.
+ */
+export async function runCompaction(
+  live: readonly Message[],
+  request: CompactionRequest,
+  deps: CompactionDeps,
+): Promise<CompactionOutcome> {
+  const { engine, bus, sessionId } = deps;
+  const tokensBefore = request.currentTokens ?? deps.counter.countMessages(live);
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  bus.emit({
+    type: "compaction.started",
+    sessionId,
+    turnId: request.turnId,
+    trigger: request.trigger,
+    force: request.force,
+    focusTopic: request.focusTopic,
+    tokensBefore,
+    messagesBefore: live.length,
+  });
+
+  const snapshot = cloneMessages(live);
+  const fields = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, (engine as unknown as Record<string, unknown>)[k]]));
+  const controller = new AbortController();
+  const outer = deps.signal;
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pass = Promise.resolve().then(() =>
+    engine.compress(snapshot, {
+      currentTokens: tokensBefore,
+      ...(request.focusTopic ? { focusTopic: request.focusTopic } : {}),
+      force: request.force,
+      signal: controller.signal,
+      sessionId,
+    }),
+  );
+  const stop = new Promise<never>((_, reject) => {
+    if (deps.timeoutSeconds > 0) {
+      timer = setTimeout(() => reject(new Timeout()), deps.timeoutSeconds * 1000);
+    }
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason ?? new Error("aborted")), { once: true });
+  });
+  stop.catch(() => {});
+
+  let result: unknown;
+  try {
+    result = await Promise.race([pass, stop]);
+  } catch (error) {
+    const timedOut = error instanceof Timeout;
+    const aborted = !timedOut && controller.signal.aborted;
+    if (timedOut || aborted) {
+      if (!controller.signal.aborted) controller.abort(new Error(`compression timed out after ${deps.timeoutSeconds}s`));
+      restoreFields(engine, fields);
+      const gaveUpAt = performance.now();
+      pass.then(
+        () => reportLate("result"),
+        () => reportLate("error"),
+      );
+      function reportLate(outcome: "result" | "error") {
+        deps.logger.warn("a compression pass finished after the host gave up on it; its result was discarded", {
+          sessionId,
+          trigger: request.trigger,
+        });
+        bus.emit({
+          type: "compaction.discarded",
+          sessionId,
+          trigger: request.trigger,
+          lateByMs: performance.now() - gaveUpAt,
+          outcome,
+        });
+      }
+      if (timedOut) {
+        bus.emit({
+          type: "compaction.timed_out",
+          sessionId,
+          turnId: request.turnId,
+          trigger: request.trigger,
+          durationMs: elapsed(),
+          timeoutSeconds: deps.timeoutSeconds,
+          tokensBefore,
+        });
+        deps.logger.warn(`context compression timed out after ${deps.timeoutSeconds}s; no messages were dropped`, { sessionId });
+        return { status: "timed_out", tokensBefore, durationMs: elapsed() };
+      }
+      return { status: "aborted", tokensBefore, durationMs: elapsed() };
+    }
+    const message = describeError(error);
+    bus.emit({ type: "compaction.failed", sessionId, turnId: request.turnId, trigger: request.trigger, durationMs: elapsed(), tokensBefore, error: message });
+    deps.logger.warn("context compression failed; no messages were dropped", { sessionId, error: message });
+    return { status: "failed", tokensBefore, durationMs: elapsed(), error: message };
+  } finally {
+    if (timer) clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuterAbort);
+  }
+
+  const durationMs = elapsed();
+  const problem = unusable(result);
+  if (problem) {
+    const error = `compress returned an unusable list: ${problem}`;
+    bus.emit({ type: "compaction.failed", sessionId, turnId: request.turnId, trigger: request.trigger, durationMs, tokensBefore, error });
+    deps.logger.warn("context compression result rejected; no messages were dropped", { sessionId, error });
+    return { status: "failed", tokensBefore, durationMs, error };
+  }
+  const messages = result as Message[];
+  // The snapshot handed back: a no-op, unless the engine edited it in place
+  // (allowed by the legacy contract; visible only through this commit).
+  if (messages === snapshot && sameContent(messages, live)) {
+    bus.emit({ type: "compaction.unchanged", sessionId, turnId: request.turnId, trigger: request.trigger, durationMs, tokensBefore });
+    return { status: "unchanged", tokensBefore, durationMs };
+  }
+  const pairs = checkConversation(messages);
+  if (pairs.length > 0) {
+    // The request sanitisers repair pairs on every request; keep the result.
+    deps.logger.warn("compress returned a list with tool-pair problems; requests will be repaired", {
+      sessionId,
+      problems: pairs.slice(0, 5).map((p) => p.message),
+    });
+  }
+  const tokensAfter = deps.counter.countMessages(messages);
+  return { status: "committed", messages, tokensBefore, tokensAfter, durationMs };
+}
+
+function restoreFields(engine: ContextEngine, fields: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(fields)) {
+    try {
+      (engine as unknown as Record<string, unknown>)[key] = value;
+    } catch {
+      // A read-only field on an exotic engine; nothing to restore.
+    }
+  }
+}
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+
+function unusable(value: unknown): string | null {
+  if (!Array.isArray(value)) return `expected a list of messages, got ${value === null ? "null" : typeof value}`;
+  if (value.length === 0) return "the list is empty";
+  for (let i = 0; i < value.length; i++) {
+    const m = value[i] as { role?: unknown } | null;
+    if (m === null || typeof m !== "object" || Array.isArray(m)) return `item ${i} is not a message object`;
+    if (typeof m.role !== "string" || !ROLES.has(m.role)) return `item ${i} has unknown role ${JSON.stringify(m.role)}`;
+  }
+  return null;
+}
+
+function sameContent(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,96 @@
+import { z } from "zod";
+import type { PromptCacheMode } from "./request/cache-breakpoints.js";
+
+/** How the host treats a committed compaction towards the engine's session hooks. */
+export type CompactionBoundaryMode =
+  /** `onSessionStart(id, { boundaryReason: "compression", oldSessionId: id })` after each commit (default). */
+  | "notify"
+  /** Upstream's full sequence: `onSessionEnd(id, pre)` → commit → `onSessionStart(id, { boundaryReason })`. */
+  | "end-and-start"
+  /** No session hooks around compaction. */
+  | "none";
+
+export const HostConfigSchema = z.strictObject({
+  /** `compression.context_timeout_seconds`: host timeout for one compression pass; 0 disables. */
+  contextTimeoutSeconds: z.number().finite().nonnegative().default(120),
+  /** Provider requests allowed in one turn (tool loop steps, retries excluded). */
+  maxIterations: z.number().int().positive().default(50),
+  /** Automatic compaction passes allowed in one turn, shared by every gate. */
+  maxCompressionAttempts: z.number().int().nonnegative().default(3),
+  /** Prompt-cache breakpoints: `auto` adds them for Claude-family models only. */
+  promptCache: z.enum(["auto", "on", "off"]).default("auto"),
+  /** Host-side retries of a provider request (re-assembled, selection re-run) on 429/5xx/network. */
+  maxRetries: z.number().int().nonnegative().default(2),
+  retryBaseDelayMs: z.number().finite().nonnegative().default(1000),
+  retryMaxDelayMs: z.number().finite().nonnegative().default(30_000),
+  /** `compression.model_thresholds`, assigned to the engine before the first `updateModel`. */
+  modelThresholds: z.record(z.string(), z.number().finite()).optional(),
+  compactionBoundary: z.enum(["notify", "end-and-start", "none"]).default("notify"),
+  /** End sessions idle this long (onSessionEnd with reason `expired`); 0 never. */
+  sessionIdleTimeoutSeconds: z.number().finite().nonnegative().default(0),
+});
+
+export type HostConfigInput = z.input<typeof HostConfigSchema>;
+export type HostConfig = z.output<typeof HostConfigSchema> & { promptCache: PromptCacheMode; compactionBoundary: CompactionBoundaryMode };
+
+/** Validate host options; errors name the field and what was expected. */
+export function resolveHostConfig(input: HostConfigInput | undefined, source = "host config"): HostConfig {
+  const parsed = HostConfigSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  - ${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new TypeError(`${source}: invalid options\n${lines.join("\n")}`);
+  }
+  return parsed.data as HostConfig;
+}
+
+const ConfigFileSlice = z.looseObject({
+  compression: z
+    .looseObject({
+      context_timeout_seconds: z.number().finite().nonnegative().optional(),
+      model_thresholds: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
+    })
+    .optional()
+    .nullable(),
+  host: z
+    .looseObject({
+      max_iterations: z.number().int().positive().optional(),
+      max_compression_attempts: z.number().int().nonnegative().optional(),
+      prompt_cache: z.enum(["auto", "on", "off"]).optional(),
+      max_retries: z.number().int().nonnegative().optional(),
+      session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
+    })
+    .optional()
+    .nullable(),
+});
+
+/**
+ * Host options from a parsed config.yaml object (snake_case): the
+ * `compression.context_timeout_seconds` and `compression.model_thresholds`
+ * keys, plus an optional `host:` block.
+ */
+export function hostConfigFromFile(config: unknown, source = "config.yaml"): HostConfigInput {
+  const parsed = ConfigFileSlice.safeParse(config ?? {});
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  - ${i.path.join(".")}: ${i.message}`);
+    throw new TypeError(`${source}: invalid host settings\n${lines.join("\n")}`);
+  }
+  const c = parsed.data.compression ?? {};
+  const h = parsed.data.host ?? {};
+  const out: HostConfigInput = {};
+  if (c.context_timeout_seconds !== undefined) out.contextTimeoutSeconds = c.context_timeout_seconds;
+  if (c.model_thresholds) {
+    const thresholds: Record<string, number> = {};
+    for (const [k, v] of Object.entries(c.model_thresholds)) {
+      const n = Number(v);
+      if (!Number.isFinite(n)) throw new TypeError(`${source}: compression.model_thresholds.${k}: expected a number, got ${JSON.stringify(v)}`);
+      thresholds[k] = n;
+    }
+    out.modelThresholds = thresholds;
+  }
+  if (h.max_iterations !== undefined) out.maxIterations = h.max_iterations;
+  if (h.max_compression_attempts !== undefined) out.maxCompressionAttempts = h.max_compression_attempts;
+  if (h.prompt_cache !== undefined) out.promptCache = h.prompt_cache;
+  if (h.max_retries !== undefined) out.maxRetries = h.max_retries;
+  if (h.session_idle_timeout_seconds !== undefined) out.sessionIdleTimeoutSeconds = h.session_idle_timeout_seconds;
+  return out;
+}

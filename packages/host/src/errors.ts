@@ -1,0 +1,63 @@
+/**
+ * Typed errors a turn can end with. They never escape `Session.send` as
+ * throws: a turn result carries them, so a CLI can show them and a replay
+ * can count them.
+ */
+
+export type HostErrorCode =
+  | "context_budget_exceeded"
+  | "compression_timeout"
+  | "session_closed"
+  | "invalid_input"
+  | "provider_error"
+  | "iteration_limit";
+
+export class HostError extends Error {
+  override readonly name: string = "HostError";
+  readonly code: HostErrorCode;
+  constructor(code: HostErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+/**
+ * The request would not fit the model's window even after compaction, so it
+ * was not sent. `estimatedTokens` counts messages and tool definitions.
+ */
+export class ContextBudgetExceededError extends HostError {
+  override readonly name = "ContextBudgetExceededError";
+  readonly estimatedTokens: number;
+  readonly contextLength: number;
+  readonly compactionTried: boolean;
+  constructor(estimatedTokens: number, contextLength: number, compactionTried: boolean) {
+    super(
+      "context_budget_exceeded",
+      `request of ~${estimatedTokens} tokens exceeds the model's ${contextLength}-token window` +
+        (compactionTried ? " even after compaction" : "") +
+        "; it was not sent. Run /compress, /new, or switch to a model with a larger window.",
+    );
+    this.estimatedTokens = estimatedTokens;
+    this.contextLength = contextLength;
+    this.compactionTried = compactionTried;
+  }
+}
+
+/** Thrown by session methods after `end()`. */
+export class SessionClosedError extends HostError {
+  override readonly name = "SessionClosedError";
+  constructor(sessionId: string) {
+    super("session_closed", `session ${sessionId} has ended`);
+  }
+}
+
+/** A short, single-line description of any thrown value. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,133 @@
+import { createEstimator, isContextEngine, silentLogger } from "@context-engine/core";
+import type { ChatModel, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
+import { resolveHostConfig } from "./config.js";
+import type { HostConfig, HostConfigInput } from "./config.js";
+import { EventBus } from "./event-bus.js";
+import type { HostEvent, HostEventListener, HostEventType } from "./events.js";
+import type { HostRuntime } from "./runtime.js";
+import { Session } from "./session/session.js";
+import type { OpenSessionOptions } from "./session/session.js";
+import { normalizeAgentTools } from "./tools.js";
+import type { FunctionTool, ToolDefinition, ToolExecutor } from "./tools.js";
+
+export interface AgentHostOptions {
+  /** The active engine (from `loadEngine`, or any ContextEngine). */
+  engine: ContextEngine;
+  /** The model that answers the agent's requests. */
+  chatModel: ChatModel;
+  /** The agent's own tools (engine tools are added per session). */
+  tools?: readonly ToolDefinition[];
+  /** Runs the agent's own tools; engine tools never reach it. */
+  executeTool?: ToolExecutor;
+  config?: HostConfigInput;
+  logger?: Logger;
+  /** Receives every event (same as `host.onAny`). */
+  onEvent?: (event: HostEvent) => void;
+  /** Token counter for estimates and over-window checks; default: core's fast estimator. */
+  tokenCounter?: TokenCounter;
+}
+
+/**
+ * The reference agent loop. One host drives one engine instance, possibly
+ * across several concurrent sessions.
+ *
+ * ```ts
+ * const host = new AgentHost({ engine, chatModel, tools, executeTool, config });
+ * const session = await host.openSession({ model: "gpt-4o-mini", contextLength: 128000 });
+ * const result = await session.send("hello");
+ * await session.end();
+ * ```
+ */
+export class AgentHost {
+  readonly engine: ContextEngine;
+  readonly chatModel: ChatModel;
+  readonly config: HostConfig;
+  readonly #runtime: HostRuntime;
+  readonly #bus: EventBus;
+  readonly #sessions = new Map<Session, true>();
+  #expiryTimer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(options: AgentHostOptions) {
+    if (!isContextEngine(options.engine)) {
+      throw new TypeError("AgentHost: `engine` must be a ContextEngine (name, updateFromResponse, shouldCompress, compress)");
+    }
+    if (!options.chatModel || typeof options.chatModel.complete !== "function") {
+      throw new TypeError("AgentHost: `chatModel` must have a complete(request) method");
+    }
+    if (options.executeTool !== undefined && typeof options.executeTool !== "function") {
+      throw new TypeError("AgentHost: `executeTool` must be a function");
+    }
+    const logger = options.logger ?? silentLogger;
+    this.engine = options.engine;
+    this.chatModel = options.chatModel;
+    this.config = resolveHostConfig(options.config);
+    this.#bus = new EventBus(logger);
+    if (options.onEvent) this.#bus.onAny(options.onEvent);
+    const agentTools: FunctionTool[] = normalizeAgentTools(options.tools);
+    this.#runtime = {
+      engine: options.engine,
+      chatModel: options.chatModel,
+      bus: this.#bus,
+      logger,
+      counter: options.tokenCounter ?? createEstimator(),
+      config: this.config,
+      agentTools,
+      executeTool: options.executeTool,
+    };
+    // compression.model_thresholds reaches the engine before its first updateModel.
+    if (this.config.modelThresholds) {
+      this.engine.modelThresholds = { ...this.config.modelThresholds };
+    }
+    if (this.config.sessionIdleTimeoutSeconds > 0) {
+      const ms = this.config.sessionIdleTimeoutSeconds * 1000;
+      this.#expiryTimer = setInterval(() => void this.expireIdleSessions(ms), Math.min(ms, 60_000));
+      this.#expiryTimer.unref?.();
+    }
+  }
+
+  /** Subscribe to one event type; returns an unsubscribe function. */
+  on<T extends HostEventType>(type: T, listener: HostEventListener<T>): () => void {
+    return this.#bus.on(type, listener);
+  }
+
+  /** Subscribe to every event; returns an unsubscribe function. */
+  onAny(listener: (event: HostEvent) => void): () => void {
+    return this.#bus.onAny(listener);
+  }
+
+  /** Open a session: `updateModel`, then `onSessionStart`, then the engine's tools are injected. */
+  async openSession(options: OpenSessionOptions): Promise<Session> {
+    if (this.#closed) throw new TypeError("AgentHost: the host is closed");
+    if (!options || typeof options.model !== "string" || !options.model.trim()) {
+      throw new TypeError("openSession: `model` (a non-empty model name) is required");
+    }
+    if (options.contextLength !== undefined && !(Number.isFinite(options.contextLength) && options.contextLength >= 0)) {
+      throw new TypeError(`openSession: contextLength must be a non-negative number, got ${String(options.contextLength)}`);
+    }
+    const session = new Session(this.#runtime, { ...options }, (s) => this.#sessions.delete(s));
+    this.#sessions.set(session, true);
+    await session.start();
+    return session;
+  }
+
+  /** Open sessions. */
+  get sessions(): Session[] {
+    return [...this.#sessions.keys()];
+  }
+
+  /** End sessions idle for at least `maxIdleMs` (`onSessionEnd`, reason `expired`). */
+  async expireIdleSessions(maxIdleMs: number): Promise<number> {
+    const now = Date.now();
+    const stale = this.sessions.filter((s) => now - s.lastActivity >= maxIdleMs);
+    await Promise.all(stale.map((s) => s.end("expired")));
+    return stale.length;
+  }
+
+  /** Exit: end every open session (`onSessionEnd`, reason `close`). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#expiryTimer) clearInterval(this.#expiryTimer);
+    await Promise.all(this.sessions.map((s) => s.end("close")));
+  }
+}

@@ -1,0 +1,41 @@
+export { AgentHost, type AgentHostOptions } from "./host.js";
+export { Session, type OpenSessionOptions, type SessionEndReason } from "./session/session.js";
+export type { TurnResult, SendOptions, SessionStatus, ManualCompactionResult } from "./session/types.js";
+export type { CompactionOutcome, CompactionRequest } from "./compaction/runner.js";
+export * from "./events.js";
+export { HostConfigSchema, resolveHostConfig, hostConfigFromFile, type HostConfig, type HostConfigInput, type CompactionBoundaryMode } from "./config.js";
+export { HostError, ContextBudgetExceededError, SessionClosedError, describeError, type HostErrorCode } from "./errors.js";
+export {
+  normalizeAgentTools,
+  type FunctionTool,
+  type ToolDefinition,
+  type ToolExecutor,
+  type ToolInvocation,
+  type ToolExecutionContext,
+} from "./tools.js";
+export { sanitizeRequestMessages, type SanitizeResult } from "./request/sanitize.js";
+export { applyCacheBreakpoints, promptCacheEnabled, type PromptCacheMode } from "./request/cache-breakpoints.js";
+export { hasLoneSurrogate, fixLoneSurrogates } from "./request/surrogates.js";
+export { hasCompleteOnce, type RetryAwareChatModel } from "./runtime.js";
+export { createOpenAIChatModel, toResponse, type OpenAIChatModel, type OpenAIChatModelOptions } from "./provider/openai-chat-model.js";
+export { mapProviderError, parseRetryAfter } from "./provider/map-error.js";
+export { toChatModelError, isRetryable, RETRYABLE_KINDS, looksLikeContextLength, type ChatModelErrorWithRetry } from "./provider/errors.js";
+export { canonicalUsage } from "./provider/usage.js";
+export { ChatCompletionSchema, ProviderUsageSchema } from "./provider/response-schema.js";
+export {
+  resolveModelConfig,
+  defaultContextLength,
+  ModelConfigSchema,
+  DEFAULT_CONTEXT_LENGTH,
+  type ModelConfig,
+  type ResolvedModelConfig,
+} from "./provider/model-config.js";
+export {
+  parseSlashCommand,
+  runSlashCommand,
+  unescapeUserLine,
+  formatStatus,
+  SLASH_COMMAND_HELP,
+  type SlashCommand,
+  type SlashCommandOutcome,
+} from "./slash-commands.js";

@@ -1,0 +1,29 @@
+import type { ChatModel, ChatModelRequest, ChatModelResponse, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
+import type { HostConfig } from "./config.js";
+import type { EventBus } from "./event-bus.js";
+import type { FunctionTool, ToolExecutor } from "./tools.js";
+
+/**
+ * A ChatModel that can also make a single attempt with no retries of its own.
+ * The host owns retries for agent requests (each retry re-assembles the
+ * request and re-runs `selectContext`), so it prefers `completeOnce`.
+ */
+export interface RetryAwareChatModel extends ChatModel {
+  completeOnce(request: ChatModelRequest): Promise<ChatModelResponse>;
+}
+
+export function hasCompleteOnce(model: ChatModel): model is RetryAwareChatModel {
+  return typeof (model as Partial<RetryAwareChatModel>).completeOnce === "function";
+}
+
+/** What every session of one host shares. */
+export interface HostRuntime {
+  engine: ContextEngine;
+  chatModel: ChatModel;
+  bus: EventBus;
+  logger: Logger;
+  counter: TokenCounter;
+  config: HostConfig;
+  agentTools: FunctionTool[];
+  executeTool: ToolExecutor | undefined;
+}

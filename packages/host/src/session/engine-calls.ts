@@ -1,0 +1,53 @@
+import type { HostRuntime } from "../runtime.js";
+import { describeError } from "../errors.js";
+
+/**
+ * Call an engine hook fail-open: a throw (or a rejected promise) is logged,
+ * reported as `hook.failed`, and replaced by `fallback`.
+ */
+export async function callHook<T>(
+  runtime: HostRuntime,
+  sessionId: string,
+  turnId: string | null,
+  hook: string,
+  fallback: T,
+  fn: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    reportHookFailure(runtime, sessionId, turnId, hook, error);
+    return fallback;
+  }
+}
+
+/** The synchronous twin of `callHook`, for hooks on the hot path. */
+export function callHookSync<T>(
+  runtime: HostRuntime,
+  sessionId: string,
+  turnId: string | null,
+  hook: string,
+  fallback: T,
+  fn: () => T,
+): T {
+  try {
+    return fn();
+  } catch (error) {
+    reportHookFailure(runtime, sessionId, turnId, hook, error);
+    return fallback;
+  }
+}
+
+export function reportHookFailure(runtime: HostRuntime, sessionId: string, turnId: string | null, hook: string, error: unknown): void {
+  const message = describeError(error);
+  runtime.logger.warn(`context engine ${hook} failed; continuing without it`, { sessionId, engine: safeName(runtime), error: message });
+  runtime.bus.emit({ type: "hook.failed", sessionId, turnId, hook, error: message });
+}
+
+function safeName(runtime: HostRuntime): string {
+  try {
+    return String(runtime.engine.name);
+  } catch {
+    return "(unknown)";
+  }
+}

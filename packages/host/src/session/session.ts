@@ -1,0 +1,401 @@
+import { randomUUID } from "node:crypto";
+import { UserMessageSchema, estimateTextTokens } from "@context-engine/core";
+import type { EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
+import { cloneMessages } from "../clone.js";
+import { runCompaction } from "../compaction/runner.js";
+import type { CompactionOutcome, CompactionRequest } from "../compaction/runner.js";
+import { HostError, SessionClosedError } from "../errors.js";
+import { promptCacheEnabled } from "../request/cache-breakpoints.js";
+import type { HostRuntime } from "../runtime.js";
+import { collectEngineTools } from "../tools.js";
+import type { FunctionTool } from "../tools.js";
+import { callHook, callHookSync } from "./engine-calls.js";
+import { runTurn } from "./turn.js";
+import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
+
+export interface OpenSessionOptions {
+  /** Defaults to a random UUID. */
+  sessionId?: string;
+  /** The model name sent with every request. */
+  model: string;
+  /** The model's context window in tokens; 0 or absent means unknown (no window check). */
+  contextLength?: number;
+  provider?: string;
+  baseUrl?: string;
+  /** Passed to `onSessionStart`: where the engine may keep files. */
+  dataDir?: string;
+  platform?: string;
+  conversationId?: string;
+  /** A system prompt placed first in the conversation. */
+  systemPrompt?: string;
+  /** Earlier messages to resume from (after the system prompt). */
+  history?: Message[];
+}
+
+export type SessionEndReason = "end" | "reset" | "expired" | "close";
+
+/**
+ * One conversation driven through one engine. Operations on a session run
+ * one at a time in call order (a `send` while another is running waits for
+ * it); different sessions run concurrently, also on one shared engine.
+ */
+export class Session {
+  #id: string;
+  #model: string;
+  #contextLength: number;
+  readonly #runtime: HostRuntime;
+  readonly #options: OpenSessionOptions;
+  #messages: Message[];
+  #lastPromptTokens = 0;
+  #tools: FunctionTool[] = [];
+  #engineToolNames = new Set<string>();
+  #toolsTokens = 0;
+  #promptCache = false;
+  #queue: Promise<unknown> = Promise.resolve();
+  #compacting = false;
+  #ended = false;
+  #turns = 0;
+  #compactions = 0;
+  #lastActivity = Date.now();
+  readonly #onEnded: (session: Session) => void;
+
+  /** @internal Use `AgentHost.openSession`. */
+  constructor(runtime: HostRuntime, options: OpenSessionOptions, onEnded: (session: Session) => void) {
+    this.#runtime = runtime;
+    this.#options = options;
+    this.#id = options.sessionId ?? randomUUID();
+    this.#model = options.model;
+    this.#contextLength = options.contextLength ?? 0;
+    this.#messages = initialMessages(options);
+    this.#onEnded = onEnded;
+    this.#promptCache = promptCacheEnabled(runtime.config.promptCache, this.#model);
+  }
+
+  get id(): string {
+    return this.#id;
+  }
+  get model(): string {
+    return this.#model;
+  }
+  get contextLength(): number {
+    return this.#contextLength;
+  }
+  /** The persisted conversation (live; read-only for callers). */
+  get messages(): readonly Message[] {
+    return this.#messages;
+  }
+  get ended(): boolean {
+    return this.#ended;
+  }
+  /** Engine tool names injected into this session's tool list. */
+  get engineTools(): string[] {
+    return [...this.#engineToolNames];
+  }
+  /** Every tool the model sees: the agent's, then the engine's. */
+  get tools(): readonly FunctionTool[] {
+    return this.#tools;
+  }
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
+
+  /** @internal Engine start-up for this session: updateModel, onSessionStart, engine tools. */
+  async start(): Promise<void> {
+    const r = this.#runtime;
+    await callHook(r, this.#id, null, "updateModel", undefined, () =>
+      r.engine.updateModel(this.#model, this.#contextLength, this.#modelOptions()),
+    );
+    await callHook(r, this.#id, null, "onSessionStart", undefined, () => r.engine.onSessionStart(this.#id, this.#startOptions()));
+    this.#refreshTools();
+    r.bus.emit({
+      type: "session.started",
+      sessionId: this.#id,
+      model: this.#model,
+      contextLength: this.#contextLength,
+      engine: safeEngineName(r),
+      engineTools: this.engineTools,
+    });
+  }
+
+  /**
+   * Run one user turn. `input` is the user's text or a user message. Resolves
+   * with the turn's result; provider and engine failures end the turn with a
+   * status and a typed error instead of throwing.
+   */
+  send(input: string | Message, options: SendOptions = {}): Promise<TurnResult> {
+    let user: Message;
+    try {
+      user = toUserMessage(input);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#enqueue(async () => {
+      this.#turns++;
+      const turnId = `${this.#id}:${this.#turns}`;
+      return runTurn(this.#turnView(), user, turnId, options.signal);
+    });
+  }
+
+  /** `/compress [focus]`: a forced pass with the optional focus topic. */
+  compress(focusTopic?: string | null, options: { signal?: AbortSignal } = {}): Promise<ManualCompactionResult> {
+    return this.#enqueue(async () => {
+      const r = this.#runtime;
+      const has = callHookSync(r, this.#id, null, "hasContentToCompress", true, () => r.engine.hasContentToCompress(this.#messages));
+      if (has === false) return { status: "nothing_to_compress" } as const;
+      const focus = focusTopic?.trim() ? focusTopic.trim() : null;
+      return this.#compact({ trigger: "manual", force: true, focusTopic: focus, turnId: null }, options.signal);
+    });
+  }
+
+  /**
+   * `/new` and `/reset`: end this conversation (`onSessionEnd`), clear the
+   * engine's per-session state (`onSessionReset`) and start a fresh one under
+   * a new session id (`onSessionStart`). The system prompt is kept.
+   */
+  reset(options: { sessionId?: string } = {}): Promise<void> {
+    return this.#enqueue(async () => {
+      const r = this.#runtime;
+      const oldId = this.#id;
+      await callHook(r, oldId, null, "onSessionEnd", undefined, () => r.engine.onSessionEnd(oldId, cloneMessages(this.#messages)));
+      r.bus.emit({ type: "session.ended", sessionId: oldId, reason: "reset", messageCount: this.#messages.length });
+      await callHook(r, oldId, null, "onSessionReset", undefined, () => r.engine.onSessionReset());
+      this.#id = options.sessionId ?? randomUUID();
+      this.#messages = initialMessages({ ...this.#options, history: [] });
+      this.#lastPromptTokens = 0;
+      this.#turns = 0;
+      this.#compactions = 0;
+      await callHook(r, this.#id, null, "onSessionStart", undefined, () =>
+        r.engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "reset", oldSessionId: oldId }),
+      );
+      this.#refreshTools();
+      r.bus.emit({ type: "session.reset", sessionId: this.#id, previousSessionId: oldId });
+    });
+  }
+
+  /** `/model`: switch the model (and window) for the following requests; calls `updateModel`. */
+  switchModel(model: string, contextLength?: number, options: { provider?: string; baseUrl?: string } = {}): Promise<void> {
+    if (!model.trim()) return Promise.reject(new HostError("invalid_input", "switchModel: the model name is empty"));
+    return this.#enqueue(async () => {
+      const r = this.#runtime;
+      const previous = this.#model;
+      this.#model = model.trim();
+      if (contextLength !== undefined) this.#contextLength = contextLength;
+      if (options.provider !== undefined) this.#options.provider = options.provider;
+      if (options.baseUrl !== undefined) this.#options.baseUrl = options.baseUrl;
+      this.#promptCache = promptCacheEnabled(r.config.promptCache, this.#model);
+      await callHook(r, this.#id, null, "updateModel", undefined, () =>
+        r.engine.updateModel(this.#model, this.#contextLength, this.#modelOptions()),
+      );
+      // Figures measured against the old model no longer apply.
+      this.#lastPromptTokens = 0;
+      r.bus.emit({ type: "model.switched", sessionId: this.#id, model: this.#model, contextLength: this.#contextLength, previousModel: previous });
+    });
+  }
+
+  /** Figures for `/status`. */
+  status(): SessionStatus {
+    const r = this.#runtime;
+    const engineStatus = callHookSync<EngineStatus | null>(r, this.#id, null, "getStatus", null, () => r.engine.getStatus());
+    return {
+      sessionId: this.#id,
+      engine: safeEngineName(r),
+      model: this.#model,
+      contextLength: this.#contextLength,
+      messageCount: this.#messages.length,
+      estimatedTokens: r.counter.countMessages(this.#messages) + this.#toolsTokens,
+      lastPromptTokens: this.#lastPromptTokens,
+      turns: this.#turns,
+      compactions: this.#compactions,
+      engineTools: this.engineTools,
+      engineStatus,
+    };
+  }
+
+  /** A real session boundary: `onSessionEnd(id, messages)`, once. Later calls are no-ops. */
+  end(reason: SessionEndReason = "end"): Promise<void> {
+    if (this.#ended) return Promise.resolve();
+    return this.#enqueue(async () => {
+      if (this.#ended) return;
+      this.#ended = true;
+      const r = this.#runtime;
+      await callHook(r, this.#id, null, "onSessionEnd", undefined, () => r.engine.onSessionEnd(this.#id, cloneMessages(this.#messages)));
+      r.bus.emit({ type: "session.ended", sessionId: this.#id, reason, messageCount: this.#messages.length });
+      this.#onEnded(this);
+    }, true);
+  }
+
+  // ---- internals ---------------------------------------------------------------
+
+  #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
+    if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
+    const run = this.#queue.then(() => {
+      if (this.#ended && !allowWhenEnded) throw new SessionClosedError(this.#id);
+      this.#lastActivity = Date.now();
+      return fn();
+    });
+    this.#queue = run.then(
+      () => {
+        this.#lastActivity = Date.now();
+      },
+      () => {
+        this.#lastActivity = Date.now();
+      },
+    );
+    return run;
+  }
+
+  #modelOptions() {
+    const o: { provider?: string; baseUrl?: string } = {};
+    if (this.#options.provider) o.provider = this.#options.provider;
+    if (this.#options.baseUrl) o.baseUrl = this.#options.baseUrl;
+    return o;
+  }
+
+  #startOptions(): SessionStartOptions {
+    const o: SessionStartOptions = { model: this.#model, contextLength: this.#contextLength };
+    if (this.#options.dataDir !== undefined) o.dataDir = this.#options.dataDir;
+    if (this.#options.platform !== undefined) o.platform = this.#options.platform;
+    if (this.#options.conversationId !== undefined) o.conversationId = this.#options.conversationId;
+    return o;
+  }
+
+  #refreshTools(): void {
+    const r = this.#runtime;
+    const engineTools = collectEngineTools(r.engine, r.agentTools, r.logger);
+    this.#tools = [...r.agentTools, ...engineTools.tools];
+    this.#engineToolNames = engineTools.names;
+    this.#toolsTokens = this.#tools.length > 0 ? estimateTextTokens(JSON.stringify(this.#tools)) : 0;
+  }
+
+  async #compact(request: CompactionRequest, signal?: AbortSignal): Promise<CompactionOutcome | { status: "busy" }> {
+    // One pass per session at a time (a pass the host gave up on no longer counts).
+    if (this.#compacting) return { status: "busy" };
+    this.#compacting = true;
+    const r = this.#runtime;
+    const before = this.#messages;
+    try {
+      const outcome = await runCompaction(before, request, {
+        engine: r.engine,
+        sessionId: this.#id,
+        counter: r.counter,
+        bus: r.bus,
+        logger: r.logger,
+        timeoutSeconds: r.config.contextTimeoutSeconds,
+        signal,
+      });
+      if (outcome.status !== "committed") return outcome;
+      await this.#commit(before, outcome, request);
+      return outcome;
+    } finally {
+      this.#compacting = false;
+    }
+  }
+
+  async #commit(before: Message[], outcome: Extract<CompactionOutcome, { status: "committed" }>, request: CompactionRequest): Promise<void> {
+    const r = this.#runtime;
+    const engine = r.engine;
+    const mode = r.config.compactionBoundary;
+    if (mode === "end-and-start") {
+      await callHook(r, this.#id, request.turnId, "onSessionEnd", undefined, () => engine.onSessionEnd(this.#id, cloneMessages(before)));
+    }
+    // The host owns the committed list from here on.
+    this.#messages = outcome.messages.slice();
+    this.#compactions++;
+    // "Compression just ran; wait for real usage."
+    this.#lastPromptTokens = -1;
+    try {
+      engine.lastPromptTokens = -1;
+      engine.lastCompletionTokens = 0;
+      engine.awaitingRealUsageAfterCompression = true;
+      engine.lastCompressionRoughTokens = outcome.tokensBefore;
+    } catch {
+      // An engine with read-only figures; the session keeps its own sentinel.
+    }
+    r.bus.emit({
+      type: "compaction.committed",
+      sessionId: this.#id,
+      turnId: request.turnId,
+      trigger: request.trigger,
+      durationMs: outcome.durationMs,
+      tokensBefore: outcome.tokensBefore,
+      tokensAfter: outcome.tokensAfter,
+      messagesBefore: before.length,
+      messagesAfter: this.#messages.length,
+    });
+    if (mode !== "none") {
+      await callHook(r, this.#id, request.turnId, "onSessionStart", undefined, () =>
+        engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "compression", oldSessionId: this.#id }),
+      );
+    }
+  }
+
+  #turnView(): TurnSession {
+    const self = this;
+    return {
+      get id() {
+        return self.#id;
+      },
+      get model() {
+        return self.#model;
+      },
+      get contextLength() {
+        return self.#contextLength;
+      },
+      runtime: self.#runtime,
+      get messages() {
+        return self.#messages;
+      },
+      get lastPromptTokens() {
+        return self.#lastPromptTokens;
+      },
+      set lastPromptTokens(v: number) {
+        self.#lastPromptTokens = v;
+      },
+      get tools() {
+        return self.#tools;
+      },
+      get engineToolNames() {
+        return self.#engineToolNames;
+      },
+      get toolsTokens() {
+        return self.#toolsTokens;
+      },
+      get promptCache() {
+        return self.#promptCache;
+      },
+      compact: (request, signal) => self.#compact(request, signal),
+      replaceMessages: (messages) => {
+        self.#messages = messages.slice();
+      },
+    };
+  }
+}
+
+function initialMessages(options: OpenSessionOptions): Message[] {
+  const out: Message[] = [];
+  if (options.systemPrompt) out.push({ role: "system", content: options.systemPrompt });
+  if (options.history) out.push(...cloneMessages(options.history));
+  return out;
+}
+
+function toUserMessage(input: string | Message): Message {
+  if (typeof input === "string") return { role: "user", content: input };
+  const parsed = UserMessageSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HostError(
+      "invalid_input",
+      `send: expected user text or a user message { role: "user", content }` +
+        (issue ? ` (${issue.path.join(".") || "message"}: ${issue.message})` : ""),
+    );
+  }
+  return structuredClone(parsed.data) as Message;
+}
+
+function safeEngineName(r: HostRuntime): string {
+  try {
+    return String(r.engine.name);
+  } catch {
+    return "(unknown)";
+  }
+}

@@ -1,0 +1,157 @@
+import { createServer } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One scripted answer of the fake chat-completions endpoint. */
+export type ScriptedReply =
+  | {
+      content?: string | null;
+      toolCalls?: Array<{ id?: string; name: string; arguments?: unknown }>;
+      usage?: Record<string, unknown> | null;
+      finishReason?: string;
+      /** Wait this long before answering (a slow provider). */
+      delayMs?: number;
+    }
+  | { status: number; error: { message: string; type?: string; code?: string | null }; headers?: Record<string, string>; delayMs?: number }
+  /** A raw JSON body with status 200 (malformed responses). */
+  | { raw: unknown; delayMs?: number }
+  /** Drop the connection without an answer (a network failure). */
+  | { destroy: true };
+
+export interface RecordedRequest {
+  body: {
+    model: string;
+    messages: Array<Record<string, unknown>>;
+    tools?: Array<Record<string, unknown>>;
+    [key: string]: unknown;
+  };
+  headers: IncomingMessage["headers"];
+}
+
+export type ReplyScript = ScriptedReply[] | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
+
+/**
+ * A small OpenAI-compatible chat-completions server on 127.0.0.1 for
+ * end-to-end tests: scripted answers, tool calls, usage, errors, slow
+ * answers. Every request body is recorded.
+ */
+export class FakeOpenAIServer {
+  readonly requests: RecordedRequest[] = [];
+  #server: Server;
+  #script: ReplyScript = [];
+  #served = 0;
+  #url = "";
+  #apiKey: string;
+
+  constructor(options: { apiKey?: string } = {}) {
+    this.#apiKey = options.apiKey ?? "test-key";
+    this.#server = createServer((req, res) => void this.#handle(req, res));
+  }
+
+  get baseURL(): string {
+    return this.#url;
+  }
+  get apiKey(): string {
+    return this.#apiKey;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    const { port } = this.#server.address() as AddressInfo;
+    this.#url = `http://127.0.0.1:${port}/v1`;
+    return this;
+  }
+
+  /** Replace the script; a list is consumed in order (an exhausted list answers "done."). */
+  script(script: ReplyScript): this {
+    this.#script = script;
+    this.#served = 0;
+    return this;
+  }
+
+  reset(): this {
+    this.requests.length = 0;
+    return this.script([]);
+  }
+
+  async stop(): Promise<void> {
+    this.#server.closeAllConnections?.();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      return send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: "not_found" } });
+    }
+    if (req.headers.authorization !== `Bearer ${this.#apiKey}`) {
+      return send(res, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } });
+    }
+    let body: RecordedRequest["body"];
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return send(res, 400, { error: { message: "body is not JSON", type: "invalid_request_error" } });
+    }
+    const recorded: RecordedRequest = { body, headers: req.headers };
+    this.requests.push(recorded);
+    const index = this.#served++;
+    const reply: ScriptedReply =
+      typeof this.#script === "function" ? await this.#script(recorded, index) : (this.#script[index] ?? { content: "done." });
+    if ("destroy" in reply) {
+      req.socket.destroy();
+      return;
+    }
+    if (reply.delayMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, reply.delayMs);
+        res.on("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (res.destroyed || res.writableEnded) return;
+    }
+    if ("raw" in reply) return send(res, 200, reply.raw);
+    if ("status" in reply) return send(res, reply.status, { error: { type: "api_error", code: null, ...reply.error } }, reply.headers);
+    const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
+      id: c.id ?? `call_${index}_${i}`,
+      type: "function",
+      function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+    }));
+    const usage =
+      reply.usage === null
+        ? undefined
+        : (reply.usage ?? { prompt_tokens: roughTokens(body.messages), completion_tokens: 5, total_tokens: roughTokens(body.messages) + 5 });
+    send(res, 200, {
+      id: `chatcmpl-${index}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: reply.content === undefined ? (toolCalls.length ? null : "ok") : reply.content,
+            refusal: null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
+          finish_reason: reply.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
+        },
+      ],
+      ...(usage ? { usage } : {}),
+    });
+  }
+}
+
+function roughTokens(messages: unknown): number {
+  return Math.ceil(JSON.stringify(messages ?? []).length / 4);
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}

@@ -1,0 +1,23 @@
+import type { HostEvent } from "../../src/index.js";
+import { AgentHost, createOpenAIChatModel } from "../../src/index.js";
+import type { AgentHostOptions } from "../../src/index.js";
+import { FakeOpenAIServer } from "./fake-openai-server.js";
+
+export async function startServer(): Promise<FakeOpenAIServer> {
+  return new FakeOpenAIServer().start();
+}
+
+/** A host wired to the fake server, collecting every event. */
+export function makeHost(server: FakeOpenAIServer, options: Partial<AgentHostOptions> & Pick<AgentHostOptions, "engine">) {
+  const events: HostEvent[] = [];
+  const chatModel =
+    options.chatModel ?? createOpenAIChatModel({ baseURL: server.baseURL, apiKey: server.apiKey, model: "test-model", retryBaseDelayMs: 1 });
+  const host = new AgentHost({
+    chatModel,
+    ...options,
+    config: { retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...options.config },
+    onEvent: (e) => events.push(e),
+  });
+  const ofType = <T extends HostEvent["type"]>(type: T) => events.filter((e): e is Extract<HostEvent, { type: T }> => e.type === type);
+  return { host, events, ofType };
+}
