@@ -1,0 +1,581 @@
+import type {
+  ChatModel,
+  CompressDecision,
+  CompressOptions,
+  EngineInitContext,
+  EngineStatus,
+  Logger,
+  Message,
+  PruneOptions,
+  PruneResult,
+  SessionStartOptions,
+  TokenCounter,
+  UpdateModelOptions,
+  Usage,
+} from "@context-engine/core";
+import { ContextEngine, contentText, createEstimator, normalizeUsage, silentLogger } from "@context-engine/core";
+import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
+import type { CompressionConfig } from "./config.js";
+import { parseCompressionConfig, unknownCompressionKeys } from "./config.js";
+import { buildExtractiveSummary } from "./extractive.js";
+import { BREAKER_RECOVERY_MS, BREAKER_TRIP, classifyError, cooldownSeconds, describeError, failureAction } from "./failure-policy.js";
+import { relievePressure } from "./fit.js";
+import { RESTATED_REQUEST_HEADER, extractSummaryBody, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
+import { placeSummary, restateRequest } from "./placement.js";
+import { buildSummaryPrompt } from "./prompt.js";
+import type { CompactionPlan } from "./protection.js";
+import { findLatestUser, planCompaction } from "./protection.js";
+import type { CallInfo } from "./prune.js";
+import { indexToolCalls, pruneToolResultRange } from "./prune.js";
+import { sanitizeToolPairs } from "./sanitize.js";
+import { serializeTurns } from "./serialize.js";
+import type { CompactionRecord, SessionState } from "./session-state.js";
+import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
+import { abortReason, groundLatestRequest, requestSummary } from "./summary-call.js";
+import type { UnitIndex } from "./units.js";
+import { indexUnits, rangeTokens } from "./units.js";
+
+const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+/** Kinds worth one retry on the main model when a distinct summary model failed. */
+const RETRY_ON_MAIN_MODEL = new Set(["bad_request", "context_length", "refusal", "unknown", "empty", "truncated"]);
+
+export interface CompressorStatus extends EngineStatus {
+  sessionId: string;
+  hasPreviousSummary: boolean;
+  summaryMode: "model" | "extractive";
+  summaryModel: string | null;
+  /** Why automatic compaction is blocked right now (`cooldown:<s>`, `ineffective`), else null. */
+  blockedReason: string | null;
+  cooldownSeconds: number;
+  lastSummaryError: string | null;
+  strikes: number;
+  fallbackStreak: number;
+  lastCompaction: CompactionRecord | null;
+}
+
+/**
+ * The built-in engine. When the conversation crosses the threshold it keeps
+ * the system prompt, the opening messages (until the first compaction) and a
+ * token-budgeted recent tail verbatim, and replaces the middle with one
+ * structured summary written by the chat model, or extracted
+ * deterministically when no model is configured. Later compactions update
+ * the previous summary. See README.md for the guarantees.
+ */
+export class ContextCompressor extends ContextEngine {
+  readonly config: CompressionConfig;
+  readonly #chatModel: ChatModel | undefined;
+  readonly #logger: Logger;
+  readonly #counter: TokenCounter = createEstimator();
+  readonly #sessions = new SessionStore();
+  /** States of sessions that just ended, so a compaction boundary can carry their guards over. */
+  readonly #ended = new Map<string, SessionState>();
+  /** The session `shouldCompress` and `updateFromResponse` (which carry no id) refer to. */
+  #activeSession: string = DEFAULT_SESSION;
+  #model = "";
+  #route = "";
+
+  constructor(ctx: EngineInitContext = {}) {
+    super();
+    this.#logger = ctx.logger ?? silentLogger;
+    this.config = parseCompressionConfig(ctx.config, "compression config");
+    const unknown = unknownCompressionKeys(ctx.config);
+    if (unknown.length) {
+      this.#logger.warn(`compression config: ignoring unknown key(s) ${unknown.join(", ")}`, { keys: unknown });
+    }
+    this.thresholdPercent = this.config.threshold;
+    this.protectFirstN = this.config.protect_first_n;
+    this.protectLastN = this.config.protect_last_n;
+    this.summaryTargetRatio = this.config.summary_target_ratio;
+    this.modelThresholds = { ...this.config.model_thresholds };
+    this.#chatModel = ctx.chatModel;
+    this.#model = ctx.model ?? "";
+    if (typeof ctx.contextLength === "number" && ctx.contextLength > 0) {
+      this.updateModel(ctx.model ?? "", ctx.contextLength);
+    }
+  }
+
+  get name(): string {
+    return "compressor";
+  }
+
+  /** Host-side timeout for one compaction pass in seconds (0 = none), from `compression.context_timeout_seconds`. */
+  get contextTimeoutSeconds(): number {
+    return this.config.context_timeout_seconds;
+  }
+
+  /** The token counter used for every estimate (cached per message object). */
+  get tokenCounter(): TokenCounter {
+    return this.#counter;
+  }
+
+  // ---------------------------------------------------------------- usage and triggers
+
+  updateFromResponse(usage: Usage): void {
+    this.recordUsage(normalizeUsage(usage));
+    const state = this.#sessions.peek(this.#activeSession);
+    if (!state) return;
+    const prompt = this.lastPromptTokens;
+    if (prompt > 0 && this.thresholdTokens > 0) {
+      if (state.verifyArmed && prompt >= this.thresholdTokens) {
+        state.strikes++;
+        this.#logger.warn("compaction did not bring the prompt under the threshold", {
+          promptTokens: prompt,
+          thresholdTokens: this.thresholdTokens,
+          strikes: state.strikes,
+        });
+      } else if (prompt < this.thresholdTokens) {
+        state.strikes = 0;
+      }
+    }
+    state.verifyArmed = false;
+  }
+
+  shouldCompress(promptTokens?: number): boolean {
+    return this.shouldCompressInfo(promptTokens).compress;
+  }
+
+  override shouldCompressInfo(promptTokens?: number): CompressDecision {
+    const tokens = typeof promptTokens === "number" && Number.isFinite(promptTokens) ? promptTokens : this.lastPromptTokens;
+    if (this.thresholdTokens <= 0 || tokens < this.thresholdTokens) return { compress: false, reason: null };
+    if (!this.config.enabled) return { compress: false, reason: "disabled" };
+    const blocked = this.#blockedReason(this.#sessions.peek(this.#activeSession));
+    return blocked ? { compress: false, reason: blocked } : { compress: true, reason: null };
+  }
+
+  override shouldCompressPreflight(messages: readonly Message[]): boolean {
+    if (this.thresholdTokens <= 0 || !this.config.enabled || !Array.isArray(messages)) return false;
+    if (!this.#wellFormed(messages)) return false;
+    if (this.#counter.countMessages(messages) < this.thresholdTokens) return false;
+    return this.#blockedReason(this.#sessions.peek(this.#activeSession)) === null;
+  }
+
+  override updateModel(model: string, contextLength: number, options: UpdateModelOptions = {}): void {
+    const route = `${options.provider ?? ""}|${options.baseUrl ?? ""}|${options.apiMode ?? ""}`;
+    const routeChanged = model !== this.#model || route !== this.#route;
+    const length = Number.isFinite(contextLength) && contextLength > 0 ? Math.floor(contextLength) : 0;
+    super.updateModel(model, length, options);
+    if (this.config.threshold_tokens) this.thresholdTokens = Math.min(this.thresholdTokens, this.config.threshold_tokens);
+    if (length > 0) this.thresholdTokens = Math.min(this.thresholdTokens, length - 1);
+    this.#model = model;
+    this.#route = route;
+    // Usage of the old model says nothing about the new one.
+    this.lastPromptTokens = 0;
+    this.lastCompletionTokens = 0;
+    this.lastTotalTokens = 0;
+    for (const state of this.#sessions.all()) {
+      state.strikes = 0;
+      state.verifyArmed = false;
+      if (routeChanged) {
+        // Cooldowns belong to the route that failed: a new route earns an immediate attempt.
+        state.cooldownUntil = 0;
+        state.cooldownReason = null;
+        state.consecutiveFailures = 0;
+        state.terminalFailure = null;
+        state.fallbackStreak = 0;
+        state.breakerDeadline = 0;
+        state.useMainModel = false;
+      }
+    }
+  }
+
+  #blockedReason(state: SessionState | undefined): string | null {
+    if (!state) return null;
+    const now = Date.now();
+    if (state.cooldownUntil > now) return `cooldown:${Math.ceil((state.cooldownUntil - now) / 1000)}`;
+    if (state.strikes >= BREAKER_TRIP || state.fallbackStreak >= BREAKER_TRIP) {
+      if (!state.breakerDeadline || state.breakerDeadline - now > BREAKER_RECOVERY_MS) {
+        state.breakerDeadline = now + BREAKER_RECOVERY_MS;
+        return "ineffective";
+      }
+      if (now < state.breakerDeadline) return "ineffective";
+      // Recovery: allow one probe; one more bad compaction trips the breaker again.
+      state.breakerDeadline = 0;
+      state.strikes = Math.min(state.strikes, BREAKER_TRIP - 1);
+      state.fallbackStreak = Math.min(state.fallbackStreak, BREAKER_TRIP - 1);
+      return null;
+    }
+    state.breakerDeadline = 0;
+    return null;
+  }
+
+  // ---------------------------------------------------------------- compaction
+
+  override hasContentToCompress(messages: readonly Message[]): boolean {
+    if (!Array.isArray(messages) || messages.length < 2 || !this.#wellFormed(messages)) return false;
+    const state = this.#sessions.peek(this.#activeSession);
+    const index = indexUnits(messages, this.#counter);
+    return this.#plan(messages, index, state, Infinity) !== null;
+  }
+
+  async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
+    const started = performance.now();
+    const { signal } = options;
+    throwIfAborted(signal);
+    if (!Array.isArray(messages) || messages.length < 2) return messages;
+    if (!this.#wellFormed(messages)) {
+      this.#logger.warn("compress: the message list contains entries without a known role; left unchanged");
+      return messages;
+    }
+    const sessionId = options.sessionId || DEFAULT_SESSION;
+    this.#activeSession = sessionId;
+    const state = this.#sessions.get(sessionId);
+    const startSeq = state.commitSeq;
+    const counter = this.#counter;
+    const index = indexUnits(messages, counter);
+    const before = rangeTokens(index, 0, messages.length);
+    const scale = calibrationRatio(options.currentTokens, before);
+    const threshold = this.thresholdTokens;
+    // The result, in our estimate, must stay strictly under the threshold.
+    const limit = threshold > 0 ? Math.floor((threshold - 1) / scale) : Infinity;
+    const calls = indexToolCalls(messages);
+
+    const plan = this.#plan(messages, index, state, limit);
+    if (!plan) {
+      // Nothing to summarise; if it is over the limit, trimming kept tool output is all that is left.
+      if (before <= limit) return messages;
+      const latest = findLatestUser(messages);
+      const relieved = relievePressure(messages, limit, counter, new Set(latest >= 0 ? [messages[latest]!] : []), calls);
+      return relieved === messages ? messages : sanitizeToolPairs(relieved);
+    }
+
+    const middle = messages.slice(plan.headEnd, plan.tailStart);
+    const middleTokens = rangeTokens(index, plan.headEnd, plan.tailStart);
+    const budget = summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold);
+    const previous = this.#previousSummary(messages, state);
+    const latestRequest = this.#latestRequestText(messages, plan.tailStart);
+
+    // ---- the summary
+    let mode: CompactionRecord["mode"];
+    let body: string;
+    const extractive = (reason: string) =>
+      buildExtractiveSummary({ turns: middle, previousSummary: previous, latestRequest, reason, focusTopic: options.focusTopic, targetTokens: budget, calls });
+    const now = Date.now();
+    if (!this.#chatModel) {
+      mode = "extractive";
+      body = extractive("No summary model is configured.");
+    } else if (state.cooldownUntil > now && !options.force) {
+      if (state.terminalFailure) {
+        this.#logger.warn("compaction skipped: the summariser failed and is cooling down; the transcript is unchanged", {
+          error: state.lastSummaryError,
+          retryInSeconds: Math.ceil((state.cooldownUntil - now) / 1000),
+        });
+        return messages;
+      }
+      mode = "fallback";
+      body = extractive(`The summariser is cooling down after a failure (${state.lastSummaryError ?? "unknown error"}).`);
+    } else {
+      try {
+        body = await this.#summarise(state, { middle, previous, latestRequest, budget, options });
+        mode = "model";
+      } catch (error) {
+        if (signal?.aborted) throw abortReason(signal);
+        const kind = classifyError(error);
+        this.#recordFailure(state, kind, error);
+        if (failureAction(kind, this.config.abort_on_summary_failure) === "abort") {
+          this.#logger.warn("compaction aborted: the summariser failed; the transcript is unchanged. Retry with /compress or start a new session.", {
+            kind,
+            error: describeError(error),
+          });
+          return messages;
+        }
+        this.#logger.warn("the summariser failed; using the deterministic summary", { kind, error: describeError(error) });
+        mode = "fallback";
+        body = extractive(`The summariser failed (${kind}: ${describeError(error)}).`);
+      }
+    }
+    throwIfAborted(signal);
+
+    // ---- assembly
+    const wrapperTokens = counter.countText(wrapSummary("")) + 8;
+    body = capText(body, counter, Math.floor(budget * 1.5), "summary shortened to its budget");
+    const head = messages.slice(0, plan.headEnd);
+    const rest: Message[] = [];
+    const untouchable = new Set<Message>();
+    if (plan.pinned >= 0) {
+      const restated = restateRequest(messages[plan.pinned]!, RESTATED_REQUEST_HEADER);
+      rest.push(restated);
+      untouchable.add(restated);
+    }
+    for (let i = plan.tailStart; i < messages.length; i++) {
+      const m = messages[i]!;
+      if (isSummaryMessage(m)) {
+        // An older summary in the tail is folded into the new one.
+        const unwrapped = unwrapMergedContent(m);
+        if (unwrapped) rest.push(unwrapped);
+        if (unwrapped && i === plan.latestUser) untouchable.add(unwrapped);
+        continue;
+      }
+      rest.push(m);
+      if (i === plan.latestUser) untouchable.add(m);
+    }
+    let result = this.#assemble(head, body, rest, untouchable);
+    let after = counter.countMessages(result);
+    if (after > limit) {
+      result = sanitizeToolPairs(relievePressure(result, limit, counter, untouchable, calls));
+      after = counter.countMessages(result);
+    }
+    if (after > limit) {
+      // Last concession: a shorter summary (the request section comes first and survives).
+      const summaryTokens = counter.countText(body);
+      const room = summaryTokens - (after - limit) - wrapperTokens;
+      if (room >= 60) {
+        body = capText(body, counter, room, "summary shortened to fit the context window");
+        result = this.#assemble(head, body, rest, untouchable);
+        result = sanitizeToolPairs(relievePressure(result, limit, counter, untouchable, calls));
+        after = counter.countMessages(result);
+      }
+    }
+    if (after > limit) {
+      this.#logger.warn("compaction could not fit under the threshold; kept messages are larger than the window allows", {
+        afterTokens: after,
+        limitTokens: limit,
+      });
+    }
+    if (after >= before) {
+      // Summarising made nothing smaller: refuse, and count it against the breaker.
+      if (!options.force) state.strikes++;
+      this.#logger.warn("compaction would not shrink the conversation; left unchanged", { beforeTokens: before, afterTokens: after });
+      return messages;
+    }
+    throwIfAborted(signal);
+
+    // ---- commit (only the newest attempt publishes)
+    if (state.commitSeq === startSeq) {
+      state.commitSeq++;
+      state.previousSummary = body;
+      state.compactions++;
+      state.verifyArmed = true;
+      if (mode === "model") {
+        state.fallbackStreak = 0;
+        state.cooldownUntil = 0;
+        state.cooldownReason = null;
+        state.consecutiveFailures = 0;
+        state.terminalFailure = null;
+        state.lastSummaryError = null;
+      } else if (mode === "fallback") {
+        state.fallbackStreak++;
+      }
+      state.lastCompaction = {
+        at: Date.now(),
+        beforeTokens: before,
+        afterTokens: after,
+        summarisedMessages: middle.length,
+        mode,
+        durationMs: performance.now() - started,
+      };
+      this.compressionCount++;
+      this.lastCompressionRoughTokens = after;
+      this.#logger.info("compacted conversation", { sessionId, ...state.lastCompaction });
+    }
+    return result;
+  }
+
+  /** head + summary + rest, tool pairs checked; the summary-bearing message becomes untouchable. */
+  #assemble(head: Message[], body: string, rest: Message[], untouchable: Set<Message>): Message[] {
+    const placed = placeSummary(head, wrapSummary(body), rest);
+    // Either the standalone summary or the message it was merged into.
+    untouchable.add(placed[head.length]!);
+    return sanitizeToolPairs(placed);
+  }
+
+  #plan(messages: readonly Message[], index: UnitIndex, state: SessionState | undefined, limit: number): CompactionPlan | null {
+    const decayed = (state?.compactions ?? 0) > 0 || this.#hasSummaryNearHead(messages);
+    const wrapper = this.#counter.countText(wrapSummary("")) + 8;
+    const keepCap = limit === Infinity ? Infinity : limit - maxSummaryTokens(this.contextLength, this.thresholdTokens) - wrapper;
+    return planCompaction({
+      messages,
+      index,
+      protectFirstN: decayed ? 0 : this.protectFirstN,
+      protectLastN: this.protectLastN,
+      tailBudget: tailTokenBudget(this.contextLength, this.thresholdTokens, this.config.tail_token_budget),
+      keepCap: Math.max(0, keepCap),
+    });
+  }
+
+  /** Head protection decays once a summary exists, also after a restart (found in the transcript). */
+  #hasSummaryNearHead(messages: readonly Message[]): boolean {
+    const end = Math.min(messages.length, this.protectFirstN + 6);
+    for (let i = 0; i < end; i++) if (isSummaryMessage(messages[i]!)) return true;
+    return false;
+  }
+
+  /**
+   * The summary to update: ours from the last compaction if the transcript
+   * still carries a summary, else the newest one found in the transcript
+   * (after a restart). With no summary in the transcript any remembered one
+   * is stale (the host rolled back) and is dropped.
+   */
+  #previousSummary(messages: readonly Message[], state: SessionState): string | null {
+    let found = -1;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (isSummaryMessage(messages[i]!)) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) return null;
+    return state.previousSummary ?? extractSummaryBody(messages[found]!);
+  }
+
+  /** Verbatim text of the newest user request before `end` (the summarised part), or null. */
+  #latestRequestText(messages: readonly Message[], end: number): string | null {
+    for (let i = end - 1; i >= 0; i--) {
+      let m: Message | null = messages[i]!;
+      if (m.role !== "user") continue;
+      if (isSummaryMessage(m)) m = unwrapMergedContent(m);
+      if (!m) continue;
+      const text = contentText(m.content).trim();
+      if (text) return text.startsWith(RESTATED_REQUEST_HEADER) ? text.slice(RESTATED_REQUEST_HEADER.length).trim() : text;
+    }
+    return null;
+  }
+
+  async #summarise(
+    state: SessionState,
+    input: { middle: Message[]; previous: string | null; latestRequest: string | null; budget: number; options: CompressOptions },
+  ): Promise<string> {
+    const chatModel = this.#chatModel!;
+    const ctxChars = this.contextLength > 0 ? this.contextLength * 2 : 160_000;
+    const maxChars = Math.max(4_000, Math.min(160_000, ctxChars) - (input.previous?.length ?? 0));
+    const prompt = buildSummaryPrompt({
+      turns: serializeTurns(input.middle, { maxChars }),
+      previousSummary: input.previous,
+      focusTopic: input.options.focusTopic,
+      memoryContext: input.options.memoryContext,
+      targetTokens: input.budget,
+      latestRequest: input.latestRequest,
+    });
+    const summaryModel = this.config.summary_model ?? undefined;
+    const distinct = summaryModel !== undefined && summaryModel !== this.#model && !state.useMainModel;
+    let body: string;
+    try {
+      body = await requestSummary({ chatModel, model: distinct ? summaryModel : undefined, prompt, signal: input.options.signal });
+    } catch (error) {
+      const kind = classifyError(error);
+      if (!distinct || input.options.signal?.aborted || !RETRY_ON_MAIN_MODEL.has(kind)) throw error;
+      // The configured summary model may not exist on this route: try the main model once.
+      this.#logger.warn(`summary model "${summaryModel}" failed (${kind}); retrying on the main model`, { error: describeError(error) });
+      state.useMainModel = true;
+      body = await requestSummary({ chatModel, prompt, signal: input.options.signal });
+    }
+    return groundLatestRequest(body, input.latestRequest);
+  }
+
+  #recordFailure(state: SessionState, kind: ReturnType<typeof classifyError>, error: unknown): void {
+    state.consecutiveFailures++;
+    const seconds = cooldownSeconds(kind, state.consecutiveFailures);
+    // A cooldown never shortens a longer one already running.
+    state.cooldownUntil = Math.max(state.cooldownUntil, Date.now() + seconds * 1000);
+    state.cooldownReason = kind;
+    state.lastSummaryError = `${kind}: ${describeError(error)}`;
+    if (failureAction(kind, false) === "abort") state.terminalFailure = kind;
+  }
+
+  #wellFormed(messages: readonly unknown[]): boolean {
+    for (const m of messages) {
+      if (!m || typeof m !== "object" || !KNOWN_ROLES.has((m as { role?: unknown }).role as string)) return false;
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- deterministic pruning
+
+  override pruneToolResultsOnly(messages: Message[], options: PruneOptions = {}): PruneResult {
+    const noop = { messages, pruned: 0 };
+    if (!Array.isArray(messages) || messages.length < 3 || !this.#wellFormed(messages)) return noop;
+    if (options.sessionId) this.#activeSession = options.sessionId;
+    const threshold = this.thresholdTokens;
+    const current = options.currentTokens;
+    if (typeof current === "number" && threshold > 0 && current < threshold * this.config.prune_trigger_percent) return noop;
+    const index = indexUnits(messages, this.#counter);
+    const plan = this.#plan(messages, index, this.#sessions.peek(options.sessionId || this.#activeSession), Infinity);
+    if (!plan) return noop;
+    const calls: Map<string, CallInfo> = indexToolCalls(messages);
+    const result = pruneToolResultRange(messages, {
+      from: plan.headEnd,
+      to: plan.tailStart,
+      minChars: this.config.prune_min_result_chars,
+      trim: { keepHead: 400, keepTail: 300 },
+      calls,
+    });
+    if (result.pruned === 0) return noop;
+    const reclaimed = rangeTokens(index, 0, messages.length) - this.#counter.countMessages(result.messages);
+    if (reclaimed < this.config.prune_min_reclaim_tokens) return noop;
+    return result;
+  }
+
+  // ---------------------------------------------------------------- lifecycle and status
+
+  override onSessionStart(sessionId: string, options: SessionStartOptions = {}): void {
+    const id = sessionId || DEFAULT_SESSION;
+    this.#activeSession = id;
+    const state = this.#sessions.get(id);
+    const oldId = typeof options.oldSessionId === "string" ? options.oldSessionId : undefined;
+    if (options.boundaryReason === "compression" && oldId) {
+      // A compaction boundary: the guards of the old session still apply.
+      const old = this.#ended.get(oldId) ?? (oldId !== id ? this.#sessions.peek(oldId) : undefined);
+      if (old) {
+        state.strikes = Math.max(state.strikes, old.strikes);
+        state.fallbackStreak = Math.max(state.fallbackStreak, old.fallbackStreak);
+        state.cooldownUntil = Math.max(state.cooldownUntil, old.cooldownUntil);
+        state.cooldownReason ??= old.cooldownReason;
+        state.consecutiveFailures = Math.max(state.consecutiveFailures, old.consecutiveFailures);
+        state.terminalFailure ??= old.terminalFailure;
+        state.lastSummaryError ??= old.lastSummaryError;
+        state.useMainModel ||= old.useMainModel;
+        state.compactions = Math.max(state.compactions, old.compactions);
+        state.verifyArmed ||= old.verifyArmed;
+      }
+    }
+    this.#ended.delete(oldId ?? "");
+  }
+
+  override onSessionEnd(sessionId: string, _messages: readonly Message[]): void {
+    const id = sessionId || DEFAULT_SESSION;
+    const state = this.#sessions.peek(id);
+    this.#sessions.delete(id);
+    if (state) {
+      this.#ended.set(id, state);
+      if (this.#ended.size > 16) this.#ended.delete(this.#ended.keys().next().value!);
+    }
+  }
+
+  override onSessionReset(): void {
+    super.onSessionReset();
+    this.#sessions.delete(this.#activeSession);
+    this.#ended.delete(this.#activeSession);
+  }
+
+  override getStatus(): CompressorStatus {
+    const state = this.#sessions.peek(this.#activeSession);
+    const now = Date.now();
+    return {
+      ...super.getStatus(),
+      sessionId: this.#activeSession,
+      hasPreviousSummary: Boolean(state?.previousSummary),
+      summaryMode: this.#chatModel ? "model" : "extractive",
+      summaryModel: this.#chatModel ? (this.config.summary_model ?? this.#chatModel.model ?? null) : null,
+      blockedReason: this.#blockedReason(state),
+      cooldownSeconds: state && state.cooldownUntil > now ? Math.ceil((state.cooldownUntil - now) / 1000) : 0,
+      lastSummaryError: state?.lastSummaryError ?? null,
+      strikes: state?.strikes ?? 0,
+      fallbackStreak: state?.fallbackStreak ?? 0,
+      lastCompaction: state?.lastCompaction ?? null,
+    };
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
+/** Cut text to about `maxTokens`, at a line boundary, with a note. */
+function capText(text: string, counter: TokenCounter, maxTokens: number, note: string): string {
+  const tokens = counter.countText(text);
+  if (tokens <= maxTokens) return text;
+  const keepChars = Math.max(200, Math.floor(text.length * (maxTokens / tokens)) - note.length - 10);
+  let cut = text.slice(0, keepChars);
+  const nl = cut.lastIndexOf("\n");
+  if (nl > keepChars * 0.6) cut = cut.slice(0, nl);
+  return `${cut}\n[… ${note}]`;
+}

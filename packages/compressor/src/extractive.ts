@@ -1,0 +1,258 @@
+import type { Message } from "@context-engine/core";
+import { toolCallsOf } from "@context-engine/core";
+import { EXTRACTIVE_TAG, isSummaryMessage, unwrapMergedContent } from "./markers.js";
+import { HEADINGS, NO_USER_SENTINEL, quoteBlock } from "./prompt.js";
+import { describeCall, shorten } from "./prune.js";
+import type { CallInfo } from "./prune.js";
+import { redactSecrets } from "./redact.js";
+import { renderContent } from "./serialize.js";
+
+/**
+ * The deterministic summary: what a compaction writes without a language
+ * model (the offline default) or when the summariser failed. It extracts
+ * rather than abstracts: the open request verbatim, the goal, the actions
+ * taken with their outcomes, errors, and every identifier, path, URL and
+ * number that recurs, within the same token budget as a model summary.
+ */
+
+export interface ExtractiveInput {
+  /** The messages being summarised. */
+  turns: readonly Message[];
+  previousSummary: string | null;
+  /** Newest user request among everything summarised so far (verbatim), or null. */
+  latestRequest: string | null;
+  /** Why there is no model summary, shown in the header. */
+  reason: string;
+  focusTopic?: string | undefined;
+  targetTokens: number;
+  calls: Map<string, CallInfo>;
+}
+
+const PATH_RE =
+  /(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|json|md|ya?ml|toml|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|sh|txt|cfg|ini|lock|html|css|sql|ipynb|rst)\b/g;
+const URL_RE = /https?:\/\/[^\s)"'<>\]`]+/g;
+const IDENT_RE =
+  /\b(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z0-9]*[A-Z][A-Z0-9]*[0-9][A-Z0-9]*|[0-9a-f]{7,40})\b/g;
+const NUMBER_RE = /(?:[$€£#]\s?)?\b\d[\d,]*(?:\.\d+)+\b|[$€£#]\s?\d[\d,]*(?:\.\d+)?|\b\d{3,}\b|\b\d+(?:\.\d+)?\s?(?:%|ms|s|sec|min|h|KB|MB|GB|tokens?)\b/g;
+const ERROR_LINE_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
+const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
+
+const STOP_IDENTS = new Set(["e.g", "i.e", "etc.etc"]);
+
+interface Harvest {
+  score: Map<string, number>;
+  first: Map<string, number>;
+  order: number;
+}
+
+function collect(h: Harvest, re: RegExp, text: string, weight: number, minLength = 3): void {
+  re.lastIndex = 0;
+  for (const match of text.matchAll(re)) {
+    let token = match[0].replace(/[.,:;]+$/, "");
+    if (token.length < minLength || token.length > 200 || STOP_IDENTS.has(token)) continue;
+    if (/^[\d.]+$/.test(token) && token.length < 3) continue;
+    token = token.trim();
+    h.score.set(token, (h.score.get(token) ?? 0) + weight);
+    if (!h.first.has(token)) h.first.set(token, h.order++);
+  }
+}
+
+function topTokens(h: Harvest, limit: number): string[] {
+  return [...h.score.entries()]
+    .sort((a, b) => b[1] - a[1] || h.first.get(a[0])! - h.first.get(b[0])!)
+    .slice(0, limit)
+    .map(([t]) => t)
+    .sort((a, b) => h.first.get(a)! - h.first.get(b)!);
+}
+
+/** Sections of a previous summary, by heading. */
+export function splitSections(summary: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  const re = /^## .+$/gm;
+  const heads = [...summary.matchAll(re)];
+  heads.forEach((m, i) => {
+    const start = m.index! + m[0].length;
+    const end = i + 1 < heads.length ? heads[i + 1]!.index! : summary.length;
+    sections.set(m[0].trim(), summary.slice(start, end).trim());
+  });
+  return sections;
+}
+
+export function buildExtractiveSummary(input: ExtractiveInput): string {
+  const budgetChars = Math.max(1_200, input.targetTokens * 4);
+  const previous = input.previousSummary ? splitSections(input.previousSummary) : new Map<string, string>();
+  const turns: Message[] = [];
+  for (const raw of input.turns) {
+    const m = isSummaryMessage(raw) ? unwrapMergedContent(raw) : raw;
+    if (m) turns.push(m);
+  }
+
+  const paths: Harvest = { score: new Map(), first: new Map(), order: 0 };
+  const idents: Harvest = { score: new Map(), first: new Map(), order: 0 };
+  const numbers: Harvest = { score: new Map(), first: new Map(), order: 0 };
+  const actions: string[] = [];
+  const errors: string[] = [];
+  const constraints: string[] = [];
+  const userTexts: string[] = [];
+  const focusHits: string[] = [];
+  const focusTerms = (input.focusTopic ?? "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_./-]+/u)
+    .filter((t) => t.length >= 3);
+  let lastAssistantText = "";
+  let firstUser: string | null = null;
+
+  const resultOf = new Map<string, string>();
+  for (const m of turns) {
+    if (m.role === "tool") resultOf.set(m.tool_call_id, renderContent(m.content));
+  }
+
+  for (const m of turns) {
+    const text = renderContent(m.content);
+    const weight = m.role === "user" ? 3 : m.role === "tool" ? 1 : 2;
+    // Harvest from a bounded slice: huge tool outputs say most at their ends.
+    const sample = text.length > 12_000 ? `${text.slice(0, 8_000)}\n${text.slice(-4_000)}` : text;
+    collect(paths, PATH_RE, sample, weight, 4);
+    collect(paths, URL_RE, sample, weight, 8);
+    collect(idents, IDENT_RE, sample, weight, 4);
+    collect(numbers, NUMBER_RE, sample, weight, 2);
+    if (focusTerms.length && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
+      focusHits.push(`- [${m.role}] ${oneLine(text, 400)}`);
+    }
+    if (m.role === "user") {
+      if (firstUser === null) firstUser = text;
+      userTexts.push(text);
+      for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
+        if (CONSTRAINT_RE.test(sentence) && sentence.length <= 300) constraints.push(`- "${oneLine(sentence, 240)}"`);
+      }
+    } else if (m.role === "assistant") {
+      const calls = toolCallsOf(m);
+      const said = text.trim();
+      if (said && !calls.length) lastAssistantText = said;
+      for (const call of calls) {
+        const info = input.calls.get(call.id) ?? { name: call.function.name, arguments: call.function.arguments };
+        collect(paths, PATH_RE, info.arguments, 2, 4);
+        collect(idents, IDENT_RE, info.arguments, 2, 4);
+        collect(numbers, NUMBER_RE, info.arguments, 2, 2);
+        const result = resultOf.get(call.id);
+        actions.push(`${describeCall(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
+      }
+      if (!calls.length && said) actions.push(`said: ${oneLine(said, 160)}`);
+    } else if (m.role === "tool") {
+      for (const line of text.split("\n")) {
+        if (ERROR_LINE_RE.test(line) && line.trim().length > 8) {
+          errors.push(`- ${oneLine(line, 200)}`);
+          break;
+        }
+      }
+    }
+  }
+
+  const header = `${EXTRACTIVE_TAG} ${input.reason} Verify details against the live state before relying on them.]`;
+  const sections: Array<[string, string]> = [];
+  sections.push([
+    HEADINGS.request,
+    input.latestRequest === null ? NO_USER_SENTINEL : `Newest user message in the compacted turns (verbatim; newer messages after this summary take precedence):\n${quoteBlock(input.latestRequest, 2_000)}`,
+  ]);
+  const goal = previous.get(HEADINGS.goal) ?? (firstUser !== null ? `First request: "${oneLine(firstUser, 400)}"` : "No user goal recorded.");
+  sections.push([HEADINGS.goal, goal]);
+  const prevConstraints = previous.get(HEADINGS.constraints);
+  const allConstraints = dedupe([...(prevConstraints && prevConstraints !== "None" ? prevConstraints.split("\n") : []), ...constraints]);
+  sections.push([HEADINGS.constraints, allConstraints.length ? allConstraints.slice(-8).join("\n") : "None recorded."]);
+
+  // Progress continues the numbering of the previous summary.
+  const prevProgress = (previous.get(HEADINGS.progress) ?? "").split("\n").filter((l) => /^\d+\.\s/.test(l) || /^…/.test(l));
+  let next = 1;
+  for (const line of prevProgress) {
+    const n = Number(/^(\d+)\./.exec(line)?.[1]);
+    if (Number.isFinite(n)) next = Math.max(next, n + 1);
+  }
+  const newProgress = actions.map((a, i) => `${next + i}. ${a}`);
+  sections.push([HEADINGS.progress, [...prevProgress, ...newProgress].join("\n") || "None recorded."]);
+  sections.push([
+    HEADINGS.state,
+    lastAssistantText ? `Last assistant statement in the compacted turns: "${oneLine(lastAssistantText, 500)}"` : "Unknown (not recoverable without a model).",
+  ]);
+  sections.push([HEADINGS.decisions, previous.get(HEADINGS.decisions) ?? "Not recoverable without a model; see Progress."]);
+
+  const prevIds = [...(previous.get(HEADINGS.files) ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const idLines: string[] = [];
+  const pathList = dedupe([...prevIds.filter((t) => t.includes("/") || /\.\w{1,5}$/.test(t)), ...topTokens(paths, 40)]);
+  const inPaths = pathList.join("\n");
+  const identList = dedupe(topTokens(idents, 60).filter((t) => !inPaths.includes(t)));
+  const numberList = topTokens(numbers, 30);
+  const otherPrev = prevIds.filter((t) => !pathList.includes(t));
+  if (pathList.length) idLines.push(`Paths/URLs: ${pathList.map(tick).join(", ")}`);
+  if (otherPrev.length || identList.length) idLines.push(`Identifiers: ${dedupe([...otherPrev, ...identList]).map(tick).join(", ")}`);
+  if (numberList.length) idLines.push(`Numbers: ${numberList.map(tick).join(", ")}`);
+  sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
+  const prevErrors = previous.get(HEADINGS.errors);
+  const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
+  sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-6).join("\n") : "None recorded."]);
+  sections.push([HEADINGS.questions, /\?\s*$/.test(lastAssistantText) ? `Assistant asked: "${oneLine(lastAssistantText, 300)}"` : "None recorded."]);
+  sections.push([HEADINGS.next, input.latestRequest === null ? "Continue the work shown after this summary." : "Continue the latest request; check Current State first."]);
+  if (focusHits.length) sections.push([`## Focus: ${oneLine(input.focusTopic ?? "", 80)}`, focusHits.slice(-12).join("\n")]);
+  const recentUsers = userTexts.slice(-4).reverse();
+  if (recentUsers.length > 1) {
+    sections.push(["## Recent User Messages (verbatim, newest first)", recentUsers.map((t) => quoteBlock(t, 600)).join("\n\n")]);
+  }
+
+  return redactSecrets(fitSections(header, sections, budgetChars));
+}
+
+/**
+ * Shrink the longest sections line by line (oldest lines first) until the
+ * whole text fits the budget; the request section is never cut below its quote.
+ */
+function fitSections(header: string, sections: Array<[string, string]>, budget: number): string {
+  const lines = sections.map(([h, body]) => [h, body.split("\n")] as [string, string[]]);
+  const size = () => header.length + lines.reduce((acc, [h, b]) => acc + h.length + 3 + b.reduce((x, l) => x + l.length + 1, 0), 0);
+  let guard = 10_000;
+  while (size() > budget && guard-- > 0) {
+    let worst = -1;
+    let worstSize = 0;
+    lines.forEach(([h, body], i) => {
+      if (h === HEADINGS.request || body.length <= 1) return;
+      const s = body.reduce((x, l) => x + l.length, 0);
+      if (s > worstSize) {
+        worst = i;
+        worstSize = s;
+      }
+    });
+    if (worst < 0) break;
+    const body = lines[worst]![1];
+    const dropped = body[0]!.startsWith("… (") ? body.splice(1, 1) : body.splice(0, 1, "… (earlier entries omitted)");
+    if (!dropped.length) break;
+  }
+  // Still too long (single huge lines): cut each section's body hard.
+  if (size() > budget) {
+    const share = Math.max(200, Math.floor(budget / lines.length));
+    for (const entry of lines) {
+      if (entry[0] === HEADINGS.request) continue;
+      const body = entry[1].join("\n");
+      if (body.length > share) entry[1] = [shorten(body, share)];
+    }
+  }
+  return [header, ...lines.map(([h, b]) => `${h}\n${b.join("\n")}`)].join("\n\n");
+}
+
+function outcome(result: string): string {
+  const text = result.trim();
+  if (!text) return "empty result";
+  const errorLine = text.split("\n").find((l) => ERROR_LINE_RE.test(l));
+  if (errorLine) return `error: ${oneLine(errorLine, 140)}`;
+  const first = text.split("\n").find((l) => l.trim()) ?? "";
+  return `${oneLine(first, 120)} (${text.length} chars)`;
+}
+
+function oneLine(text: string, max: number): string {
+  return shorten(text.replace(/\s+/g, " ").trim(), max);
+}
+
+function tick(t: string): string {
+  return `\`${t.replace(/`/g, "'")}\``;
+}
+
+function dedupe(items: string[]): string[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,120 @@
+import type { Message, TokenCounter } from "@context-engine/core";
+import { contentText } from "@context-engine/core";
+import { formatInt, isTrimmed, trimToolResult } from "./prune.js";
+import type { CallInfo } from "./prune.js";
+
+/**
+ * Last-resort concessions when head + summary + minimal tail still exceed
+ * the limit (huge tool outputs or messages in the kept region). Applied in
+ * order, each only while still over the limit:
+ *
+ * 1. trim kept tool results except the newest, keeping their start and end;
+ * 2. the same for the newest tool result;
+ * 3. shorten other long kept messages (never the latest user request or the
+ *    summary), keeping their start and end;
+ * 4. reduce trimmed tool results to one-line stubs.
+ *
+ * Messages in `untouchable` are never changed.
+ */
+export function relievePressure(
+  messages: Message[],
+  limit: number,
+  counter: TokenCounter,
+  untouchable: ReadonlySet<Message>,
+  calls: Map<string, CallInfo>,
+): Message[] {
+  let out = messages;
+  let total = counter.countMessages(out);
+  if (total <= limit) return out;
+
+  const replace = (i: number, next: Message) => {
+    if (out === messages) out = messages.slice();
+    total += counter.countMessage(next) - counter.countMessage(out[i]!);
+    out[i] = next;
+  };
+  const toolIndices = () => out.flatMap((m, i) => (m.role === "tool" && !untouchable.has(m) ? [i] : []));
+
+  // 1 + 2: trim tool results, oldest first, the newest last.
+  const tools = toolIndices();
+  for (const i of tools) {
+    if (total <= limit) return out;
+    const m = out[i]!;
+    if (isTrimmed(m) || contentText(m.content).length < 1_200) continue;
+    replace(i, trimToolResult(m, calls.get((m as { tool_call_id: string }).tool_call_id), { keepHead: 500, keepTail: 300 }));
+  }
+  // 3: shorten other long messages, largest first.
+  const others = out
+    .map((m, i) => [i, counter.countMessage(m)] as const)
+    .filter(([i]) => out[i]!.role !== "tool" && !untouchable.has(out[i]!) && out[i]!.role !== "system" && out[i]!.role !== "developer")
+    .sort((a, b) => b[1] - a[1]);
+  for (const [i] of others) {
+    if (total <= limit) return out;
+    const shortened = shortenMessage(out[i]!, 1_600);
+    if (shortened !== out[i]) replace(i, shortened);
+  }
+  // 4: stubs only.
+  for (const i of toolIndices()) {
+    if (total <= limit) return out;
+    const m = out[i]!;
+    if (contentText(m.content).length < 300) continue;
+    replace(i, trimToolResult(m, calls.get((m as { tool_call_id: string }).tool_call_id), { keepHead: 0, keepTail: 0 }));
+  }
+  // 5: system prompts over a quarter of the limit keep their start and end.
+  for (let i = 0; i < out.length && total > limit; i++) {
+    const m = out[i]!;
+    if ((m.role === "system" || m.role === "developer") && !untouchable.has(m) && counter.countMessage(m) > limit / 4) {
+      const shortened = shortenMessage(m, Math.max(2_000, Math.floor(limit)));
+      if (shortened !== m) replace(i, shortened);
+    }
+  }
+  return out;
+}
+
+/** Keep the start and end of a long string content, and of long tool-call arguments. */
+export function shortenMessage(message: Message, maxChars: number): Message {
+  let changed = false;
+  const next = { ...message } as Record<string, unknown>;
+  if (typeof message.content === "string" && message.content.length > maxChars) {
+    next.content = cutMiddle(message.content, maxChars);
+    changed = true;
+  }
+  const calls = (message as { tool_calls?: unknown }).tool_calls;
+  if (Array.isArray(calls)) {
+    const shortened = calls.map((c) => {
+      const args = (c as { function?: { arguments?: unknown } })?.function?.arguments;
+      if (typeof args !== "string" || args.length <= maxChars) return c;
+      changed = true;
+      return { ...c, function: { ...(c as { function: object }).function, arguments: shortenArguments(args, maxChars) } };
+    });
+    if (changed) next.tool_calls = shortened;
+  }
+  return changed ? (next as Message) : message;
+}
+
+function cutMiddle(text: string, max: number): string {
+  const head = Math.floor(max * 0.6);
+  const tail = Math.floor(max * 0.3);
+  return `${text.slice(0, head)}\n…[${formatInt(text.length - head - tail)} chars removed by the context compressor]…\n${text.slice(text.length - tail)}`;
+}
+
+/**
+ * Shorten tool-call arguments while keeping them valid JSON when they were
+ * (adapters for some providers parse them): long string leaves are cut.
+ */
+function shortenArguments(args: string, maxChars: number): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return cutMiddle(args, maxChars);
+  }
+  const leafMax = Math.max(200, Math.floor(maxChars / 4));
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return v.length > leafMax ? cutMiddle(v, leafMax) : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const out = JSON.stringify(walk(parsed));
+  return out.length < args.length ? out : args;
+}

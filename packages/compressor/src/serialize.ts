@@ -1,0 +1,146 @@
+import type { Message } from "@context-engine/core";
+import { toolCallsOf } from "@context-engine/core";
+import { isSummaryMessage, unwrapMergedContent } from "./markers.js";
+import { formatInt } from "./prune.js";
+import { redactSecrets } from "./redact.js";
+
+/**
+ * Turns the summarised middle into plain text records for the summariser.
+ * Long contents keep their start and end; when everything together exceeds
+ * the input cap, records get a smaller share each, and past that records are
+ * sampled evenly (user requests and the newest record always stay) with the
+ * gaps marked, so the summariser sees the whole arc rather than the start.
+ */
+
+export interface SerializeOptions {
+  /** Cap on the whole text, in characters. */
+  maxChars: number;
+}
+
+const FULL_RECORD_CAP = 6_000;
+const MIN_RECORD_CAP = 400;
+const USER_RECORD_CAP = 2_000;
+const CALL_ARGS_CAP = 1_200;
+
+const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
+
+/** Text of a content value with non-text parts named. */
+export function renderContent(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const part of content) {
+    if (!part || typeof part !== "object") continue;
+    const p = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } };
+    if (typeof p.text === "string") parts.push(p.text);
+    else if (p.type === "image_url") {
+      const url = typeof p.image_url?.url === "string" ? p.image_url.url : "";
+      parts.push(url.startsWith("http") ? `[image: ${url}]` : "[image]");
+    } else parts.push(`[${typeof p.type === "string" ? p.type : "attachment"}]`);
+  }
+  return parts.join("\n");
+}
+
+interface RecordDraft {
+  label: string;
+  body: string;
+  user: boolean;
+}
+
+function draft(message: Message): RecordDraft | null {
+  let m: Message | null = message;
+  if (isSummaryMessage(m)) {
+    // The previous summary travels separately; keep only a live request merged into it.
+    m = unwrapMergedContent(m);
+    if (!m) return null;
+  }
+  switch (m.role) {
+    case "user":
+      return { label: "USER", body: renderContent(m.content), user: true };
+    case "system":
+    case "developer":
+      return { label: "SYSTEM", body: renderContent(m.content), user: false };
+    case "tool": {
+      const name = typeof m.name === "string" && m.name ? ` ${m.name}` : "";
+      return { label: `TOOL RESULT ${m.tool_call_id}${name}`, body: renderContent(m.content), user: false };
+    }
+    case "assistant": {
+      let body = renderContent(m.content).replace(THINK_BLOCK, "").trim();
+      const calls = toolCallsOf(m);
+      if (calls.length) {
+        const lines = calls.map((c) => `  ${c.function?.name ?? "?"}(${cut(c.function?.arguments ?? "", CALL_ARGS_CAP)}) [id ${c.id}]`);
+        body += `${body ? "\n" : ""}[Tool calls:\n${lines.join("\n")}\n]`;
+      }
+      return { label: "ASSISTANT", body, user: false };
+    }
+  }
+  return null;
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Keep the start and the end of a long text. */
+function headTail(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  const head = Math.floor(cap * 0.7);
+  const tail = cap - head;
+  return `${text.slice(0, head)}\n…[${formatInt(text.length - cap)} chars truncated]…\n${text.slice(text.length - tail)}`;
+}
+
+export function serializeTurns(messages: readonly Message[], options: SerializeOptions): string {
+  const drafts: RecordDraft[] = [];
+  for (const m of messages) {
+    const d = draft(m);
+    if (d) drafts.push(d);
+  }
+  if (drafts.length === 0) return "";
+  const render = (d: RecordDraft, cap: number) => `[${d.label}]: ${redactSecrets(headTail(d.body, d.user ? Math.max(cap, USER_RECORD_CAP) : cap))}`;
+  const sizeAt = (cap: number) => drafts.reduce((acc, d) => acc + Math.min(d.body.length, d.user ? Math.max(cap, USER_RECORD_CAP) : cap) + d.label.length + 6, 0);
+
+  let cap = FULL_RECORD_CAP;
+  if (sizeAt(cap) > options.maxChars) cap = Math.max(MIN_RECORD_CAP, Math.floor(options.maxChars / drafts.length));
+  if (sizeAt(cap) <= options.maxChars) return drafts.map((d) => render(d, cap)).join("\n\n");
+
+  // Too many records even at the minimum share: sample evenly.
+  const keep = new Uint8Array(drafts.length);
+  let used = 0;
+  const last = drafts.length - 1;
+  const cost = (i: number) => Math.min(drafts[i]!.body.length, drafts[i]!.user ? USER_RECORD_CAP : cap) + 40;
+  keep[last] = 1;
+  used += cost(last);
+  for (let i = last - 1; i >= 0 && used < options.maxChars * 0.5; i--) {
+    if (drafts[i]!.user && used + cost(i) <= options.maxChars * 0.5) {
+      keep[i] = 1;
+      used += cost(i);
+    }
+  }
+  const others = drafts.length - 1;
+  const room = Math.max(1, Math.floor((options.maxChars - used) / (cap + 40)));
+  const stride = Math.max(1, others / room);
+  for (let k = 0; k < others; k += stride) {
+    const i = Math.floor(k);
+    if (!keep[i] && used + cost(i) <= options.maxChars) {
+      keep[i] = 1;
+      used += cost(i);
+    }
+  }
+  const out: string[] = [];
+  let gapStart = -1;
+  let gapChars = 0;
+  for (let i = 0; i <= last; i++) {
+    if (keep[i]) {
+      if (gapStart >= 0) {
+        out.push(`…[records ${gapStart + 1}-${i} (${formatInt(gapChars)} chars) omitted from this summary input]…`);
+        gapStart = -1;
+        gapChars = 0;
+      }
+      out.push(render(drafts[i]!, cap));
+    } else {
+      if (gapStart < 0) gapStart = i;
+      gapChars += drafts[i]!.body.length;
+    }
+  }
+  return out.join("\n\n");
+}
