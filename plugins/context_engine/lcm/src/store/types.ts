@@ -97,6 +97,10 @@ export interface IngestResult {
   lastSeq: number | null;
   /** How the split between old and new was found (for logs). */
   alignment: "empty-store" | "anchored" | "no-overlap" | "hash-fallback" | "append";
+  /** Input messages that could not be stored (not an object, unknown role), with the reason. */
+  rejected: Array<{ index: number; reason: string }>;
+  /** Secrets redacted from the appended messages, per kind. */
+  redactions: Record<string, number>;
 }
 
 export interface MessageRange {
@@ -197,7 +201,16 @@ export interface FrontierReplace {
 
 export type CommitSummaryResult =
   | { ok: true; summary: SummaryRecord; frontierVersion: number }
-  | { ok: false; reason: "frontier_changed" | "unknown_source"; detail: string };
+  | {
+      ok: false;
+      /**
+       * `frontier_changed`: the run no longer holds `expect` (CAS lost);
+       * `unknown_source`: a source is not in this conversation;
+       * `not_covered`: the run holds an item the summary does not cover (it would vanish without lineage).
+       */
+      reason: "frontier_changed" | "unknown_source" | "not_covered";
+      detail: string;
+    };
 
 export interface PayloadRecord {
   /** sha256 hex of the bytes. */

@@ -1,0 +1,273 @@
+import { createHash } from "node:crypto";
+import type { Message, Role } from "@context-engine/core";
+import { redactDeep } from "../redact/redactor.js";
+import type { Redactor } from "../redact/types.js";
+
+/**
+ * Message <-> row encoding. A message is stored as columns plus structured
+ * parts, never as a JSON blob: the text is stored once, tool calls keep their
+ * structure, and the original OpenAI shape is rebuilt on read.
+ */
+
+/** Content shape, so `""`, `null` and part lists round-trip. */
+export const enum Shape {
+  String = 0,
+  Null = 1,
+  Parts = 2,
+}
+
+/** Part kinds in `message_parts`. */
+export const enum PartKind {
+  ToolCall = 1,
+  /** A plain text content part; its text lives in `messages.text` (span = length). */
+  Text = 2,
+  /** Any other content part (image_url, input_audio, file…), as JSON. */
+  Other = 3,
+}
+
+export interface EncodedPart {
+  kind: PartKind;
+  ordinal: number;
+  callId: string | null;
+  name: string | null;
+  /** Arguments (tool call) or JSON (other part); null for text parts. */
+  body: string | null;
+  span: number | null;
+  extra: string | null;
+}
+
+export interface EncodedMessage {
+  role: Role;
+  /** Content text (text parts joined by "\n"); redacted. */
+  text: string;
+  shape: Shape;
+  name: string | null;
+  toolCallId: string | null;
+  extra: string | null;
+  parts: EncodedPart[];
+  /** Everything searchable: content text, then each call as "name arguments". */
+  searchText: string;
+  toolCallIds: string[];
+  /** The redacted message as it will be read back (for token counting). */
+  message: Message;
+  /** 16-byte identity hash of the redacted canonical form. */
+  hash: Buffer;
+  redacted: boolean;
+  /** Secrets found, per kind. */
+  redactions: Record<string, number>;
+  hasCjk: boolean;
+}
+
+const KNOWN_KEYS = new Set(["role", "content", "tool_calls", "tool_call_id", "name"]);
+const ROLES = new Set<Role>(["system", "developer", "user", "assistant", "tool"]);
+export const CJK_RE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]/;
+
+function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> | null {
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(obj)) {
+    if (keys.includes(k) || v === undefined) continue;
+    (out ??= {})[k] = v;
+  }
+  return out;
+}
+
+/** Encode one message (redacting first). Throws on a message that is not an object with a known role. */
+export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage {
+  const m = raw as Record<string, unknown>;
+  const role = m.role as Role;
+  if (!ROLES.has(role)) throw new Error(`unknown role ${JSON.stringify(m.role)}`);
+  const found: Record<string, number> = {};
+  const red = (s: string): string => {
+    if (!redactor.enabled) return s;
+    const r = redactor.redactText(s);
+    for (const [k, n] of Object.entries(r.found)) found[k] = (found[k] ?? 0) + n;
+    return r.text;
+  };
+
+  const parts: EncodedPart[] = [];
+  let text = "";
+  let shape: Shape;
+  let content: unknown;
+  let canonicalContent: string;
+  const rawContent = m.content;
+  if (typeof rawContent === "string") {
+    shape = Shape.String;
+    text = red(rawContent);
+    content = text;
+    canonicalContent = text;
+  } else if (Array.isArray(rawContent)) {
+    shape = Shape.Parts;
+    const texts: string[] = [];
+    const rebuilt: unknown[] = [];
+    let plainOnly = true;
+    rawContent.forEach((part, ordinal) => {
+      const p = (part && typeof part === "object" ? part : { type: "unknown", value: part }) as Record<string, unknown>;
+      if (p.type === "text" && typeof p.text === "string") {
+        const t = red(p.text);
+        const rest = omit(p, ["type", "text"]);
+        const restRed = rest ? redactDeep(redactor, rest, found) : null;
+        if (restRed) plainOnly = false;
+        texts.push(t);
+        parts.push({ kind: PartKind.Text, ordinal, callId: null, name: null, body: null, span: t.length, extra: restRed ? JSON.stringify(restRed) : null });
+        rebuilt.push({ type: "text", text: t, ...(restRed ?? {}) });
+      } else {
+        plainOnly = false;
+        const pr = redactDeep(redactor, p, found);
+        parts.push({ kind: PartKind.Other, ordinal, callId: null, name: null, body: JSON.stringify(pr), span: null, extra: null });
+        rebuilt.push(pr);
+      }
+    });
+    text = texts.join("\n");
+    content = rebuilt;
+    // A list of plain text parts is the same message as the joined string.
+    canonicalContent = plainOnly ? text : `\u0002${JSON.stringify(rebuilt)}`;
+  } else {
+    shape = Shape.Null;
+    content = null;
+    canonicalContent = "\u0001";
+  }
+
+  const calls: Array<Record<string, unknown>> = [];
+  const toolCallIds: string[] = [];
+  let callText = "";
+  let canonicalCalls = "";
+  if (Array.isArray(m.tool_calls)) {
+    m.tool_calls.forEach((call, ordinal) => {
+      const c = (call ?? {}) as Record<string, unknown>;
+      const fn = (c.function ?? {}) as Record<string, unknown>;
+      const id = typeof c.id === "string" ? c.id : "";
+      const name = typeof fn.name === "string" ? fn.name : "";
+      const args = red(typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""));
+      const rest = omit(c, ["id", "type", "function"]);
+      const fnRest = omit(fn, ["name", "arguments"]);
+      const extraObj = rest || fnRest ? redactDeep(redactor, { r: rest ?? undefined, f: fnRest ?? undefined }, found) : null;
+      parts.push({ kind: PartKind.ToolCall, ordinal, callId: id, name, body: args, span: null, extra: extraObj ? JSON.stringify(extraObj) : null });
+      toolCallIds.push(id);
+      calls.push({ ...(rest ?? {}), id, type: "function", function: { ...(fnRest ?? {}), name, arguments: args } });
+      callText += `\n${name} ${args}`;
+      canonicalCalls += `${id}\u001f${name}\u001f${args}\u001e`;
+    });
+  }
+
+  const name = typeof m.name === "string" ? m.name : null;
+  const toolCallId = typeof m.tool_call_id === "string" ? m.tool_call_id : null;
+  let extraObj: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(m)) {
+    if (KNOWN_KEYS.has(k) || v === undefined) continue;
+    (extraObj ??= {})[k] = v;
+  }
+  if (extraObj) extraObj = redactDeep(redactor, extraObj, found);
+
+  const message: Record<string, unknown> = { role, content };
+  if (name !== null) message.name = name;
+  if (calls.length) message.tool_calls = calls;
+  if (toolCallId !== null) message.tool_call_id = toolCallId;
+  if (extraObj) Object.assign(message, extraObj, { role, content });
+
+  const hash = createHash("sha256")
+    .update(`${role}\u0000${canonicalContent}\u0000${name ?? ""}\u0000${toolCallId ?? ""}\u0000${canonicalCalls}`)
+    .digest()
+    .subarray(0, 16);
+
+  const searchText = callText ? text + callText : text;
+  return {
+    role,
+    text,
+    shape,
+    name,
+    toolCallId,
+    extra: extraObj ? JSON.stringify(extraObj) : null,
+    parts,
+    searchText,
+    toolCallIds,
+    message: message as Message,
+    hash,
+    redacted: Object.keys(found).length > 0,
+    redactions: found,
+    hasCjk: CJK_RE.test(searchText),
+  };
+}
+
+/** A stored row, as read. */
+export interface MessageRow {
+  id: number;
+  conversation_id: number;
+  seq: number;
+  role: Role;
+  text: string | null;
+  payload: string | null;
+  shape: Shape;
+  name: string | null;
+  tool_call_id: string | null;
+  extra: string | null;
+  tokens: number;
+  created_at: number;
+  hash: Buffer;
+  flags: number;
+}
+
+export interface PartRow {
+  message_id: number;
+  kind: PartKind;
+  ordinal: number;
+  call_id: string | null;
+  name: string | null;
+  body: string | null;
+  payload: string | null;
+  span: number | null;
+  extra: string | null;
+}
+
+/** Row flags. */
+export const FLAG_HAS_PARTS = 1;
+export const FLAG_REDACTED = 2;
+export const FLAG_CJK = 4;
+
+/** Rebuild the OpenAI message from its row, its parts and resolved payload texts. */
+export function decodeMessage(row: MessageRow, text: string, parts: readonly (PartRow & { resolvedBody: string | null })[]): {
+  message: Message;
+  toolCallIds: string[];
+  callText: string;
+} {
+  let content: unknown;
+  if (row.shape === Shape.String) content = text;
+  else if (row.shape === Shape.Null) content = null;
+  else {
+    const list: Array<{ ordinal: number; value: unknown }> = [];
+    let offset = 0;
+    for (const p of parts) {
+      if (p.kind === PartKind.Text) {
+        const span = p.span ?? 0;
+        const t = text.slice(offset, offset + span);
+        offset += span + 1;
+        list.push({ ordinal: p.ordinal, value: { type: "text", text: t, ...(p.extra ? (JSON.parse(p.extra) as object) : {}) } });
+      } else if (p.kind === PartKind.Other) {
+        list.push({ ordinal: p.ordinal, value: JSON.parse(p.resolvedBody ?? "null") });
+      }
+    }
+    list.sort((a, b) => a.ordinal - b.ordinal);
+    content = list.map((x) => x.value);
+  }
+  const message: Record<string, unknown> = { role: row.role, content };
+  if (row.name !== null) message.name = row.name;
+  const calls: unknown[] = [];
+  const toolCallIds: string[] = [];
+  let callText = "";
+  for (const p of parts) {
+    if (p.kind !== PartKind.ToolCall) continue;
+    const extra = p.extra ? (JSON.parse(p.extra) as { r?: Record<string, unknown>; f?: Record<string, unknown> }) : null;
+    const args = p.resolvedBody ?? "";
+    calls.push({
+      ...(extra?.r ?? {}),
+      id: p.call_id ?? "",
+      type: "function",
+      function: { ...(extra?.f ?? {}), name: p.name ?? "", arguments: args },
+    });
+    toolCallIds.push(p.call_id ?? "");
+    callText += `\n${p.name ?? ""} ${args}`;
+  }
+  if (calls.length) message.tool_calls = calls;
+  if (row.tool_call_id !== null) message.tool_call_id = row.tool_call_id;
+  if (row.extra) Object.assign(message, JSON.parse(row.extra) as object, { role: row.role, content });
+  return { message: message as Message, toolCallIds, callText };
+}

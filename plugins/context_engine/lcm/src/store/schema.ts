@@ -1,0 +1,184 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Versioned migrations, tracked in `PRAGMA user_version`. Each runs in its own
+ * transaction; a database newer than this code is refused rather than guessed at.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database.Database): void;
+}
+
+const FTS_TOKENIZER = "porter unicode61 remove_diacritics 2";
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "conversations, messages, parts, payloads, summaries, lineage, frontier, full-text indexes",
+    up(db) {
+      db.exec(`
+        CREATE TABLE conversations (
+          id               INTEGER PRIMARY KEY,
+          session_id       TEXT NOT NULL UNIQUE,
+          created_at       INTEGER NOT NULL,
+          updated_at       INTEGER NOT NULL,
+          message_count    INTEGER NOT NULL DEFAULT 0,
+          message_tokens   INTEGER NOT NULL DEFAULT 0,
+          text_bytes       INTEGER NOT NULL DEFAULT 0,
+          frontier_version INTEGER NOT NULL DEFAULT 0,
+          frontier_tokens  INTEGER NOT NULL DEFAULT 0,
+          frontier_count   INTEGER NOT NULL DEFAULT 0
+        );
+
+        -- Large bodies, stored once (content-addressed by sha256 hex).
+        CREATE TABLE payloads (
+          hash       TEXT PRIMARY KEY,
+          bytes      INTEGER NOT NULL,
+          mime       TEXT,
+          is_text    INTEGER NOT NULL,
+          data       BLOB NOT NULL,
+          created_at INTEGER NOT NULL
+        );
+
+        -- Immutable messages. text is NULL when the content moved to payloads.
+        CREATE TABLE messages (
+          id              INTEGER PRIMARY KEY,
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+          seq             INTEGER NOT NULL,
+          role            TEXT NOT NULL,
+          shape           INTEGER NOT NULL,
+          text            TEXT,
+          payload         TEXT REFERENCES payloads(hash),
+          name            TEXT,
+          tool_call_id    TEXT,
+          extra           TEXT,
+          tokens          INTEGER NOT NULL,
+          created_at      INTEGER NOT NULL,
+          hash            BLOB NOT NULL,
+          flags           INTEGER NOT NULL DEFAULT 0,
+          UNIQUE (conversation_id, seq)
+        );
+        CREATE INDEX messages_hash ON messages (conversation_id, hash);
+        CREATE INDEX messages_tool_result ON messages (conversation_id, tool_call_id) WHERE tool_call_id IS NOT NULL;
+        CREATE INDEX messages_created ON messages (created_at);
+        CREATE INDEX messages_payload ON messages (payload) WHERE payload IS NOT NULL;
+
+        -- Tool calls and non-plain content parts, as structure.
+        CREATE TABLE message_parts (
+          message_id INTEGER NOT NULL REFERENCES messages(id),
+          kind       INTEGER NOT NULL,
+          ordinal    INTEGER NOT NULL,
+          call_id    TEXT,
+          name       TEXT,
+          body       TEXT,
+          payload    TEXT REFERENCES payloads(hash),
+          span       INTEGER,
+          extra      TEXT,
+          PRIMARY KEY (message_id, kind, ordinal)
+        ) WITHOUT ROWID;
+        CREATE INDEX message_parts_call ON message_parts (call_id) WHERE call_id IS NOT NULL;
+        CREATE INDEX message_parts_payload ON message_parts (payload) WHERE payload IS NOT NULL;
+
+        CREATE TABLE summaries (
+          id                  TEXT PRIMARY KEY,
+          conversation_id     INTEGER NOT NULL REFERENCES conversations(id),
+          kind                TEXT NOT NULL CHECK (kind IN ('leaf', 'condensed')),
+          depth               INTEGER NOT NULL,
+          content             TEXT NOT NULL,
+          tokens              INTEGER NOT NULL,
+          level               TEXT NOT NULL,
+          model               TEXT,
+          earliest_at         INTEGER NOT NULL,
+          latest_at           INTEGER NOT NULL,
+          first_seq           INTEGER NOT NULL,
+          last_seq            INTEGER NOT NULL,
+          descendant_messages INTEGER NOT NULL,
+          source_tokens       INTEGER NOT NULL,
+          meta                TEXT,
+          created_at          INTEGER NOT NULL
+        );
+        CREATE INDEX summaries_conversation ON summaries (conversation_id, depth, first_seq);
+
+        CREATE TABLE summary_messages (
+          summary_id TEXT NOT NULL REFERENCES summaries(id),
+          ordinal    INTEGER NOT NULL,
+          message_id INTEGER NOT NULL REFERENCES messages(id),
+          PRIMARY KEY (summary_id, ordinal)
+        ) WITHOUT ROWID;
+        CREATE INDEX summary_messages_message ON summary_messages (message_id);
+
+        CREATE TABLE summary_children (
+          summary_id TEXT NOT NULL REFERENCES summaries(id),
+          ordinal    INTEGER NOT NULL,
+          child_id   TEXT NOT NULL REFERENCES summaries(id),
+          PRIMARY KEY (summary_id, ordinal)
+        ) WITHOUT ROWID;
+        CREATE INDEX summary_children_child ON summary_children (child_id);
+
+        -- The active context of each conversation, in ordinal order (sparse keys).
+        CREATE TABLE frontier (
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+          ordinal         INTEGER NOT NULL,
+          message_id      INTEGER REFERENCES messages(id),
+          summary_id      TEXT REFERENCES summaries(id),
+          tokens          INTEGER NOT NULL,
+          PRIMARY KEY (conversation_id, ordinal),
+          CHECK ((message_id IS NULL) <> (summary_id IS NULL))
+        ) WITHOUT ROWID;
+        CREATE INDEX frontier_message ON frontier (message_id) WHERE message_id IS NOT NULL;
+        CREATE INDEX frontier_summary ON frontier (summary_id) WHERE summary_id IS NOT NULL;
+
+        -- What the full-text indexes see; read back only for snippets (external content: no second copy).
+        CREATE VIEW message_search AS
+          SELECT m.id AS id,
+                 m.conversation_id AS conversation_id,
+                 COALESCE(m.text, (SELECT CAST(p.data AS TEXT) FROM payloads p WHERE p.hash = m.payload), '')
+                 || COALESCE((SELECT group_concat(char(10) || COALESCE(mp.name, '') || ' ' ||
+                                     COALESCE(mp.body, (SELECT CAST(p2.data AS TEXT) FROM payloads p2 WHERE p2.hash = mp.payload), ''), '' ORDER BY mp.ordinal)
+                              FROM message_parts mp WHERE mp.message_id = m.id AND mp.kind = 1), '') AS body,
+                 'c' || m.conversation_id AS ctag
+          FROM messages m;
+
+        CREATE VIRTUAL TABLE messages_fts USING fts5 (
+          body, ctag, content='message_search', content_rowid='id', tokenize='${FTS_TOKENIZER}'
+        );
+        -- Only rows containing CJK text, which unicode61 cannot segment.
+        CREATE VIRTUAL TABLE messages_cjk USING fts5 (
+          body, content='message_search', content_rowid='id', tokenize='trigram'
+        );
+
+        CREATE VIEW summary_search AS
+          SELECT rowid AS rid, id, conversation_id, content AS body, 'c' || conversation_id AS ctag FROM summaries;
+        CREATE VIRTUAL TABLE summaries_fts USING fts5 (
+          body, ctag, content='summary_search', content_rowid='rid', tokenize='${FTS_TOKENIZER}'
+        );
+      `);
+    },
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Bring a database to the current schema. Returns the version it started from. */
+export function migrate(db: Database.Database): number {
+  const from = db.pragma("user_version", { simple: true }) as number;
+  if (from === 0) {
+    // Only possible before the first table exists: lets retention give space back without a full VACUUM.
+    const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
+    if (tables.n === 0) db.pragma("auto_vacuum = INCREMENTAL");
+  }
+  if (from > SCHEMA_VERSION) {
+    throw new Error(
+      `LCM database schema version ${from} is newer than this engine supports (${SCHEMA_VERSION}); upgrade @context-engine/lcm`,
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= from) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+  return from;
+}

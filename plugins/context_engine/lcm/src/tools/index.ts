@@ -1,0 +1,47 @@
+import { parseToolArguments, toolError, type ToolSchema } from "@context-engine/core";
+import type { LcmStore } from "../store/types.js";
+import type { LcmToolContext } from "./context.js";
+import { runDescribe } from "./describe.js";
+import { runExpand } from "./expand.js";
+import { runGrep } from "./grep.js";
+import { DescribeArgsSchema, ExpandArgsSchema, GrepArgsSchema, LCM_TOOL_NAMES, LCM_TOOL_SCHEMAS, type LcmToolName } from "./schemas.js";
+
+export type { LcmToolContext } from "./context.js";
+export { LCM_TOOL_NAMES, LCM_TOOL_SCHEMAS, GrepArgsSchema, DescribeArgsSchema, ExpandArgsSchema, type LcmToolName } from "./schemas.js";
+export { parseRef, messageRef } from "./refs.js";
+
+/** Fresh copies of the three tool schemas (callers may mutate them). */
+export function lcmToolSchemas(): ToolSchema[] {
+  return LCM_TOOL_SCHEMAS.map((s) => structuredClone(s) as ToolSchema);
+}
+
+export function isLcmTool(name: string): name is LcmToolName {
+  return (LCM_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * Run one LCM tool. Arguments may be an object or a JSON string; the result
+ * is always a JSON string (an `{ "error": … }` object on failure), never a throw.
+ */
+export function handleLcmToolCall(store: LcmStore, name: string, args: unknown, context: LcmToolContext): string {
+  try {
+    switch (name) {
+      case "lcm_grep": {
+        const p = parseToolArguments(name, GrepArgsSchema, args);
+        return p.ok ? runGrep(store, p.data, context) : p.error;
+      }
+      case "lcm_describe": {
+        const p = parseToolArguments(name, DescribeArgsSchema, args);
+        return p.ok ? runDescribe(store, p.data, context) : p.error;
+      }
+      case "lcm_expand": {
+        const p = parseToolArguments(name, ExpandArgsSchema, args);
+        return p.ok ? runExpand(store, p.data, context) : p.error;
+      }
+      default:
+        return toolError(`Unknown context engine tool: ${name}`);
+    }
+  } catch (error) {
+    return toolError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
