@@ -57,7 +57,7 @@ export function engineSectionProblems(loaded: LoadedConfig, name: string, schema
   if (result.success) return [];
   const issues = (result.error?.issues ?? []) as IssueLike[];
   if (issues.length === 0) return here("rejected by the engine's configSchema");
-  return issuesToProblems(issues, source, ["engines", name]);
+  return issuesToProblems(issues, source, ["engines", name], { root: loaded.config.engines[name] ?? {} });
 }
 
 /** Validate `engines.<name>` with a plugin's `configSchema`; the reason carries file:line:column. */

@@ -79,7 +79,14 @@ export async function loadEngine(
     model: ctx.model ?? settings.model ?? undefined,
     logger,
   };
-  const contextFor = createContextFactory(loaded, home, host);
+  // One context per engine name per call, so `initContext` is the very object the engine received.
+  const factory = createContextFactory(loaded, home, host);
+  const contexts = new Map<string, EngineInitContext>();
+  const contextFor = (engineName: string): EngineInitContext => {
+    let ctx = contexts.get(engineName);
+    if (!ctx) contexts.set(engineName, (ctx = factory(engineName)));
+    return ctx;
+  };
   const asked = options.engine ?? loaded.config.context.engine;
   const name = asked ?? options.defaultEngine ?? BUILTIN_ENGINE_NAME;
   const warnings: string[] = loaded.warnings.map((w) => w.message);

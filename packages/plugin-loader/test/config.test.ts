@@ -49,6 +49,13 @@ describe("parseConfigText", () => {
     expect(problems.every((p) => p.file === "cfg.yaml" && p.severity === "error")).toBe(true);
   });
 
+  it("suggests the intended key and lists the allowed ones", () => {
+    const { problems } = parseConfigText("compression:\n  threshhold: 0.5\n", "cfg.yaml");
+    expect(problems[0]).toMatchObject({ key: "compression.threshhold", line: 2, column: 3 });
+    expect(problems[0]?.message).toContain('did you mean "threshold"?');
+    expect(problems[0]?.expected).toMatch(/^one of .*protect_last_n/);
+  });
+
   it("names the key, position and expectation of a wrong type", () => {
     const { problems } = parseConfigText("compression:\n  threshold: high\n  protect_last_n: -2\n", "cfg.yaml");
     const threshold = problems.find((p) => p.key === "compression.threshold");

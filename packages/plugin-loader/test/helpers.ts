@@ -90,5 +90,5 @@ export function captureLogger(): CapturedLogger {
 
 /** Options that confine discovery to the sandbox. */
 export function isolated(box: Sandbox, logger?: Logger) {
-  return { cwd: box.cwd, home: box.home, bundledDir: box.bundled, nodeModules: false as const, env: {}, ...(logger ? { logger } : {}) };
+  return { cwd: box.cwd, home: box.home, bundledDir: box.bundled, nodeModules: false as const, env: {}, logger: logger ?? captureLogger() };
 }

@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.js";
 import type { LocateOptions } from "./locate.js";
 import { findConfigFile } from "./locate.js";
 import type { ConfigProblem } from "./problems.js";
-import { ContextEngineConfigSchema, defaultConfig } from "./schema.js";
+import { ContextEngineConfigSchema, defaultConfig, knownConfigKeys } from "./schema.js";
 import type { ContextEngineConfig } from "./schema.js";
 import type { YamlSource } from "./yaml-source.js";
 import { parseYamlSource } from "./yaml-source.js";
@@ -51,7 +51,7 @@ export function parseConfigText(text: string, file: string | null = null): Parse
   }
   const parsed = ContextEngineConfigSchema.safeParse(value);
   if (!parsed.success) {
-    problems.push(...issuesToProblems(parsed.error.issues, source));
+    problems.push(...issuesToProblems(parsed.error.issues, source, [], { root: value, knownKeys: knownConfigKeys }));
     return { config: null, problems, source };
   }
   return { config: parsed.data, problems, source };
@@ -100,7 +100,7 @@ export function toLoadedConfig(config: ContextEngineConfig | LoadedConfig | unde
   if (isLoadedConfig(config)) return config;
   // A hand-built object: validate it so loadEngine sees the same shape as from a file.
   const parsed = ContextEngineConfigSchema.safeParse(config);
-  if (!parsed.success) throw new ConfigError(null, issuesToProblems(parsed.error.issues, null));
+  if (!parsed.success) throw new ConfigError(null, issuesToProblems(parsed.error.issues, null, [], { root: config, knownKeys: knownConfigKeys }));
   return { config: parsed.data, file: null, baseDir: cwd, source: null, warnings: [] };
 }
 

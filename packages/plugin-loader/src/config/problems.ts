@@ -21,7 +21,7 @@ export function formatConfigProblem(problem: ConfigProblem): string {
   if (problem.line !== null) where += `:${problem.line}`;
   if (problem.line !== null && problem.column !== null) where += `:${problem.column}`;
   const key = problem.key ? ` ${problem.key}:` : "";
-  const expected = problem.expected && !problem.message.includes(problem.expected) ? ` (expected ${problem.expected})` : "";
+  const expected = problem.expected && !/\bexpected\b/.test(problem.message) ? ` (expected ${problem.expected})` : "";
   const level = problem.severity === "warning" ? " warning:" : "";
   return `${where}:${level}${key} ${problem.message}${expected}`;
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BUILTIN_ENGINE_NAME, ENGINE_NAME_PATTERN } from "../names.js";
 import { CompressionSectionSchema } from "./compression-schema.js";
 
-const NAME_HINT = 'an engine name: lowercase letters, digits, "_" or "-", starting with a letter';
+const NAME_HINT = 'not an engine name (lowercase letters, digits, "_" or "-", starting with a letter)';
 
 /** An engine or plugin name; never a path. */
 export const EngineNameSchema = z.string().max(64).regex(ENGINE_NAME_PATTERN, NAME_HINT);
@@ -19,7 +19,7 @@ export const ModelSectionSchema = z.strictObject({
   name: z.string().min(1).optional(),
   /** Scopes `provider:substring` keys of `compression.model_thresholds`. */
   provider: z.string().min(1).optional(),
-  base_url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
+  base_url: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
   api_key: z.string().min(1).optional(),
   context_length: z.int().positive().optional(),
 });
@@ -61,4 +61,18 @@ export function selectedEngineName(config: Pick<ContextEngineConfig, "context"> 
 /** A valid config with every default applied (what an absent config.yaml means). */
 export function defaultConfig(): ContextEngineConfig {
   return ContextEngineConfigSchema.parse({});
+}
+
+/** Keys allowed in each strict section, for "did you mean" hints on unknown keys. */
+export function knownConfigKeys(path: readonly PropertyKey[]): readonly string[] | undefined {
+  if (path.length === 0) return Object.keys(ContextEngineConfigSchema.shape);
+  if (path.length !== 1) return undefined;
+  const shapes: Record<string, { shape: Record<string, unknown> }> = {
+    context: ContextSectionSchema,
+    model: ModelSectionSchema,
+    compression: CompressionSectionSchema,
+    plugins: PluginsSectionSchema,
+  };
+  const shape = shapes[String(path[0])]?.shape;
+  return shape ? Object.keys(shape) : undefined;
 }

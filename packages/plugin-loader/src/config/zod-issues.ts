@@ -31,10 +31,12 @@ export function issuesToProblems(
   issues: readonly IssueLike[],
   source: Pick<YamlSource, "file" | "positionOf"> | null,
   prefix: readonly PropertyKey[] = [],
+  hints: IssueHints = {},
 ): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...(issue.path ?? [])];
+    const local = issue.path ?? [];
     if (issue.code === "unrecognized_keys" && Array.isArray(issue.keys)) {
       // One problem per key, each at the key's own line.
       for (const key of issue.keys) {
@@ -45,8 +47,8 @@ export function issuesToProblems(
           line: pos?.line ?? null,
           column: pos?.column ?? null,
           key: formatKeyPath(keyPath),
-          message: `unknown key "${key}"`,
-          expected: "one of the documented keys (check the spelling)",
+          message: unknownKeyMessage(key, hints.knownKeys?.(local)),
+          expected: knownList(hints.knownKeys?.(local)),
           severity: "error",
         });
       }
@@ -58,7 +60,7 @@ export function issuesToProblems(
       line: pos?.line ?? null,
       column: pos?.column ?? null,
       key: formatKeyPath(path),
-      message: messageOf(issue),
+      message: messageOf(issue, hints.root === undefined ? undefined : has(hints.root, local)),
       expected: expectedOf(issue),
       severity: "error",
     });
@@ -66,9 +68,58 @@ export function issuesToProblems(
   return out;
 }
 
-function messageOf(issue: IssueLike): string {
-  if (issue.code === "invalid_type" && issue.input === undefined) return "required key is missing";
+export interface IssueHints {
+  /** The validated value, to tell a missing key from a wrong value. */
+  root?: unknown;
+  /** The keys allowed in the object at a (validated-value-relative) path, for unknown-key messages. */
+  knownKeys?: (path: readonly PropertyKey[]) => readonly string[] | undefined;
+}
+
+function messageOf(issue: IssueLike, present: boolean | undefined): string {
+  if (issue.code === "invalid_type" && present === false) return "required key is missing";
   return issue.message.replace(/^Invalid input: /, "");
+}
+
+function has(root: unknown, path: readonly PropertyKey[]): boolean {
+  let node: unknown = root;
+  for (const part of path) {
+    if (node === null || typeof node !== "object" || !(String(part) in (node as object))) return false;
+    node = (node as Record<string, unknown>)[String(part)];
+  }
+  return node !== undefined;
+}
+
+function unknownKeyMessage(key: string, known: readonly string[] | undefined): string {
+  const close = known ? closest(key, known) : null;
+  return `unknown key "${key}"${close ? ` (did you mean "${close}"?)` : ""}`;
+}
+
+function knownList(known: readonly string[] | undefined): string {
+  return known && known.length ? `one of ${known.join(", ")}` : "one of the documented keys";
+}
+
+/** The known key within edit distance 2 (or a case-insensitive match), if any. */
+function closest(key: string, known: readonly string[]): string | null {
+  let best: [string, number] | null = null;
+  for (const k of known) {
+    const d = k.toLowerCase() === key.toLowerCase() ? 0 : distance(key, k);
+    if (d <= 2 && (!best || d < best[1])) best = [k, d];
+  }
+  return best ? best[0] : null;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
 }
 
 function expectedOf(issue: IssueLike): string | undefined {

@@ -26,12 +26,8 @@ export async function scanPluginDirectory(root: string, source: "bundled" | "use
     .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isDirectory(join(root, e.name))))
     .map((e) => e.name)
     .sort();
-  const out: EngineCandidate[] = [];
-  for (const name of names) {
-    const candidate = await readPluginDirectory(join(root, name), name, source);
-    if (candidate) out.push(candidate);
-  }
-  return out;
+  const candidates = await Promise.all(names.map((name) => readPluginDirectory(join(root, name), name, source)));
+  return candidates.filter((c): c is EngineCandidate => c !== null);
 }
 
 async function readPluginDirectory(dir: string, name: string, source: "bundled" | "user"): Promise<EngineCandidate | null> {

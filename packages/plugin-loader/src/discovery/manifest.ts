@@ -39,7 +39,7 @@ export async function readPluginManifest(file: string): Promise<ManifestResult> 
   }
   const parsed = PluginManifestSchema.safeParse(value);
   if (!parsed.success) {
-    const problems = issuesToProblems(parsed.error.issues, source);
+    const problems = issuesToProblems(parsed.error.issues, source, [], { root: value });
     return { ok: false, reason: `invalid ${PLUGIN_MANIFEST_FILE}: ${problems.map(formatConfigProblem).join("; ")}` };
   }
   return { ok: true, manifest: parsed.data };
