@@ -1,13 +1,9 @@
 import { createRequire } from "node:module";
 import type { ContextEngine, EngineInitContext } from "@context-engine/core";
+import { ContextCompressor } from "@context-engine/compressor";
 
-/**
- * The built-in compressor. Imported lazily so that selecting a plugin engine
- * never loads the compressor's code.
- */
+/** The built-in compressor, configured by the `compression` block (its `EngineInitContext.config`). */
 export async function createBuiltinEngine(ctx: EngineInitContext): Promise<ContextEngine> {
-  const specifier = "@context-engine/compressor";
-  const { ContextCompressor } = (await import(specifier)) as { ContextCompressor: new (ctx: EngineInitContext) => ContextEngine };
   return new ContextCompressor(ctx);
 }
 
