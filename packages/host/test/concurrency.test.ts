@@ -1,0 +1,111 @@
+import type { CompressOptions, Message } from "@context-engine/core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { RecordingEngine } from "./support/engines.js";
+import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
+import { makeHost, startServer } from "./support/setup.js";
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(() => {
+  server.reset();
+});
+
+/** An engine that tracks how many compress passes overlap, overall and per session. */
+class OverlapEngine extends RecordingEngine {
+  inFlight = 0;
+  maxInFlight = 0;
+  perSession = new Map<string, number>();
+  maxPerSession = 0;
+  seen: Array<{ sessionId: string; firstContent: string }> = [];
+
+  override async compress(messages: Message[], options?: CompressOptions): Promise<Message[]> {
+    const id = options?.sessionId ?? "?";
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    this.perSession.set(id, (this.perSession.get(id) ?? 0) + 1);
+    this.maxPerSession = Math.max(this.maxPerSession, this.perSession.get(id)!);
+    this.seen.push({ sessionId: id, firstContent: String(messages[0]?.content) });
+    try {
+      await new Promise((r) => setTimeout(r, 80));
+      return await super.compress(messages, options);
+    } finally {
+      this.inFlight--;
+      this.perSession.set(id, this.perSession.get(id)! - 1);
+    }
+  }
+}
+
+function history(tag: string): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < 5; i++) {
+    out.push({ role: "user", content: `${tag}: question ${i}` });
+    out.push({ role: "assistant", content: `${tag}: answer ${i}` });
+  }
+  return out;
+}
+
+describe("two sessions on one engine", () => {
+  it("compress concurrently without mixing their conversations", async () => {
+    const engine = new OverlapEngine();
+    const { host } = makeHost(server, { engine });
+    const a = await host.openSession({ model: "test-model", contextLength: 8000, history: history("alpha") });
+    const b = await host.openSession({ model: "test-model", contextLength: 8000, history: history("beta") });
+    const [ra, rb] = await Promise.all([a.compress(), b.compress()]);
+    expect(ra.status).toBe("committed");
+    expect(rb.status).toBe("committed");
+    expect(engine.maxInFlight).toBe(2);
+    expect(JSON.stringify(a.messages)).not.toContain("beta");
+    expect(JSON.stringify(b.messages)).not.toContain("alpha");
+    expect(engine.seen.map((s) => [s.sessionId === a.id ? "a" : "b", s.firstContent.split(":")[0]]).sort()).toEqual([
+      ["a", "alpha"],
+      ["b", "beta"],
+    ]);
+  });
+
+  it("run one pass per session at a time", async () => {
+    const engine = new OverlapEngine();
+    const { host } = makeHost(server, { engine });
+    const a = await host.openSession({ model: "test-model", contextLength: 8000, history: history("alpha") });
+    const results = await Promise.all([a.compress(), a.compress(), a.compress()]);
+    expect(engine.maxPerSession).toBe(1);
+    expect(results.map((r) => r.status)).toContain("committed");
+  });
+
+  it("run turns concurrently, each with its own conversation, usage and answers", async () => {
+    server.script(async (req) => {
+      const last = req.body.messages.at(-1)!.content as string;
+      await new Promise((r) => setTimeout(r, last.startsWith("alpha") ? 60 : 10));
+      return { content: `echo ${last}` };
+    });
+    const engine = new RecordingEngine();
+    const { host, ofType } = makeHost(server, { engine });
+    const a = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const b = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const [ra, rb] = await Promise.all([a.send("alpha 1"), b.send("beta 1")]);
+    expect(ra.text).toBe("echo alpha 1");
+    expect(rb.text).toBe("echo beta 1");
+    const [ra2, rb2] = await Promise.all([a.send("alpha 2"), b.send("beta 2")]);
+    expect(ra2.text).toBe("echo alpha 2");
+    expect(rb2.text).toBe("echo beta 2");
+    expect(a.messages.map((m) => m.content)).toEqual(["alpha 1", "echo alpha 1", "alpha 2", "echo alpha 2"]);
+    expect(b.messages.map((m) => m.content)).toEqual(["beta 1", "echo beta 1", "beta 2", "echo beta 2"]);
+    // Each request event belongs to its session's own conversation.
+    for (const e of ofType("provider.request")) {
+      const own = e.sessionId === a.id ? "alpha" : "beta";
+      expect(e.messages.every((m) => String(m.content).includes(own))).toBe(true);
+    }
+  });
+
+  it("queue a session's turns in call order", async () => {
+    server.script(async (req) => ({ content: `seen ${req.body.messages.length}`, delayMs: 20 }));
+    const { host } = makeHost(server, { engine: new RecordingEngine() });
+    const s = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const results = await Promise.all([s.send("one"), s.send("two"), s.send("three")]);
+    expect(results.map((r) => r.text)).toEqual(["seen 1", "seen 3", "seen 5"]);
+  });
+});
