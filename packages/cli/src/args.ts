@@ -11,13 +11,23 @@ export const COMMON_OPTIONS = {
   "no-color": { type: "boolean" },
 } as const satisfies Options;
 
+type Values<O> = {
+  [K in keyof O]?: O[K] extends { type: "boolean" } ? boolean : O[K] extends { multiple: true } ? string[] : string;
+};
+
+export interface ParsedCommandArgs<O extends Options> {
+  values: Values<O & typeof COMMON_OPTIONS>;
+  positionals: string[];
+}
+
 /**
  * `util.parseArgs` in strict mode, with its errors turned into a UsageError
  * that names the command, so a typo exits 2 with a hint instead of a stack.
  */
-export function parseCommandArgs<O extends Options>(command: string, argv: string[], options: O) {
+export function parseCommandArgs<O extends Options>(command: string, argv: string[], options: O): ParsedCommandArgs<O> {
   try {
-    return parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    return { values: parsed.values as ParsedCommandArgs<O>["values"], positionals: parsed.positionals };
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, "");
     throw new UsageError(`${command}: ${message}`, {

@@ -22,7 +22,7 @@ export interface CompactionMetric {
   /** The request number the compaction preceded (the next request sent). */
   beforeRequest: number;
   turn: number;
-  outcome: "committed" | "failed" | "timed_out" | "skipped";
+  outcome: "committed" | "unchanged" | "failed" | "timed_out";
   durationMs: number;
   beforeTokens: number | null;
   afterTokens: number | null;
@@ -90,6 +90,9 @@ export class MetricsCollector {
   readonly #compactions: CompactionMetric[] = [];
   readonly #turns = new Set<number>();
   #engineToolCalls = 0;
+  #refused = 0;
+  readonly #warnings = new Map<string, number>();
+  readonly #engineErrors = new Map<string, number>();
   #selectionsApplied = 0;
   #selectionsIgnored = 0;
   #reusedTokens = 0;
@@ -122,6 +125,10 @@ export class MetricsCollector {
         });
         if (obs.outcome === "committed") this.#compactedSinceLast = true;
         break;
+      case "refused":
+        this.#refused++;
+        this.#turns.add(obs.turn);
+        break;
       case "selection":
         if (obs.applied) this.#selectionsApplied++;
         else this.#selectionsIgnored++;
@@ -133,7 +140,10 @@ export class MetricsCollector {
         this.#turns.add(obs.turn);
         break;
       case "warning":
-        this.notes.push(obs.message);
+        bump(this.#warnings, obs.message);
+        break;
+      case "engine_error":
+        bump(this.#engineErrors, obs.message);
         break;
     }
   }
@@ -185,11 +195,12 @@ export class MetricsCollector {
     const reqs = this.#requests;
     const tokensSent = reqs.reduce((s, r) => s + r.tokens, 0);
     const committed = this.#compactions.filter((c) => c.outcome === "committed");
-    const timed = this.#compactions.filter((c) => c.outcome !== "skipped");
-    const overBudget = reqs.filter((r) => r.overBudget).length;
-    const errors = [...this.errors];
+    const timed = this.#compactions;
+    const overBudget = reqs.filter((r) => r.overBudget).length + this.#refused;
+    const errors = [...this.errors, ...counted(this.#engineErrors)];
     if (overBudget > 0) {
-      errors.push(`${overBudget} request(s) exceeded the ${this.#contextLength}-token context length`);
+      const refused = this.#refused ? ` (${this.#refused} refused by the host, not sent)` : "";
+      errors.push(`${overBudget} request(s) exceeded the ${this.#contextLength}-token context length${refused}`);
     }
     const rec = meta.recoverability;
     if (rec && rec.recovered < rec.checked) {
@@ -224,7 +235,15 @@ export class MetricsCollector {
       compactions: [...this.#compactions],
       recoverability: rec,
       errors,
-      notes: [...this.notes],
+      notes: [...this.notes, ...counted(this.#warnings)],
     };
   }
+}
+
+function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+function counted(map: Map<string, number>): string[] {
+  return [...map].map(([text, n]) => (n > 1 ? `${text} (×${n})` : text));
 }

@@ -19,7 +19,8 @@ export type ReplayObservation =
   | {
       type: "compaction";
       turn: number;
-      outcome: "committed" | "failed" | "timed_out" | "skipped";
+      /** `unchanged`: the engine ran but returned the conversation as it was. */
+      outcome: "committed" | "unchanged" | "failed" | "timed_out";
       durationMs: number;
       beforeTokens?: number;
       afterTokens?: number;
@@ -27,7 +28,11 @@ export type ReplayObservation =
       trigger?: string;
       reason?: string;
     }
+  /** The host refused to send a request that did not fit the window (it ends the turn). */
+  | { type: "refused"; turn: number; tokens: number }
   | { type: "selection"; turn: number; applied: boolean; reason?: string }
   | { type: "engine_tool"; turn: number; name: string; ok: boolean }
   | { type: "turn_completed"; turn: number }
-  | { type: "warning"; turn: number; message: string };
+  | { type: "warning"; turn: number; message: string }
+  /** An engine hook threw; the host carried on (fail-open), but the run fails its checks. */
+  | { type: "engine_error"; turn: number; message: string };

@@ -46,7 +46,7 @@ export async function renderReport(file: string): Promise<RenderedReport> {
           height: box.height,
           engines: series.map((g) => g.getAttribute("data-engine") ?? ""),
           pathLengths: series.map((g) => {
-            const path = g.querySelector("path.line") as SVGPathElement | null;
+            const path = g.querySelector("path.line") as unknown as { getTotalLength(): number } | null;
             return path ? path.getTotalLength() : 0;
           }),
           markers: svg.querySelectorAll("path.marker").length,

@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createEstimator } from "@context-engine/core";
+import { commaList, parseCommandArgs, positiveInt } from "../args.js";
+import { EXIT, InputError, UsageError } from "../errors.js";
+import { createPalette } from "../format/color.js";
+import { createProgress } from "../format/progress.js";
+import { REPLAY_HELP } from "../help.js";
+import { useColor, type CliIO } from "../io.js";
+import { createCliLogger } from "../logger.js";
+import { DEMO_SESSION_FILE, packageDataDir } from "../paths.js";
+import { cliVersion } from "../version.js";
+
+/** The demo compares these two on a window small enough to force compaction. */
+export const DEMO_ENGINES = ["compressor", "lcm"] as const;
+export const DEMO_CONTEXT_LENGTH = 12_000;
+
+const FORMATS = ["openai-jsonl", "mini-swe-agent", "swe-agent", "openhands", "tau-bench", "locomo"] as const;
+
+export async function replayCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("replay", argv, {
+    demo: { type: "boolean" },
+    engine: { type: "string", short: "e", multiple: true },
+    "context-length": { type: "string", short: "n" },
+    format: { type: "string" },
+    limit: { type: "string" },
+    "max-turns": { type: "string" },
+    json: { type: "boolean" },
+    report: { type: "string" },
+    "no-report": { type: "boolean" },
+    "keep-data": { type: "boolean" },
+    "no-progress": { type: "boolean" },
+  });
+  if (values.help) {
+    io.stdout.write(REPLAY_HELP);
+    return EXIT.ok;
+  }
+  if (values.demo && positionals.length > 0) throw new UsageError("replay: give session paths or --demo, not both");
+  if (!values.demo && positionals.length === 0) {
+    throw new UsageError("replay: missing the session file or folder to replay", {
+      hints: ["Example: context-engine replay sessions/ --engine compressor,lcm", "Or try the bundled session: context-engine replay --demo"],
+    });
+  }
+  if (values.report !== undefined && values["no-report"]) throw new UsageError("replay: --report and --no-report contradict each other");
+  const format = values.format;
+  if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`replay: --format must be one of ${FORMATS.join(", ")}; got ${JSON.stringify(format)}`);
+  }
+  const limit = positiveInt("limit", values.limit);
+  const maxTurns = positiveInt("max-turns", values["max-turns"]);
+  const contextLengthFlag = positiveInt("context-length", values["context-length"]);
+  const requestedEngines = commaList(values.engine);
+
+  // Inputs first: a missing file is the most common mistake and needs no config.
+  const inputs = values.demo ? [demoSessionPath()] : positionals.map((p) => resolve(io.cwd, p));
+  for (const path of inputs) {
+    if (!existsSync(path)) throw new InputError(`no such file or folder: ${path}`);
+  }
+
+  const stderrPalette = createPalette(useColor(io.stderr, io.env) && !values["no-color"]);
+  const progress = createProgress(io.stderr, { enabled: !values["no-progress"], label: "replay" });
+  const logger = createCliLogger((line) => progress.log(stderrPalette.dim(line)), values.verbose ? "info" : "warn");
+
+  const [{ loadConfig }, sessionsPkg, { chooseEngines, pluginEngineFactory }, { runReplay, plannedRequests }, rec] = await Promise.all([
+    import("@context-engine/plugin-loader"),
+    import("@context-engine/sessions"),
+    import("../replay/engines.js"),
+    import("../replay/run.js"),
+    import("../replay/recoverability.js"),
+  ]);
+  const loaded = await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) });
+  const envForEngines = { cwd: io.cwd, env: { ...io.env }, loaded, logger };
+  const engines = await chooseEngines(envForEngines, values.demo && requestedEngines.length === 0 ? [...DEMO_ENGINES] : requestedEngines);
+  if (engines.length === 0) throw new UsageError("replay: no engine to replay with");
+
+  const contextLength = contextLengthFlag ?? (values.demo ? DEMO_CONTEXT_LENGTH : (loaded.config.model.context_length ?? 128_000));
+
+  const sessions = [];
+  for (const path of inputs) {
+    const remaining = limit === undefined ? undefined : limit - sessions.length;
+    if (remaining !== undefined && remaining <= 0) break;
+    const read = await sessionsPkg.readSessions(path, {
+      ...(format ? { format: format as (typeof FORMATS)[number] } : {}),
+      ...(remaining !== undefined ? { limit: remaining } : {}),
+    });
+    sessions.push(...read);
+  }
+  if (sessions.length === 0) {
+    throw new InputError(`no recorded sessions found in ${inputs.join(", ")}${format ? ` (format ${format})` : ""}`, {
+      hints: ["Supported: OpenAI chat JSON/JSONL, mini-swe-agent, SWE-agent, OpenHands, tau-bench, LoCoMo."],
+    });
+  }
+
+  const dataDir = mkdtempSync(join(tmpdir(), "context-engine-replay-"));
+  const counter = createEstimator();
+  progress.setTotal(sessions.reduce((n, s) => n + plannedRequests(s, maxTurns), 0) * engines.length);
+  let report;
+  try {
+    report = await runReplay({
+      sessions,
+      engines,
+      createEngine: pluginEngineFactory(envForEngines),
+      contextLength,
+      counter,
+      dataDir,
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      hostConfig: hostSettings(loaded.config),
+      isLossless: rec.isLossless,
+      checkRecoverable: rec.checkRecoverable,
+      logger,
+      cliVersion: cliVersion(),
+      onProgress: (event) => {
+        if (event.type === "request") progress.tick(1, `${event.engine} · ${event.session}`);
+        if (event.type === "run_finished" && event.metrics) {
+          const s = event.metrics.summary;
+          progress.log(
+            stderrPalette.dim(
+              `replayed ${event.session} with ${event.engine}: ${s.requests} requests, ${s.compactions} compactions, peak ${s.peakContext} tokens (${(s.wallMs / 1000).toFixed(1)} s)`,
+            ),
+          );
+        }
+      },
+    });
+  } finally {
+    progress.done();
+    if (values["keep-data"]) io.stderr.write(`Engine data kept in ${dataDir}\n`);
+    else rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  if (!values["no-report"]) {
+    const { renderHtmlReport } = await import("../replay/render-html.js");
+    const path = values.report ? resolve(io.cwd, values.report) : defaultReportPath(report.generatedAt);
+    mkdirSync(dirname(path), { recursive: true });
+    report.reportPath = path;
+    writeFileSync(path, renderHtmlReport(report));
+  }
+
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const { renderReplayTables } = await import("../replay/render-table.js");
+    const palette = createPalette(useColor(io.stdout, io.env) && !values["no-color"]);
+    io.stdout.write(renderReplayTables(report, palette));
+    if (report.reportPath) io.stdout.write(`\nHTML report: ${report.reportPath}\n`);
+  }
+  return report.ok ? EXIT.ok : EXIT.check;
+}
+
+function demoSessionPath(): string {
+  const dir = packageDataDir();
+  if (!dir) throw new InputError("the bundled demo session is missing from this installation (expected the package's data/ folder)");
+  return join(dir, DEMO_SESSION_FILE);
+}
+
+function defaultReportPath(generatedAt: string): string {
+  const stamp = generatedAt.replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+  return join(tmpdir(), "context-engine-reports", `replay-${stamp}.html`);
+}
+
+/** The host settings a replay honours from config.yaml: the compression timeout and per-model thresholds. */
+function hostSettings(config: { compression?: { context_timeout_seconds?: number; model_thresholds?: Record<string, number> } }) {
+  const out: { contextTimeoutSeconds?: number; modelThresholds?: Record<string, number> } = {};
+  const c = config.compression;
+  if (c?.context_timeout_seconds !== undefined) out.contextTimeoutSeconds = c.context_timeout_seconds;
+  if (c?.model_thresholds && Object.keys(c.model_thresholds).length) out.modelThresholds = { ...c.model_thresholds };
+  return out;
+}
