@@ -138,15 +138,25 @@ export class ContextCompressor extends ContextEngine {
     const tokens = typeof promptTokens === "number" && Number.isFinite(promptTokens) ? promptTokens : this.lastPromptTokens;
     if (this.thresholdTokens <= 0 || tokens < this.thresholdTokens) return { compress: false, reason: null };
     if (!this.config.enabled) return { compress: false, reason: "disabled" };
+    if (this.#nearWindow(tokens)) return { compress: true, reason: null };
     const blocked = this.#blockedReason(this.#sessions.peek(this.#activeSession));
     return blocked ? { compress: false, reason: blocked } : { compress: true, reason: null };
+  }
+
+  /**
+   * Near the window the guards yield: any compaction (a deterministic one
+   * while the summariser cools down) beats a provider overflow error.
+   */
+  #nearWindow(tokens: number): boolean {
+    return this.contextLength > 0 && tokens >= Math.floor(this.contextLength * 0.9);
   }
 
   override shouldCompressPreflight(messages: readonly Message[]): boolean {
     if (this.thresholdTokens <= 0 || !this.config.enabled || !Array.isArray(messages)) return false;
     if (!this.#wellFormed(messages)) return false;
-    if (this.#counter.countMessages(messages) < this.thresholdTokens) return false;
-    return this.#blockedReason(this.#sessions.peek(this.#activeSession)) === null;
+    const tokens = this.#counter.countMessages(messages);
+    if (tokens < this.thresholdTokens) return false;
+    return this.#nearWindow(tokens) || this.#blockedReason(this.#sessions.peek(this.#activeSession)) === null;
   }
 
   override updateModel(model: string, contextLength: number, options: UpdateModelOptions = {}): void {
@@ -240,7 +250,15 @@ export class ContextCompressor extends ContextEngine {
 
     const middle = messages.slice(plan.headEnd, plan.tailStart);
     const middleTokens = rangeTokens(index, plan.headEnd, plan.tailStart);
-    const budget = summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold);
+    const wrapperTokens = counter.countText(wrapSummary("")) + 8;
+    // The request to restate, without any summary an earlier compaction merged into it.
+    const pinnedSource = plan.pinned >= 0 ? this.#withoutSummary(messages[plan.pinned]!) : null;
+    const keptTokens =
+      rangeTokens(index, 0, plan.headEnd) + rangeTokens(index, plan.tailStart, messages.length) + (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0);
+    // When the kept messages leave little room, the summary gets what is left (at least a short one).
+    const room = limit - keptTokens - wrapperTokens;
+    const budget = Math.max(150, Math.min(summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold), room));
+    const summaryCap = Math.max(150, Math.min(Math.floor(budget * 1.5), room));
     const previous = this.#previousSummary(messages, state);
     const latestRequest = this.#latestRequestText(messages, plan.tailStart);
 
@@ -286,13 +304,12 @@ export class ContextCompressor extends ContextEngine {
     throwIfAborted(signal);
 
     // ---- assembly
-    const wrapperTokens = counter.countText(wrapSummary("")) + 8;
-    body = capText(body, counter, Math.floor(budget * 1.5), "summary shortened to its budget");
+    body = capText(body, counter, summaryCap, "summary shortened to its budget");
     const head = messages.slice(0, plan.headEnd);
     const rest: Message[] = [];
     const untouchable = new Set<Message>();
-    if (plan.pinned >= 0) {
-      const restated = restateRequest(messages[plan.pinned]!, RESTATED_REQUEST_HEADER);
+    if (pinnedSource) {
+      const restated = restateRequest(pinnedSource, RESTATED_REQUEST_HEADER);
       rest.push(restated);
       untouchable.add(restated);
     }
@@ -368,6 +385,10 @@ export class ContextCompressor extends ContextEngine {
       this.#logger.info("compacted conversation", { sessionId, ...state.lastCompaction });
     }
     return result;
+  }
+
+  #withoutSummary(message: Message): Message {
+    return isSummaryMessage(message) ? (unwrapMergedContent(message) ?? message) : message;
   }
 
   /** head + summary + rest, tool pairs checked; the summary-bearing message becomes untouchable. */

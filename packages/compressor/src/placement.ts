@@ -88,6 +88,13 @@ export function hasEndMarker(text: string): boolean {
  */
 export function restateRequest(message: Message, header: string): Message {
   const content = message.content;
-  if (Array.isArray(content)) return { ...message, content: [{ type: "text", text: header }, ...content] } as Message;
-  return { ...message, content: `${header}\n${typeof content === "string" ? content : ""}` } as Message;
+  if (Array.isArray(content)) {
+    const first = content[0] as { text?: unknown } | undefined;
+    if (first?.text === header) return message;
+    return { ...message, content: [{ type: "text", text: header }, ...content] } as Message;
+  }
+  const text = typeof content === "string" ? content : "";
+  // Restated once already (an earlier compaction): do not stack headers.
+  if (text.startsWith(header)) return message;
+  return { ...message, content: `${header}\n${text}` } as Message;
 }
