@@ -1,8 +1,8 @@
-import { pathToFileURL } from "node:url";
 import type { ContextEngine, EngineInitContext, Logger } from "@context-engine/core";
 import type { GeneralPluginSpec } from "./discovery/types.js";
 import { describeError } from "./errors.js";
-import { findRegister } from "./instantiate.js";
+import { findRegister, importModule } from "./instantiate.js";
+import { DEFAULT_PLUGIN_TIMEOUT_MS, PluginTimeoutError, withTimeout } from "./timeout.js";
 import { createRegistrationContext, EngineSlot } from "./registration.js";
 
 export interface GeneralPluginsResult {
@@ -26,6 +26,7 @@ export async function runGeneralPlugins(
   base: EngineInitContext,
   engineContext: (name: string) => EngineInitContext,
   logger?: Logger,
+  timeoutMs: number = DEFAULT_PLUGIN_TIMEOUT_MS,
 ): Promise<GeneralPluginsResult> {
   const slot = new EngineSlot(logger);
   const broken: GeneralPluginsResult["broken"] = [];
@@ -34,22 +35,21 @@ export async function runGeneralPlugins(
       broken.push({ plugin, reason: plugin.problem ?? "not found" });
       continue;
     }
-    let exports: Record<string, unknown>;
-    try {
-      exports = (await import(pathToFileURL(plugin.entry).href)) as Record<string, unknown>;
-    } catch (error) {
-      broken.push({ plugin, reason: `importing ${plugin.entry} failed: ${describeError(error)}` });
+    const mod = await importModule(plugin.entry, timeoutMs);
+    if (!mod.ok) {
+      broken.push({ plugin, reason: mod.reason });
       continue;
     }
-    const register = findRegister(exports);
+    const register = findRegister(mod.exports);
     if (!register) {
       broken.push({ plugin, reason: "the module exports no register(ctx) function" });
       continue;
     }
     try {
-      await register(createRegistrationContext(plugin.id, slot, base, engineContext));
+      const ctx = createRegistrationContext(plugin.id, slot, base, engineContext);
+      await withTimeout(Promise.resolve().then(() => register(ctx)), timeoutMs, "register(ctx)");
     } catch (error) {
-      const reason = `register(ctx) threw: ${describeError(error)}`;
+      const reason = error instanceof PluginTimeoutError ? error.message : `register(ctx) threw: ${describeError(error)}`;
       logger?.warn(`plugin "${plugin.id}": ${reason}`);
       broken.push({ plugin, reason });
     }

@@ -3,6 +3,7 @@ import { ContextEngine, isContextEngine } from "@context-engine/core";
 import type { EngineInitContext, Logger } from "@context-engine/core";
 import { describeError } from "./errors.js";
 import { createRegistrationContext, EngineSlot, safeName } from "./registration.js";
+import { DEFAULT_PLUGIN_TIMEOUT_MS, PluginTimeoutError, withTimeout } from "./timeout.js";
 
 /** Where loading stopped, for messages and tests. */
 export type LoadStage = "import" | "register" | "export" | "config" | "constructor" | "name";
@@ -26,6 +27,8 @@ export interface InstantiateRequest {
    */
   validateConfig: (name: string, schema: SafeParser) => string | null;
   logger?: Logger;
+  /** Limit for the import and for `register(ctx)`; default 30 s. */
+  timeoutMs?: number;
 }
 
 /** Anything with zod's `safeParse` (a plugin may bring its own copy of zod). */
@@ -40,7 +43,8 @@ export interface SafeParser {
  */
 export async function instantiatePlugin(request: InstantiateRequest): Promise<InstantiateResult> {
   const { expectedName } = request;
-  const mod = await importModule(request.entry);
+  const timeoutMs = request.timeoutMs ?? DEFAULT_PLUGIN_TIMEOUT_MS;
+  const mod = await importModule(request.entry, timeoutMs);
   if (!mod.ok) return mod;
   const exports = mod.exports;
 
@@ -56,9 +60,9 @@ export async function instantiatePlugin(request: InstantiateRequest): Promise<In
     const slot = new EngineSlot(request.logger);
     const ctx = createRegistrationContext(request.pluginName, slot, request.engineContext(expectedName), request.engineContext);
     try {
-      await register(ctx);
+      await withTimeout(Promise.resolve().then(() => register(ctx)), timeoutMs, "register(ctx)");
     } catch (error) {
-      registerFailure = `register(ctx) threw: ${describeError(error)}`;
+      registerFailure = error instanceof PluginTimeoutError ? error.message : `register(ctx) threw: ${describeError(error)}`;
       request.logger?.warn(`plugin "${request.pluginName}": ${registerFailure}`);
     }
     if (slot.engine) return checkEngine(slot.engine, expectedName, "register", null);
@@ -84,9 +88,9 @@ export async function instantiatePlugin(request: InstantiateRequest): Promise<In
 
 type EngineClass = new (ctx: EngineInitContext) => unknown;
 
-async function importModule(entry: string): Promise<{ ok: true; exports: Record<string, unknown> } | { ok: false; stage: "import"; reason: string }> {
+export async function importModule(entry: string, timeoutMs: number = DEFAULT_PLUGIN_TIMEOUT_MS): Promise<{ ok: true; exports: Record<string, unknown> } | { ok: false; stage: "import"; reason: string }> {
   try {
-    const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    const exports = (await withTimeout(import(pathToFileURL(entry).href), timeoutMs, "the import")) as Record<string, unknown>;
     return { ok: true, exports };
   } catch (error) {
     return { ok: false, stage: "import", reason: `importing ${entry} failed: ${describeError(error)}` };

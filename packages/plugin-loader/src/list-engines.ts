@@ -1,4 +1,3 @@
-import { pathToFileURL } from "node:url";
 import type { ContextEngine, Logger } from "@context-engine/core";
 import { silentLogger } from "@context-engine/core";
 import { BUILTIN_DESCRIPTION, builtinVersion, createBuiltinEngine } from "./builtin.js";
@@ -14,7 +13,7 @@ import { describeError } from "./errors.js";
 import { runGeneralPlugins } from "./general.js";
 import type { HostContext } from "./init-context.js";
 import { createConfigValidator, createContextFactory } from "./init-context.js";
-import { engineClasses, findRegister, instantiatePlugin } from "./instantiate.js";
+import { engineClasses, findRegister, importModule, instantiatePlugin } from "./instantiate.js";
 import { resolveModelSettings } from "./model-settings.js";
 import { BUILTIN_ENGINE_NAME } from "./names.js";
 import { safeName } from "./registration.js";
@@ -83,7 +82,7 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
   const probeCandidate = async (candidate: EngineCandidate): Promise<string> => {
     if (candidate.problem || !candidate.entry) return candidate.problem ?? "no module";
     if (probe === "none") return "ok";
-    if (probe === "import") return probeImport(candidate.entry);
+    if (probe === "import") return probeImport(candidate.entry, options.pluginTimeoutMs);
     const result = await instantiatePlugin({
       entry: candidate.entry,
       expectedName: candidate.name,
@@ -91,6 +90,7 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
       engineContext: contextFor,
       validateConfig,
       logger,
+      timeoutMs: options.pluginTimeoutMs,
     });
     if (!result.ok) return result.reason;
     return availability(result.engine);
@@ -109,7 +109,7 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
 
   if (discovery.generalPlugins.length > 0 && probe !== "none") {
     const base = { contextLength: host.contextLength, model: host.model, chatModel: host.chatModel, logger };
-    const general = await runGeneralPlugins(discovery.generalPlugins, base, contextFor, logger);
+    const general = await runGeneralPlugins(discovery.generalPlugins, base, contextFor, logger, options.pluginTimeoutMs);
     if (general.engine) {
       const name = safeName(general.engine);
       const shadow = discovery.engines.get(name) ?? (name === BUILTIN_ENGINE_NAME ? { source: "builtin", origin: "built-in" } : null);
@@ -149,14 +149,11 @@ async function probeBuiltin(create: () => Promise<ContextEngine>): Promise<strin
   }
 }
 
-async function probeImport(entry: string): Promise<string> {
-  try {
-    const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
-    if (!findRegister(exports) && engineClasses(exports).length === 0) return "the module exports no ContextEngine subclass and no register(ctx) function";
-    return "ok";
-  } catch (error) {
-    return `importing ${entry} failed: ${describeError(error)}`;
-  }
+async function probeImport(entry: string, timeoutMs: number | undefined): Promise<string> {
+  const mod = await importModule(entry, timeoutMs);
+  if (!mod.ok) return mod.reason;
+  if (!findRegister(mod.exports) && engineClasses(mod.exports).length === 0) return "the module exports no ContextEngine subclass and no register(ctx) function";
+  return "ok";
 }
 
 /** An engine may report that it cannot run here (missing service, credentials) through `isAvailable()`. */

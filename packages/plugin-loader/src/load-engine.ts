@@ -141,6 +141,7 @@ export async function loadEngine(
       engineContext: contextFor,
       validateConfig: createConfigValidator(loaded),
       logger,
+      timeoutMs: options.pluginTimeoutMs,
     });
     if (!result.ok) return fail("broken_plugin", result.reason, available);
     return finish(result.engine, contextFor(name), {
@@ -154,7 +155,7 @@ export async function loadEngine(
   }
 
   if (discovery.generalPlugins.length > 0) {
-    const general = await runGeneralPlugins(discovery.generalPlugins, baseContext(host), contextFor, logger);
+    const general = await runGeneralPlugins(discovery.generalPlugins, baseContext(host), contextFor, logger, options.pluginTimeoutMs);
     warnings.push(...general.warnings, ...general.broken.map((b) => `general plugin "${b.plugin.id}" is broken: ${b.reason}`));
     if (general.engine && safeName(general.engine) === name) {
       const engine = perAgentCopy(general.engine);

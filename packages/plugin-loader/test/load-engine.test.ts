@@ -148,6 +148,15 @@ describe("loadEngine: broken plugins the user asked for", () => {
     });
   }
 
+  it("a module whose import or register(ctx) never finishes is given up on", async () => {
+    writePlugin(box, "bundled", "hang", "await new Promise(() => {}); // ContextEngine");
+    const error = await loadError(loadEngine(config("context:\n  engine: hang\n"), {}, { ...isolated(box), pluginTimeoutMs: 150 }));
+    expect(error.reason).toMatch(/the import did not finish within 150 ms/);
+    writePlugin(box, "bundled", "slowreg", "export function register() { return new Promise(() => {}); } // ContextEngine");
+    const reg = await loadError(loadEngine(config("context:\n  engine: slowreg\n"), {}, { ...isolated(box), pluginTimeoutMs: 150 }));
+    expect(reg.reason).toMatch(/^register\(ctx\) did not finish within 150 ms, and the module exports no ContextEngine subclass$/);
+  });
+
   it("an entry symlinked outside the plugin dir is refused", async () => {
     box.write("outside/engine.js", engineSource("x"));
     mkdirSync(join(box.bundled, "x"), { recursive: true });

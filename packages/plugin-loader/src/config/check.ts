@@ -1,15 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { silentLogger } from "@context-engine/core";
 import type { DiscoveryOptions } from "../discovery/discover.js";
 import { discoverEngines } from "../discovery/discover.js";
 import { runGeneralPlugins } from "../general.js";
 import { createContextFactory, engineSectionProblems } from "../init-context.js";
+import { importModule } from "../instantiate.js";
 import type { SafeParser } from "../instantiate.js";
 import { BUILTIN_ENGINE_NAME } from "../names.js";
 import { safeName } from "../registration.js";
-import { describeError } from "../errors.js";
 import type { LoadedConfig } from "./load.js";
 import { parseConfigText, unreadable } from "./load.js";
 import { resolveHome } from "./locate.js";
@@ -77,7 +76,7 @@ async function checkAgainstPlugins(loaded: LoadedConfig, source: YamlSource, opt
     registered = null;
     if (discovery.generalPlugins.some((p) => p.entry)) {
       const home = resolveHome({ home: options.home, env: options.env, cwd: options.cwd });
-      const general = await runGeneralPlugins(discovery.generalPlugins, { logger }, createContextFactory(loaded, home, { logger }), logger);
+      const general = await runGeneralPlugins(discovery.generalPlugins, { logger }, createContextFactory(loaded, home, { logger }), logger, options.pluginTimeoutMs);
       registered = general.engine ? safeName(general.engine) : null;
     }
     return registered;
@@ -105,7 +104,7 @@ async function checkAgainstPlugins(loaded: LoadedConfig, source: YamlSource, opt
       continue;
     }
     if (!candidate.entry || candidate.problem) continue;
-    const schema = await importConfigSchema(candidate.entry);
+    const schema = await importConfigSchema(candidate.entry, options.pluginTimeoutMs);
     if (typeof schema === "string") {
       at(["engines", name], `cannot check this section: ${schema}`, "warning", undefined, true);
       continue;
@@ -116,12 +115,9 @@ async function checkAgainstPlugins(loaded: LoadedConfig, source: YamlSource, opt
   return problems;
 }
 
-async function importConfigSchema(entry: string): Promise<SafeParser | null | string> {
-  try {
-    const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
-    const schema = mod.configSchema as SafeParser | undefined;
-    return schema && typeof schema.safeParse === "function" ? schema : null;
-  } catch (error) {
-    return `importing ${entry} failed: ${describeError(error)}`;
-  }
+async function importConfigSchema(entry: string, timeoutMs: number | undefined): Promise<SafeParser | null | string> {
+  const mod = await importModule(entry, timeoutMs);
+  if (!mod.ok) return mod.reason;
+  const schema = mod.exports.configSchema as SafeParser | undefined;
+  return schema && typeof schema.safeParse === "function" ? schema : null;
 }

@@ -24,6 +24,8 @@ export interface DiscoveryOptions {
   nodeModules?: readonly string[] | false;
   /** Receives warnings (shadowed plugins, refused registrations). */
   logger?: Logger;
+  /** Limit for a plugin's import and `register(ctx)`, in ms; default 30 000 (0 disables). */
+  pluginTimeoutMs?: number;
 }
 
 export interface Discovery {
