@@ -1,0 +1,277 @@
+import { defaultTokenCounter, estimateTextTokens, toolCallsOf } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
+import type { FrontierItem, LcmStore, StoredMessage, SummaryRecord } from "../store/types.js";
+import { BLOCK_OVERHEAD_TOKENS, renderSummary, renderSummaryBlock, shortenMessage } from "./render.js";
+
+/**
+ * Context assembly: the system prompt, then as much of the frontier as fits,
+ * newest first, rendered oldest first. Only the items that fit are read from
+ * the store, so the cost follows the budget, not the length of the history.
+ */
+
+export interface AssembleInput {
+  conversationId: number;
+  /** The host's leading system/developer messages, passed through unchanged. */
+  head: readonly Message[];
+  /** Token budget for the whole returned list. */
+  budget: number;
+  /** Messages above this size are shown shortened (except in the newest unit when it fits). */
+  largeMessageTokens: number;
+  /** Live host copies of stored messages (by stored id): reused so the tail keeps the host's exact bytes. */
+  live?: ReadonlyMap<number, Message>;
+}
+
+export interface AssembleResult {
+  messages: Message[];
+  tokens: number;
+  frontierVersion: number;
+  /** Frontier items shown / not shown. */
+  shownItems: number;
+  omittedItems: number;
+  summariesShown: number;
+  messagesShown: number;
+  shortened: number;
+}
+
+/** Immutable-row caches shared by every assembly of one engine (rows never change once stored). */
+export class RowCache {
+  readonly #messages = new Map<number, StoredMessage>();
+  readonly #summaries = new Map<string, { record: SummaryRecord; rendered: string; tokens: number }>();
+  readonly #tails = new Map<number, { version: number; count: number; tokens: number; maxTokens: number; items: FrontierItem[] }>();
+  constructor(private readonly maxEntries = 20_000) {}
+
+  messages(store: LcmStore, ids: readonly number[]): Map<number, StoredMessage> {
+    const out = new Map<number, StoredMessage>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const hit = this.#messages.get(id);
+      if (hit) out.set(id, hit);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      for (const m of store.getMessagesByIds(missing)) {
+        out.set(m.id, m);
+        this.#remember(this.#messages, m.id, m);
+      }
+    }
+    return out;
+  }
+
+  summaries(store: LcmStore, ids: readonly string[]): Map<string, { record: SummaryRecord; rendered: string; tokens: number }> {
+    const out = new Map<string, { record: SummaryRecord; rendered: string; tokens: number }>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const hit = this.#summaries.get(id);
+      if (hit) out.set(id, hit);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      for (const record of store.getSummaries(missing)) {
+        const rendered = renderSummary(record);
+        const entry = { record, rendered, tokens: estimateTextTokens(rendered) + 1 };
+        out.set(record.id, entry);
+        this.#remember(this.#summaries, record.id, entry);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The newest frontier items worth `maxTokens`, read incrementally: when the
+   * frontier only grew at its end since the last call (the common case: a new
+   * turn), only the new items are read. Anything else (a compaction, a reset,
+   * retention) is detected from the counters and triggers a full re-read.
+   */
+  frontierTail(store: LcmStore, conversationId: number, maxTokens: number): FrontierItem[] {
+    const conv = store.getConversation(conversationId);
+    if (!conv) return [];
+    const prev = this.#tails.get(conversationId);
+    if (prev && prev.maxTokens === maxTokens) {
+      if (prev.version === conv.frontierVersion) return prev.items;
+      const addedCount = conv.frontierCount - prev.count;
+      const addedTokens = conv.frontierTokens - prev.tokens;
+      const newest = prev.items[prev.items.length - 1];
+      if (newest && addedCount > 0 && addedCount <= 4_096 && addedTokens >= 0) {
+        const fresh = store.getFrontierTail(conversationId, addedTokens + newest.tokens, { minItems: addedCount + 1 });
+        const anchor = fresh[0];
+        const appended = fresh.slice(1);
+        const appendedTokens = appended.reduce((a, i) => a + i.tokens, 0);
+        if (anchor && fresh.length === addedCount + 1 && anchor.ordinal === newest.ordinal && sameItem(anchor, newest) && appendedTokens === addedTokens) {
+          const items = [...prev.items, ...appended];
+          // Drop from the front what no longer fits the window.
+          let total = 0;
+          let start = items.length;
+          while (start > 0 && (start === items.length || total + items[start - 1]!.tokens <= maxTokens)) {
+            total += items[--start]!.tokens;
+          }
+          const kept = items.slice(start);
+          this.#tails.set(conversationId, { version: conv.frontierVersion, count: conv.frontierCount, tokens: conv.frontierTokens, maxTokens, items: kept });
+          return kept;
+        }
+      }
+    }
+    const items = store.getFrontierTail(conversationId, maxTokens, { minItems: 1 });
+    this.#tails.set(conversationId, { version: conv.frontierVersion, count: conv.frontierCount, tokens: conv.frontierTokens, maxTokens, items });
+    return items;
+  }
+
+  /** Forget everything (after a hard delete). */
+  clear(): void {
+    this.#messages.clear();
+    this.#summaries.clear();
+    this.#tails.clear();
+  }
+
+  #remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+    if (map.size >= this.maxEntries) {
+      const first = map.keys().next();
+      if (!first.done) map.delete(first.value);
+    }
+    map.set(key, value);
+  }
+}
+
+type Piece =
+  | { kind: "summary"; id: string; rendered: string; tokens: number }
+  | { kind: "message"; stored: StoredMessage; message: Message; tokens: number; shortened: boolean };
+
+export function assembleContext(store: LcmStore, cache: RowCache, input: AssembleInput): AssembleResult {
+  const counter = defaultTokenCounter;
+  const headTokens = counter.countMessages(input.head as Message[]);
+  const avail = Math.max(0, input.budget - headTokens - BLOCK_OVERHEAD_TOKENS);
+  const conversation = store.getConversation(input.conversationId);
+  const frontierVersion = conversation?.frontierVersion ?? 0;
+  const frontierCount = conversation?.frontierCount ?? 0;
+
+  // Over-fetch: shortening large messages frees room, so ask for more raw tokens than we will show.
+  const items: FrontierItem[] = avail > 0 ? cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25)) : [];
+  const messageIds: number[] = [];
+  const summaryIds: string[] = [];
+  for (const it of items) {
+    if (it.kind === "message") messageIds.push(it.messageId);
+    else summaryIds.push(it.summaryId);
+  }
+  const stored = cache.messages(store, messageIds);
+  const summaries = cache.summaries(store, summaryIds);
+
+  // The newest unit (last assistant-with-calls and its results, or the last message) is kept whole when it fits.
+  let lastUnitStart = items.length - 1;
+  while (lastUnitStart > 0) {
+    const it = items[lastUnitStart]!;
+    if (it.kind !== "message" || stored.get(it.messageId)?.role !== "tool") break;
+    lastUnitStart--;
+  }
+  let lastUnitTokens = 0;
+  for (let i = Math.max(0, lastUnitStart); i < items.length; i++) lastUnitTokens += items[i]!.tokens;
+  const keepLastUnitWhole = lastUnitTokens <= avail;
+
+  // Walk newest to oldest, stop at the budget.
+  const chosen: Piece[] = [];
+  let used = 0;
+  let shortened = 0;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i]!;
+    let piece: Piece | null = null;
+    if (it.kind === "summary") {
+      const s = summaries.get(it.summaryId);
+      if (!s) continue;
+      piece = { kind: "summary", id: it.summaryId, rendered: s.rendered, tokens: s.tokens };
+    } else {
+      const m = stored.get(it.messageId);
+      if (!m) continue;
+      const inLastUnit = i >= lastUnitStart;
+      const big = m.tokens > input.largeMessageTokens && !(inLastUnit && keepLastUnitWhole);
+      const base = input.live?.get(m.id) ?? m.message;
+      if (big) {
+        const cap = inLastUnit ? Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2))) : input.largeMessageTokens;
+        const short = shortenMessage(base, { id: m.id, seq: m.seq }, m.tokens, cap);
+        piece = { kind: "message", stored: m, message: short, tokens: counter.countMessage(short), shortened: true };
+      } else {
+        piece = { kind: "message", stored: m, message: base, tokens: m.tokens, shortened: false };
+      }
+    }
+    if (used + piece.tokens > avail) break;
+    used += piece.tokens;
+    chosen.push(piece);
+  }
+  chosen.reverse();
+
+  // Never start on a tool result (its call was left out); never keep a call without all its results.
+  const pieces = enforceToolPairs(chosen);
+
+  const out: Message[] = [...input.head];
+  let run: string[] = [];
+  let summariesShown = 0;
+  let messagesShown = 0;
+  const omitted = Math.max(0, frontierCount - pieces.length);
+  let firstBlock = true;
+  const flush = () => {
+    if (!run.length) return;
+    out.push({ role: "user", content: renderSummaryBlock(run, firstBlock ? omitted : 0) });
+    firstBlock = false;
+    run = [];
+  };
+  for (const p of pieces) {
+    if (p.kind === "summary") {
+      run.push(p.rendered);
+      summariesShown++;
+      continue;
+    }
+    flush();
+    out.push(p.message);
+    messagesShown++;
+    if (p.shortened) shortened++;
+  }
+  flush();
+  if (firstBlock && omitted > 0 && pieces.length > 0) {
+    // History was left out but no summary is shown: say so, so the model knows to search.
+    out.splice(input.head.length, 0, { role: "user", content: renderSummaryBlock([], omitted) });
+  }
+  return {
+    messages: out,
+    tokens: counter.countMessages(out),
+    frontierVersion,
+    shownItems: pieces.length,
+    omittedItems: omitted,
+    summariesShown,
+    messagesShown,
+    shortened,
+  };
+}
+
+function sameItem(a: FrontierItem, b: FrontierItem): boolean {
+  return a.kind === "message" ? b.kind === "message" && a.messageId === b.messageId : b.kind === "summary" && a.summaryId === b.summaryId;
+}
+
+function enforceToolPairs(pieces: Piece[]): Piece[] {
+  const out: Piece[] = [];
+  let i = 0;
+  while (i < pieces.length) {
+    const p = pieces[i]!;
+    if (p.kind === "message" && p.stored.role === "tool") {
+      i++; // an orphan result: its call is not in the selection
+      continue;
+    }
+    if (p.kind === "message" && p.stored.role === "assistant" && toolCallsOf(p.message).length > 0) {
+      const pending = new Set(toolCallsOf(p.message).map((c) => c.id));
+      let j = i + 1;
+      const results: Piece[] = [];
+      while (j < pieces.length) {
+        const r = pieces[j]!;
+        if (r.kind !== "message" || r.stored.role !== "tool") break;
+        if (r.stored.toolCallId && pending.has(r.stored.toolCallId)) {
+          pending.delete(r.stored.toolCallId);
+          results.push(r);
+        }
+        j++;
+      }
+      const trailing = j >= pieces.length;
+      if (pending.size === 0 || trailing) out.push(p, ...results);
+      i = j;
+      continue;
+    }
+    out.push(p);
+    i++;
+  }
+  return out;
+}

@@ -1,0 +1,591 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ContextEngine, defaultTokenCounter, silentLogger, toolError } from "@context-engine/core";
+import type {
+  CompressOptions,
+  EngineInitContext,
+  EngineStatus,
+  Logger,
+  Message,
+  PruneOptions,
+  PruneResult,
+  SelectContextOptions,
+  SessionStartOptions,
+  ToolCallOptions,
+  ToolSchema,
+  TurnCompleteMeta,
+  Usage,
+} from "@context-engine/core";
+import { assembleContext, RowCache } from "./assembly/assembler.js";
+import type { AssembleResult } from "./assembly/assembler.js";
+import { isEngineMessage, shortenMessage, SUMMARY_OVERHEAD_TOKENS } from "./assembly/render.js";
+import { parseConfig } from "./config.js";
+import type { LcmConfig } from "./config.js";
+import type { PlanOptions } from "./compaction/planner.js";
+import type { MessageShape } from "./compaction/units.js";
+import { prepareSteps, publishPrepared, virtualFrontier } from "./compaction/runner.js";
+import type { PreparedWork, RunDeps } from "./compaction/runner.js";
+import { Summarizer } from "./compaction/summarizer.js";
+import { openLcmStore } from "./store/index.js";
+import type { IngestResult, LcmStore } from "./store/types.js";
+import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "./tools/index.js";
+
+const DEFAULT_SESSION = "default";
+const DEFAULT_WINDOW = 128_000;
+
+/** Per-session state. The store holds everything durable; this is only in-flight work and caches. */
+interface SessionState {
+  sessionId: string;
+  conversationId: number;
+  /** Serialises compress / publish / ingest for this session (other sessions run in parallel). */
+  queue: Promise<unknown>;
+  /** Summaries prepared off the turn path, waiting for the next compress. */
+  prepared: PreparedWork | null;
+  preparing: Promise<PreparedWork | null> | null;
+  abort: AbortController;
+  lastAssembly: { key: string; result: AssembleResult } | null;
+  lastCompaction: Record<string, unknown> | null;
+}
+
+/**
+ * Lossless Context Management: every message is kept in SQLite, older ones
+ * are summarised into a DAG whose nodes point back to their sources, and the
+ * agent gets tools to search and expand that history.
+ */
+export class LcmEngine extends ContextEngine {
+  get name(): string {
+    return "lcm";
+  }
+
+  readonly config: LcmConfig;
+  readonly #ctx: EngineInitContext;
+  readonly #logger: Logger;
+  readonly #summarizer: Summarizer;
+  readonly #cache = new RowCache();
+  readonly #sessions = new Map<string, SessionState>();
+  readonly #shapes = new Map<number, MessageShape>();
+  #store: LcmStore | null = null;
+  #currentSession = DEFAULT_SESSION;
+  #closed = false;
+  #metrics = { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0 };
+
+  constructor(ctx: EngineInitContext = {}) {
+    super();
+    this.#ctx = ctx;
+    this.#logger = ctx.logger ?? silentLogger;
+    this.config = parseConfig(ctx.config);
+    this.thresholdPercent = this.config.context_threshold;
+    if (ctx.contextLength && ctx.contextLength > 0) {
+      this.contextLength = ctx.contextLength;
+      this.thresholdTokens = Math.floor(ctx.contextLength * this.thresholdPercent);
+    }
+    this.protectLastN = this.config.fresh_tail_count;
+    this.#summarizer = new Summarizer({
+      ...(ctx.chatModel ? { chatModel: ctx.chatModel } : {}),
+      ...(this.config.summary_model ? { model: this.config.summary_model } : {}),
+      temperature: this.config.summary_temperature,
+      timeoutMs: this.config.summary_timeout_ms,
+      fallbackMaxTokens: this.config.fallback_max_tokens,
+      customInstructions: this.config.custom_instructions,
+      maxUnsupportedRatio: this.config.max_unsupported_ratio,
+      breakerFailures: this.config.circuit_breaker_failures,
+      breakerCooldownMs: this.config.circuit_breaker_cooldown_ms,
+      logger: this.#logger,
+    });
+  }
+
+  // ---------------------------------------------------------------- store
+
+  /** The SQLite store, opened on first use (constructing an engine writes nothing). */
+  get store(): LcmStore {
+    if (this.#closed) throw new Error("LCM engine is closed");
+    if (!this.#store) {
+      const dataDir = this.#ctx.dataDir ?? join(homedir(), ".context-engine", "data", "lcm");
+      const redaction = this.config.redaction as Record<string, unknown> | undefined;
+      const opened: LcmStore = openLcmStore({
+        ...(this.config.database_path ? { path: this.config.database_path } : { dataDir }),
+        ...(redaction ? { redaction: redaction.enabled === false ? false : (redaction as never) } : {}),
+      });
+      this.#store = opened;
+      return opened;
+    }
+    return this.#store;
+  }
+
+  /** Close the database and stop background work. The engine cannot be used afterwards. */
+  close(): void {
+    for (const s of this.#sessions.values()) s.abort.abort();
+    this.#sessions.clear();
+    this.#store?.close();
+    this.#store = null;
+    this.#closed = true;
+  }
+
+  #session(sessionId?: string): SessionState {
+    const id = sessionId || this.#currentSession;
+    let s = this.#sessions.get(id);
+    if (!s) {
+      const conversation = this.store.conversation(id);
+      s = {
+        sessionId: id,
+        conversationId: conversation.id,
+        queue: Promise.resolve(),
+        prepared: null,
+        preparing: null,
+        abort: new AbortController(),
+        lastAssembly: null,
+        lastCompaction: null,
+      };
+      this.#sessions.set(id, s);
+    }
+    return s;
+  }
+
+  #locked<T>(s: SessionState, fn: () => Promise<T>): Promise<T> {
+    const run = s.queue.then(fn, fn);
+    s.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  // ---------------------------------------------------------------- budgets
+
+  #window(): number {
+    return this.contextLength > 0 ? this.contextLength : this.#ctx.contextLength && this.#ctx.contextLength > 0 ? this.#ctx.contextLength : DEFAULT_WINDOW;
+  }
+
+  #threshold(): number {
+    return this.thresholdTokens > 0 ? this.thresholdTokens : Math.floor(this.#window() * this.thresholdPercent);
+  }
+
+  /** The most an assembled request may take: under the threshold, so it does not re-trigger compaction at once. */
+  #assemblyBudget(): number {
+    return Math.max(256, Math.floor(Math.min(this.#threshold(), this.#window()) * 0.9));
+  }
+
+  #target(): number {
+    return Math.max(128, Math.floor(this.#threshold() * this.config.target_ratio));
+  }
+
+  #planOptions(pressure: boolean): PlanOptions {
+    const target = this.#target();
+    return {
+      freshTailCount: this.config.fresh_tail_count,
+      freshTailMaxTokens: this.config.fresh_tail_max_tokens ?? Math.max(256, Math.floor(target * 0.4)),
+      leafChunkTokens: Math.max(256, Math.min(this.config.leaf_chunk_tokens, Math.floor(this.#threshold() / 4))),
+      leafMinMessages: this.config.leaf_min_messages,
+      fanout: this.config.condensed_fanout,
+      maxDepth: this.config.max_depth,
+      summaryBudget: Math.max(256, Math.floor(target * 0.5)),
+      pressure,
+    };
+  }
+
+  #deps(): RunDeps {
+    return {
+      store: this.store,
+      summarizer: this.#summarizer,
+      loadShapes: (ids) => this.#loadShapes(ids),
+      logger: this.#logger,
+      summaryOverhead: SUMMARY_OVERHEAD_TOKENS,
+      targetTokens: { leaf: this.config.leaf_target_tokens, condensed: this.config.condensed_target_tokens },
+    };
+  }
+
+  #loadShapes(ids: readonly number[]): Map<number, MessageShape> {
+    const out = new Map<number, MessageShape>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const s = this.#shapes.get(id);
+      if (s) out.set(id, s);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      for (const m of this.store.getMessagesByIds(missing)) {
+        const shape: MessageShape = { id: m.id, role: m.role, tokens: m.tokens, toolCallIds: m.toolCallIds, toolCallId: m.toolCallId };
+        out.set(m.id, shape);
+        if (this.#shapes.size > 50_000) this.#shapes.clear();
+        this.#shapes.set(m.id, shape);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- ingestion
+
+  /** Store what is new in a host list (idempotent). Leading system messages are the host's prompt, not history. */
+  #ingest(s: SessionState, messages: readonly Message[]): { result: IngestResult; head: Message[]; live: Map<number, Message> } {
+    let headCount = 0;
+    while (headCount < messages.length && (messages[headCount]!.role === "system" || messages[headCount]!.role === "developer")) headCount++;
+    const result = this.store.ingest(s.conversationId, messages, {
+      isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
+    });
+    this.#metrics.ingested += result.appended;
+    const live = new Map<number, Message>();
+    result.ids.forEach((id, i) => {
+      if (id !== null && i >= headCount) live.set(id, messages[i]!);
+    });
+    return { result, head: messages.slice(0, headCount), live };
+  }
+
+  // ---------------------------------------------------------------- token tracking
+
+  updateFromResponse(usage: Usage): void {
+    this.recordUsage(usage);
+  }
+
+  shouldCompress(promptTokens?: number): boolean {
+    const tokens = promptTokens ?? this.lastPromptTokens;
+    const threshold = this.#threshold();
+    return threshold > 0 && tokens >= threshold;
+  }
+
+  override shouldCompressPreflight(messages: readonly Message[]): boolean {
+    return this.shouldCompress(defaultTokenCounter.countMessages(messages as Message[]));
+  }
+
+  override hasContentToCompress(messages: readonly Message[]): boolean {
+    return messages.some((m) => m.role !== "system" && m.role !== "developer" && !isEngineMessage(m));
+  }
+
+  // ---------------------------------------------------------------- compress
+
+  async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
+    if (this.#closed) return messages;
+    const started = Date.now();
+    let s: SessionState;
+    try {
+      s = this.#session(options.sessionId);
+    } catch (error) {
+      this.#logger.error("lcm: store unavailable, compress leaves the conversation unchanged", { error: String(error) });
+      return messages;
+    }
+    return this.#locked(s, async () => {
+      try {
+        this.#metrics.compressCalls++;
+        const { head, live } = this.#ingest(s, messages);
+        const signal = options.signal;
+        const headTokens = defaultTokenCounter.countMessages(head);
+
+        // 1. Work prepared after earlier turns: wait for it if it is still running, then publish it.
+        let published = 0;
+        let stale = 0;
+        if (s.preparing) {
+          const pending = s.preparing;
+          const work = await raceAbort(pending, signal);
+          if (work && !s.prepared) s.prepared = work;
+        }
+        if (signal?.aborted) return messages;
+        if (s.prepared?.steps.length) {
+          const out = publishPrepared(this.store, s.prepared, this.#logger);
+          published += out.committed.length;
+          stale += out.stale;
+        }
+        s.prepared = null;
+
+        // 2. Blocking passes while the context is above the target (bounded; all-or-nothing on abort).
+        const stopAt = options.force ? 0 : Math.max(0, this.#target() - headTokens);
+        const conv = this.store.getConversation(s.conversationId);
+        if (conv && (options.force || conv.frontierTokens > stopAt)) {
+          const frontier = this.store.getFrontier(s.conversationId);
+          const work = await prepareSteps(
+            this.#deps(),
+            s.conversationId,
+            { version: frontier.version, items: virtualFrontier(this.store, frontier.items) },
+            {
+              plan: this.#planOptions(true),
+              maxPasses: this.config.max_passes,
+              stopAtTokens: stopAt,
+              ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
+              ...(signal ? { signal } : {}),
+            },
+          ).catch((error: unknown) => {
+            if (signal?.aborted) return null;
+            throw error;
+          });
+          if (signal?.aborted) {
+            // Keep the finished summaries for the next pass instead of throwing the work away; publish nothing now.
+            if (work?.steps.length) s.prepared = work;
+            return messages;
+          }
+          if (work?.steps.length) {
+            const out = publishPrepared(this.store, work, this.#logger);
+            published += out.committed.length;
+            stale += out.stale;
+          }
+        }
+        this.#metrics.published += published;
+        this.#metrics.stalePrepared += stale;
+
+        // 3. Assemble: system prompt + the summaries that fit + the fresh tail.
+        const result = this.#assemble(s, head, live);
+        if (signal?.aborted) return messages;
+        s.lastCompaction = {
+          at: new Date().toISOString(),
+          durationMs: Date.now() - started,
+          summariesPublished: published,
+          staleSteps: stale,
+          tokensBefore: defaultTokenCounter.countMessages(messages),
+          tokensAfter: result.tokens,
+          omittedItems: result.omittedItems,
+        };
+        if (sameMessages(result.messages, messages)) return messages;
+        this.compressionCount++;
+        return result.messages;
+      } catch (error) {
+        this.#logger.error("lcm: compress failed; the conversation is left unchanged", { error: describe(error) });
+        return messages;
+      }
+    });
+  }
+
+  #assemble(s: SessionState, head: Message[], live: ReadonlyMap<number, Message>): AssembleResult {
+    const budget = this.#assemblyBudget();
+    const conv = this.store.getConversation(s.conversationId);
+    const key = `${conv?.frontierVersion}|${budget}|${this.config.large_message_tokens}|${JSON.stringify(head)}`;
+    if (s.lastAssembly?.key === key) return s.lastAssembly.result;
+    this.#metrics.assemblies++;
+    const result = assembleContext(this.store, this.#cache, {
+      conversationId: s.conversationId,
+      head,
+      budget,
+      largeMessageTokens: this.config.large_message_tokens,
+      live,
+    });
+    s.lastAssembly = { key, result };
+    return result;
+  }
+
+  /**
+   * Request-only safety net: when a request is over the threshold and the
+   * host has not compacted (timeout, no compress configured), send the
+   * assembled context instead. Otherwise nothing (the request stays
+   * byte-identical).
+   */
+  override async selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Promise<Message[] | null> {
+    if (this.#closed) return null;
+    try {
+      // Under the threshold there is nothing to do on the request path: the turn is ingested by
+      // onTurnComplete / handleToolCall / compress, so the common case costs one token estimate.
+      const tokens = defaultTokenCounter.countMessages(requestMessages);
+      if (tokens < this.#threshold()) return null;
+      const s = this.#session(options.sessionId);
+      return await this.#locked(s, async () => {
+        const { head, live } = this.#ingest(s, requestMessages);
+        if (s.prepared?.steps.length) {
+          const out = publishPrepared(this.store, s.prepared, this.#logger);
+          this.#metrics.published += out.committed.length;
+          s.prepared = null;
+        }
+        const result = this.#assemble(s, head, live);
+        if (result.tokens >= tokens) return null;
+        this.#metrics.selections++;
+        return result.messages;
+      });
+    } catch (error) {
+      this.#logger.warn("lcm: selectContext failed; request unchanged", { error: describe(error) });
+      return null;
+    }
+  }
+
+  /** Ingest the finished turn, then prepare summaries off the turn path when the context is getting full. */
+  override async onTurnComplete(messages: readonly Message[], _usage?: Usage | null, meta: TurnCompleteMeta = {}): Promise<void> {
+    if (this.#closed) return;
+    try {
+      const s = this.#session(meta.sessionId);
+      await this.#locked(s, async () => {
+        this.#ingest(s, messages);
+      });
+      if (this.config.prepare_in_background) this.#startPreparing(s);
+    } catch (error) {
+      this.#logger.warn("lcm: onTurnComplete failed", { error: describe(error) });
+    }
+  }
+
+  /** Start (at most one) background preparation for a session. Never awaited by the turn. */
+  #startPreparing(s: SessionState): void {
+    if (s.preparing || this.#closed) return;
+    const conv = this.store.getConversation(s.conversationId);
+    if (!conv) return;
+    const soft = Math.floor(this.#threshold() * this.config.prepare_ratio);
+    if (conv.frontierTokens < soft) return;
+    // Finished work is already waiting for the next compress: do not compute it twice.
+    if (s.prepared?.steps.length) return;
+    const frontier = this.store.getFrontier(s.conversationId);
+    const items = virtualFrontier(this.store, frontier.items);
+    this.#metrics.prepareRuns++;
+    const signal = s.abort.signal;
+    const job = prepareSteps(
+      this.#deps(),
+      s.conversationId,
+      { version: frontier.version, items },
+      { plan: this.#planOptions(false), maxPasses: this.config.max_passes, stopAtTokens: this.#target(), signal },
+    )
+      .then((work) => {
+        if (signal.aborted || !work.steps.length) return null;
+        // Only the newest preparation is kept; publishing checks every step against the frontier anyway.
+        s.prepared = work;
+        return work;
+      })
+      .catch((error: unknown) => {
+        if (!signal.aborted) this.#logger.warn("lcm: background preparation failed", { error: describe(error) });
+        return null;
+      })
+      .finally(() => {
+        if (s.preparing === job) s.preparing = null;
+      });
+    s.preparing = job;
+  }
+
+  /** Wait for background work of a session (tests, graceful shutdown). */
+  async whenIdle(sessionId?: string): Promise<void> {
+    const s = this.#sessions.get(sessionId || this.#currentSession);
+    if (s?.preparing) await s.preparing;
+  }
+
+  // ---------------------------------------------------------------- pruning
+
+  /** Shorten old large tool results in place of an LLM pass: the originals are in the store, so nothing is lost. */
+  override pruneToolResultsOnly(messages: Message[], options: PruneOptions = {}): PruneResult {
+    try {
+      const s = this.#session(options.sessionId);
+      const { result } = this.#ingest(s, messages);
+      const keepFrom = Math.max(0, messages.length - this.protectLastN);
+      let pruned = 0;
+      const out = messages.map((m, i) => {
+        if (i >= keepFrom || m.role !== "tool") return m;
+        const id = result.ids[i];
+        if (id === null || id === undefined) return m;
+        const tokens = defaultTokenCounter.countMessage(m);
+        if (tokens <= this.config.large_message_tokens) return m;
+        const stored = this.store.getMessage(id);
+        pruned++;
+        return shortenMessage(m, { id, seq: stored?.seq ?? i }, tokens, Math.floor(this.config.large_message_tokens / 4));
+      });
+      return pruned ? { messages: out, pruned } : { messages, pruned: 0 };
+    } catch (error) {
+      this.#logger.warn("lcm: pruneToolResultsOnly failed", { error: describe(error) });
+      return { messages, pruned: 0 };
+    }
+  }
+
+  // ---------------------------------------------------------------- tools
+
+  override getToolSchemas(): ToolSchema[] {
+    return lcmToolSchemas();
+  }
+
+  override async handleToolCall(name: string, args: unknown, options: ToolCallOptions = {}): Promise<string> {
+    if (!isLcmTool(name)) return toolError(`Unknown context engine tool: ${name}`);
+    try {
+      const s = this.#session(options.sessionId);
+      return await this.#locked(s, async () => {
+        // The current turn must be searchable too: ingest what the host shows us first.
+        if (options.messages?.length) this.#ingest(s, options.messages);
+        return handleLcmToolCall(this.store, name, args, { conversationId: s.conversationId });
+      });
+    } catch (error) {
+      return toolError(`${name} failed: ${describe(error)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  override onSessionStart(sessionId: string, _options: SessionStartOptions = {}): void {
+    this.#currentSession = sessionId || DEFAULT_SESSION;
+    try {
+      this.#session(this.#currentSession);
+    } catch (error) {
+      this.#logger.error("lcm: cannot open the store", { error: describe(error) });
+    }
+  }
+
+  override async onSessionEnd(sessionId: string, messages: readonly Message[]): Promise<void> {
+    const s = this.#sessions.get(sessionId || this.#currentSession);
+    if (!s) return;
+    try {
+      await this.#locked(s, async () => {
+        if (messages.length) this.#ingest(s, messages);
+      });
+    } catch (error) {
+      this.#logger.warn("lcm: final ingest failed", { error: describe(error) });
+    }
+    s.abort.abort();
+    this.#sessions.delete(s.sessionId);
+  }
+
+  /** `/new` or `/reset`: the stored history stays searchable, the active context starts empty. */
+  override onSessionReset(): void {
+    super.onSessionReset();
+    const s = this.#sessions.get(this.#currentSession);
+    if (!s) return;
+    s.abort.abort();
+    s.abort = new AbortController();
+    s.prepared = null;
+    s.preparing = null;
+    s.lastAssembly = null;
+    try {
+      this.store.setFrontier(s.conversationId, []);
+    } catch (error) {
+      this.#logger.warn("lcm: could not reset the active context", { error: describe(error) });
+    }
+  }
+
+  override getStatus(): EngineStatus {
+    const base = super.getStatus();
+    const lcm: Record<string, unknown> = { ...this.#metrics, summarizer: this.#summarizer.stats };
+    try {
+      if (!this.#closed) {
+        const stats = this.store.stats();
+        lcm.database = { path: stats.path, bytes: stats.fileBytes, conversations: stats.conversations, messages: stats.messages, summaries: stats.summaries };
+        const s = this.#sessions.get(this.#currentSession);
+        const conv = s ? this.store.getConversation(s.conversationId) : null;
+        if (conv && s) {
+          lcm.session = {
+            sessionId: s.sessionId,
+            messages: conv.messageCount,
+            messageTokens: conv.messageTokens,
+            frontierItems: conv.frontierCount,
+            frontierTokens: conv.frontierTokens,
+            preparedSteps: s.prepared?.steps.length ?? 0,
+            preparing: s.preparing !== null,
+            lastCompaction: s.lastCompaction,
+          };
+        }
+      }
+    } catch (error) {
+      lcm.error = describe(error);
+    }
+    return { ...base, lcm };
+  }
+}
+
+function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i] && JSON.stringify(a[i]) !== JSON.stringify(b[i])) return false;
+  }
+  return true;
+}
+
+function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | null> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise<T | null>((resolve) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(null);
+      },
+    );
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

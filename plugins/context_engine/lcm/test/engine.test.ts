@@ -1,0 +1,263 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { checkConversation, contentText, defaultTokenCounter, isContextEngine } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
+import { LcmEngine, configSchema, CONTEXT_TAG } from "../src/index.js";
+import { agentConversation, FakeSummarizer } from "./engine-helpers.js";
+import { makeEngine } from "./engine-setup.js";
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+function setup(ctx: Parameters<typeof makeEngine>[0] = {}) {
+  const made = makeEngine(ctx);
+  cleanups.push(made.cleanup);
+  return made.engine;
+}
+
+function text(messages: readonly Message[]): string {
+  return messages.map((m) => contentText(m.content ?? "")).join("\n");
+}
+
+describe("LcmEngine basics", () => {
+  it("is a context engine named lcm with validated config", () => {
+    const engine = setup();
+    expect(isContextEngine(engine)).toBe(true);
+    expect(engine.name).toBe("lcm");
+    expect(engine.config.fresh_tail_count).toBe(32);
+    expect(configSchema.safeParse({ fresh_tail_count: 8 }).success).toBe(true);
+    expect(() => new LcmEngine({ config: { fresh_tail_count: "many" } })).toThrow(/engines\.lcm\.fresh_tail_count/);
+    expect(() => new LcmEngine({ config: { fresh_tail_cuont: 3 } })).toThrow(/fresh_tail_cuont|Unrecognized/);
+  });
+
+  it("constructing an engine opens nothing; the threshold follows the context length", () => {
+    const engine = new LcmEngine({ contextLength: 100_000, config: { context_threshold: 0.5 } });
+    expect(engine.thresholdTokens).toBe(50_000);
+    expect(engine.shouldCompress(49_999)).toBe(false);
+    expect(engine.shouldCompress(50_000)).toBe(true);
+    engine.close();
+  });
+
+  it("returns the very input when there is nothing to compact", async () => {
+    const engine = setup({ contextLength: 200_000 });
+    const input: Message[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "hi" },
+    ];
+    const out = await engine.compress(input, { sessionId: "s1" });
+    expect(out).toBe(input);
+  });
+});
+
+describe("compaction and assembly", () => {
+  it("compacts a long tool-heavy session under budget with valid tool pairs and the system prompt first", async () => {
+    const model = new FakeSummarizer();
+    const engine = setup({ chatModel: model });
+    const input = agentConversation(40, 7);
+    const before = defaultTokenCounter.countMessages(input);
+    const out = await engine.compress(input, { sessionId: "a" });
+    expect(out).not.toBe(input);
+    const after = defaultTokenCounter.countMessages(out);
+    expect(after).toBeLessThan(engine.thresholdTokens);
+    expect(after).toBeLessThan(before);
+    expect(checkConversation(out)).toEqual([]);
+    expect(out[0]).toEqual(input[0]);
+    expect(contentText(out[1]!.content)).toContain(CONTEXT_TAG);
+    // The newest message survives verbatim at the end.
+    expect(out[out.length - 1]).toEqual(input[input.length - 1]);
+    expect(model.calls).toBeGreaterThan(0);
+    // Every original message is stored exactly once.
+    const conv = engine.store.findConversation("a")!;
+    expect(conv.messageCount).toBe(input.length - 1);
+  });
+
+  it("is idempotent and byte-stable: the same list again stores nothing and returns the same prefix", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    const input = agentConversation(30, 3);
+    const first = await engine.compress(input, { sessionId: "a" });
+    const count = engine.store.findConversation("a")!.messageCount;
+    const second = await engine.compress(first, { sessionId: "a" });
+    expect(second).toBe(first);
+    expect(engine.store.findConversation("a")!.messageCount).toBe(count);
+    // Growing the list stores only the growth, and the summary block stays byte-identical.
+    const grown = [...first, { role: "user", content: "one more question" } as Message];
+    const third = await engine.compress(grown, { sessionId: "a" });
+    expect(engine.store.findConversation("a")!.messageCount).toBe(count + 1);
+    expect(JSON.stringify(third[1])).toBe(JSON.stringify(first[1]));
+  });
+
+  it("keeps sessions apart on one instance", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    const a = await engine.compress(agentConversation(30, 11), { sessionId: "a" });
+    const b = await engine.compress(agentConversation(30, 22), { sessionId: "b" });
+    expect(text(a)).toContain("CANARY_11_");
+    expect(text(a)).not.toContain("CANARY_22_");
+    expect(text(b)).toContain("CANARY_22_");
+    expect(text(b)).not.toContain("CANARY_11_");
+  });
+
+  it("falls back to a deterministic summary that really compresses when there is no model", async () => {
+    const engine = setup();
+    const out = await engine.compress(agentConversation(40, 5), { sessionId: "a" });
+    expect(checkConversation(out)).toEqual([]);
+    const conv = engine.store.findConversation("a")!;
+    const summaries = engine.store.listSummaries(conv.id);
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const s of summaries) {
+      expect(s.level).toBe("fallback");
+      expect(s.tokens).toBeLessThanOrEqual(engine.config.fallback_max_tokens);
+      expect(s.tokens).toBeLessThan(s.sourceTokens);
+    }
+  });
+
+  it("auth failures open the circuit breaker instead of calling the model on every pass", async () => {
+    const model = new FakeSummarizer();
+    model.mode = "auth";
+    const engine = setup({ chatModel: model });
+    const out = await engine.compress(agentConversation(60, 9), { sessionId: "a" });
+    expect(checkConversation(out)).toEqual([]);
+    expect(model.calls).toBeLessThanOrEqual(engine.config.circuit_breaker_failures);
+    const conv = engine.store.findConversation("a")!;
+    expect(engine.store.listSummaries(conv.id).every((s) => s.level === "fallback")).toBe(true);
+  });
+
+  it("rejects summaries that copy the input or invent identifiers", async () => {
+    for (const mode of ["copy", "invent"] as const) {
+      const model = new FakeSummarizer();
+      model.mode = mode;
+      const engine = setup({ chatModel: model });
+      await engine.compress(agentConversation(30, 4), { sessionId: "a" });
+      const conv = engine.store.findConversation("a")!;
+      const summaries = engine.store.listSummaries(conv.id);
+      expect(summaries.length).toBeGreaterThan(0);
+      for (const s of summaries) {
+        expect(s.level).toBe("fallback");
+        expect(s.content).not.toContain("/etc/invented");
+      }
+    }
+  });
+
+  it("condenses same-depth summaries into a higher node as the session grows", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer(), config: { leaf_chunk_tokens: 600, condensed_fanout: 3 } });
+    let list: Message[] = agentConversation(10, 1);
+    for (let round = 0; round < 8; round++) {
+      list = await engine.compress([...list, ...agentConversation(10, 100 + round).slice(1)], { sessionId: "a" });
+      expect(checkConversation(list)).toEqual([]);
+      expect(defaultTokenCounter.countMessages(list)).toBeLessThan(engine.thresholdTokens);
+    }
+    const conv = engine.store.findConversation("a")!;
+    const depths = engine.store.listSummaries(conv.id).map((s) => s.depth);
+    expect(Math.max(...depths)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows a huge tool result shortened, keeps the original in the store", async () => {
+    const engine = setup({ contextLength: 16_000, chatModel: new FakeSummarizer() });
+    const input = agentConversation(12, 8, { bigEvery: 5 });
+    const out = await engine.compress(input, { sessionId: "a" });
+    expect(defaultTokenCounter.countMessages(out)).toBeLessThan(engine.thresholdTokens);
+    expect(checkConversation(out)).toEqual([]);
+    const conv = engine.store.findConversation("a")!;
+    const stored = engine.store.getMessages(conv.id);
+    const biggest = Math.max(...stored.map((m) => m.tokens));
+    expect(biggest).toBeGreaterThan(engine.config.large_message_tokens);
+  });
+});
+
+describe("prepared work and atomic publish", () => {
+  it("prepares summaries after a turn without blocking it, and compress publishes them", async () => {
+    const model = new FakeSummarizer();
+    const engine = setup({ chatModel: model });
+    const input = agentConversation(40, 12);
+    model.hold();
+    let done = false;
+    const turn = engine.onTurnComplete(input, null, { sessionId: "a" }).then(() => (done = true));
+    await turn;
+    // The turn finished although the summariser has not answered yet.
+    expect(done).toBe(true);
+    expect(model.calls).toBeGreaterThan(0);
+    const conv = engine.store.findConversation("a")!;
+    expect(engine.store.listSummaries(conv.id)).toHaveLength(0);
+    model.release();
+    await engine.whenIdle("a");
+    const callsAfterPrepare = model.calls;
+    expect(engine.store.listSummaries(conv.id)).toHaveLength(0); // prepared, not published
+    const out = await engine.compress(input, { sessionId: "a" });
+    expect(engine.store.listSummaries(conv.id).length).toBeGreaterThan(0);
+    expect(checkConversation(out)).toEqual([]);
+    // Publishing what was prepared needed few or no new summariser calls.
+    expect(model.calls - callsAfterPrepare).toBeLessThan(callsAfterPrepare);
+  });
+
+  it("an aborted compress publishes nothing, and the next one reuses the finished work", async () => {
+    const model = new FakeSummarizer();
+    const engine = setup({ chatModel: model, config: { prepare_in_background: false } });
+    const input = agentConversation(40, 13);
+    const controller = new AbortController();
+    model.hold();
+    const pending = engine.compress(input, { sessionId: "a", signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    model.release();
+    const out = await pending;
+    expect(out).toBe(input);
+    const conv = engine.store.findConversation("a")!;
+    expect(engine.store.listSummaries(conv.id)).toHaveLength(0);
+    const again = await engine.compress(input, { sessionId: "a" });
+    expect(again).not.toBe(input);
+    expect(engine.store.listSummaries(conv.id).length).toBeGreaterThan(0);
+  });
+
+  it("a prepared step whose messages changed under it is dropped, not forced in", async () => {
+    const model = new FakeSummarizer();
+    const engine = setup({ chatModel: model });
+    const input = agentConversation(40, 14);
+    await engine.onTurnComplete(input, null, { sessionId: "a" });
+    await engine.whenIdle("a");
+    // The user resets: the active context is emptied, so the prepared runs no longer exist.
+    engine.onSessionStart("a");
+    engine.onSessionReset();
+    const fresh: Message[] = [{ role: "system", content: "sys" }, { role: "user", content: "new start" }];
+    const out = await engine.compress(fresh, { sessionId: "a" });
+    expect(text(out)).not.toContain("CANARY_14_");
+    expect(checkConversation(out)).toEqual([]);
+  });
+});
+
+describe("selectContext and tools", () => {
+  it("leaves small requests untouched and rescues oversized ones", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    const small: Message[] = [{ role: "user", content: "hi" }];
+    expect(await engine.selectContext(small, { sessionId: "a" })).toBeNull();
+    const big = agentConversation(60, 15);
+    await engine.compress(big.slice(0, 150), { sessionId: "a" });
+    const selected = await engine.selectContext(big, { sessionId: "a" });
+    expect(selected).not.toBeNull();
+    expect(defaultTokenCounter.countMessages(selected!)).toBeLessThan(engine.thresholdTokens);
+    expect(checkConversation(selected!)).toEqual([]);
+    const again = await engine.selectContext(big, { sessionId: "a" });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(selected));
+  });
+
+  it("exposes the LCM tools and answers them for the calling session", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    const names = engine.getToolSchemas().map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["lcm_grep", "lcm_describe", "lcm_expand"]));
+    const input = agentConversation(40, 16);
+    await engine.compress(input, { sessionId: "a" });
+    const res = JSON.parse(await engine.handleToolCall("lcm_grep", { query: "CANARY_16_0" }, { sessionId: "a" }));
+    expect(JSON.stringify(res)).toContain("CANARY_16_0");
+    const unknown = JSON.parse(await engine.handleToolCall("nope", {}, { sessionId: "a" }));
+    expect(unknown.error).toBeTruthy();
+  });
+
+  it("reports LCM metrics in getStatus", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    engine.onSessionStart("a");
+    await engine.compress(agentConversation(40, 17), { sessionId: "a" });
+    const status = engine.getStatus() as unknown as { lcm: { session: { messages: number }; database: { summaries: number } } };
+    expect(status.lcm.session.messages).toBeGreaterThan(100);
+    expect(status.lcm.database.summaries).toBeGreaterThan(0);
+  });
+});
