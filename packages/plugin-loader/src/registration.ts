@@ -1,4 +1,5 @@
 import { isContextEngine } from "@context-engine/core";
+import { engineNameProblem } from "./names.js";
 import type { ContextEngine, EngineInitContext, Logger } from "@context-engine/core";
 
 /**
@@ -39,6 +40,8 @@ export class EngineSlot {
     if (!isContextEngine(engine)) {
       return this.#refuse(`plugin "${plugin}" tried to register something that is not a context engine (it needs name, updateFromResponse, shouldCompress and compress); ignored`);
     }
+    const nameProblem = engineNameProblem(safeName(engine));
+    if (nameProblem) return this.#refuse(`plugin "${plugin}" tried to register a context engine with an unusable name: ${nameProblem}; ignored`);
     this.#owner = plugin;
     this.#engine = engine;
     this.logger?.info(`plugin "${plugin}" registered context engine "${safeName(engine)}"`);
