@@ -40,7 +40,7 @@ export interface LoadedEngine {
   origin: string;
   /** Set when the built-in compressor stands in for an engine the user did not ask for. */
   fallbackReason: string | null;
-  /** Everything worth showing the user (shadowed plugins, refused registrations…). */
+  /** Everything worth showing the user (shadowed plugins, refused registrations…); already sent to the logger. */
   warnings: string[];
   /** The init context the engine was constructed with. */
   initContext: EngineInitContext;
