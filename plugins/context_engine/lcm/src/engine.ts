@@ -330,7 +330,7 @@ export class LcmEngine extends ContextEngine {
         };
         if (sameMessages(result.messages, messages)) return messages;
         this.compressionCount++;
-        return result.messages;
+        return fresh(result.messages);
       } catch (error) {
         this.#logger.error("lcm: compress failed; the conversation is left unchanged", { error: describe(error) });
         return messages;
@@ -379,7 +379,7 @@ export class LcmEngine extends ContextEngine {
         const result = this.#assemble(s, head, live);
         if (result.tokens >= tokens) return null;
         this.#metrics.selections++;
-        return result.messages;
+        return fresh(result.messages);
       });
     } catch (error) {
       this.#logger.warn("lcm: selectContext failed; request unchanged", { error: describe(error) });
@@ -565,6 +565,11 @@ function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
     if (a[i] !== b[i] && JSON.stringify(a[i]) !== JSON.stringify(b[i])) return false;
   }
   return true;
+}
+
+/** New message objects for the host: it may set fields on what it gets (cache hints) without touching our caches. */
+function fresh(messages: readonly Message[]): Message[] {
+  return messages.map((m) => ({ ...m }) as Message);
 }
 
 function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | null> {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkConversation, contentText, defaultTokenCounter, isContextEngine } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { LcmEngine, configSchema, CONTEXT_TAG } from "../src/index.js";
-import { agentConversation, FakeSummarizer } from "./engine-helpers.js";
+import { agentConversation, FakeSummarizer, tempDir } from "./engine-helpers.js";
 import { makeEngine } from "./engine-setup.js";
 
 const cleanups: Array<() => void> = [];
@@ -250,6 +250,22 @@ describe("selectContext and tools", () => {
     expect(JSON.stringify(res)).toContain("CANARY_16_0");
     const unknown = JSON.parse(await engine.handleToolCall("nope", {}, { sessionId: "a" }));
     expect(unknown.error).toBeTruthy();
+  });
+
+  it("a new instance on the same dataDir finds the earlier session through its tools", async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const first = new LcmEngine({ dataDir: t.dir, contextLength: 8_000, chatModel: new FakeSummarizer() });
+    first.onSessionStart("persist");
+    const compacted = await first.compress(agentConversation(40, 31), { sessionId: "persist" });
+    await first.onSessionEnd("persist", compacted);
+    first.close();
+    const second = new LcmEngine({ dataDir: t.dir, contextLength: 8_000 });
+    second.onSessionStart("persist");
+    const res = await second.handleToolCall("lcm_grep", { query: "CANARY_31_0" }, { sessionId: "persist", messages: [] });
+    second.close();
+    expect(res).toContain("CANARY_31_0");
+    expect(JSON.parse(res).hits.length).toBeGreaterThan(0);
   });
 
   it("reports LCM metrics in getStatus", async () => {
