@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    globalSetup: ["test/helpers/global-setup.ts"],
     pool: "forks",
-    testTimeout: 20_000,
+    testTimeout: 30_000,
   },
 });

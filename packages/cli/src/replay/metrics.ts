@@ -14,7 +14,7 @@ export interface RequestMetric {
   prefixReusedTokens: number;
   /** Message tokens of the previous request: the base of `prefixReuse` (0 for the first). */
   prefixBaseTokens: number;
-  /** A compaction committed between the previous request and this one. */
+  /** A compaction (or a tool-result pruning) changed the conversation since the previous request. */
   afterCompaction: boolean;
 }
 
@@ -30,11 +30,22 @@ export interface CompactionMetric {
   reason?: string;
 }
 
+export interface PruneMetric {
+  /** The request number the pruning preceded. */
+  beforeRequest: number;
+  turn: number;
+  pruned: number;
+  beforeTokens: number;
+  afterTokens: number;
+}
+
 export interface RecoverabilityResult {
   /** How the check was done: `lcm_grep+lcm_expand`, `engine`, … */
   method: string;
   checked: number;
   recovered: number;
+  /** How the recovered messages were found. */
+  via?: { inContext: number; expandedSummaries: number; searched: number };
   /** The first few messages that could not be recovered. */
   missing: Array<{ index: number; role: string; preview: string }>;
 }
@@ -55,6 +66,8 @@ export interface EngineRunSummary {
   prefixReuse: number | null;
   /** The same, leaving out requests right after a compaction (which must rewrite the prefix). */
   prefixReuseSteady: number | null;
+  /** Passes that trimmed old tool results without compacting. */
+  toolResultPrunes: number;
   engineToolCalls: number;
   selectionsApplied: number;
   selectionsIgnored: number;
@@ -70,6 +83,7 @@ export interface EngineRunMetrics {
   summary: EngineRunSummary;
   requests: RequestMetric[];
   compactions: CompactionMetric[];
+  prunes: PruneMetric[];
   recoverability: RecoverabilityResult | null;
   /** Problems that make the run fail its checks (engine exceptions, lost messages). */
   errors: string[];
@@ -88,6 +102,7 @@ export class MetricsCollector {
   #compactedSinceLast = false;
   readonly #requests: RequestMetric[] = [];
   readonly #compactions: CompactionMetric[] = [];
+  readonly #prunes: PruneMetric[] = [];
   readonly #turns = new Set<number>();
   #engineToolCalls = 0;
   #refused = 0;
@@ -124,6 +139,10 @@ export class MetricsCollector {
           ...(obs.reason ? { reason: obs.reason } : {}),
         });
         if (obs.outcome === "committed") this.#compactedSinceLast = true;
+        break;
+      case "pruned":
+        this.#prunes.push({ beforeRequest: this.#requests.length + 1, turn: obs.turn, pruned: obs.pruned, beforeTokens: obs.beforeTokens, afterTokens: obs.afterTokens });
+        this.#compactedSinceLast = true;
         break;
       case "refused":
         this.#refused++;
@@ -226,6 +245,7 @@ export class MetricsCollector {
         overBudget,
         prefixReuse: this.#previousTokens > 0 ? this.#reusedTokens / this.#previousTokens : null,
         prefixReuseSteady: this.#steadyPrevious > 0 ? this.#steadyReused / this.#steadyPrevious : null,
+        toolResultPrunes: this.#prunes.length,
         engineToolCalls: this.#engineToolCalls,
         selectionsApplied: this.#selectionsApplied,
         selectionsIgnored: this.#selectionsIgnored,
@@ -233,6 +253,7 @@ export class MetricsCollector {
       },
       requests: [...reqs],
       compactions: [...this.#compactions],
+      prunes: [...this.#prunes],
       recoverability: rec,
       errors,
       notes: [...this.notes, ...counted(this.#warnings)],

@@ -30,6 +30,8 @@ export type ReplayObservation =
     }
   /** The host refused to send a request that did not fit the window (it ends the turn). */
   | { type: "refused"; turn: number; tokens: number }
+  /** The engine trimmed old tool results without a compaction. */
+  | { type: "pruned"; turn: number; pruned: number; beforeTokens: number; afterTokens: number }
   | { type: "selection"; turn: number; applied: boolean; reason?: string }
   | { type: "engine_tool"; turn: number; name: string; ok: boolean }
   | { type: "turn_completed"; turn: number }

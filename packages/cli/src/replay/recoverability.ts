@@ -147,7 +147,8 @@ export async function checkRecoverable(args: {
     if (inContext.has(canonicalMessage(message))) recovered++;
     else pending.push({ index, fp: fingerprint(message), message });
   });
-  if (pending.length === 0) return { method: "in context", checked: original.length, recovered, missing: [] };
+  const inContextCount = recovered;
+  if (pending.length === 0) return { method: "in context", checked: original.length, recovered, missing: [], via: { inContext: recovered, expandedSummaries: 0, searched: 0 } };
 
   // 1. Expand every summary the context refers to.
   const summaryIds = new Set<string>();
@@ -160,8 +161,9 @@ export async function checkRecoverable(args: {
     candidates.splice(at, 1);
     return true;
   };
-  let still = pending.filter((p) => !take(p.fp, pool));
+  const still = pending.filter((p) => !take(p.fp, pool));
   recovered += pending.length - still.length;
+  const expanded = pending.length - still.length;
 
   // 2. Search for the rest and expand each hit.
   const missing: RecoverabilityResult["missing"] = [];
@@ -182,8 +184,8 @@ export async function checkRecoverable(args: {
     if (found) recovered++;
     else if (missing.length < 10) missing.push({ index: p.index, role: p.message.role, preview: preview(p.fp) });
   }
-  still = [];
   return {
+    via: { inContext: inContextCount, expandedSummaries: expanded, searched: recovered - inContextCount - expanded },
     method: `in context, ${EXPAND} on ${summaryIds.size} summar${summaryIds.size === 1 ? "y" : "ies"}, ${GREP}+${EXPAND} for the rest`,
     checked: original.length,
     recovered,

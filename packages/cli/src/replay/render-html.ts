@@ -2,7 +2,7 @@ import { escapeHtml } from "../format/html.js";
 import { formatCompact, formatDuration, formatInt, formatShare } from "../format/numbers.js";
 import type { EngineRunMetrics } from "./metrics.js";
 import type { ReplayReport, ReplaySessionResult } from "./report.js";
-import { renderLineChart, type ChartSeries } from "./svg-chart.js";
+import { renderLineChart, type ChartMarker, type ChartSeries } from "./svg-chart.js";
 
 /** Colour-blind-friendly series colours (Okabe–Ito), one per engine in report order. */
 const COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
@@ -31,6 +31,7 @@ td.bad { color: #b42318; font-weight: 600; } td.good { color: #17663a; }
 .chart-box h3 { margin: 4px 8px; }
 svg.chart { width: 100%; height: auto; display: block; }
 .legend { display: flex; gap: 16px; flex-wrap: wrap; margin: 4px 8px; color: #333; }
+.legend .dot { display: inline-block; width: 7px; height: 7px; border-radius: 50%; background: #555; margin: 0 6px 0 4px; }
 .legend .diamond { display: inline-block; width: 8px; height: 8px; border: 2px solid #555; transform: rotate(45deg); margin: 0 6px 0 4px; background: #fff; }
 ul.problems li { color: #9b1c1c; } ul.notes li { color: #555; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 16px; margin: 24px 0 6px; }
@@ -83,11 +84,19 @@ function compactionTitle(run: EngineRunMetrics, i: number): string {
 function contextChart(report: ReplayReport, session: ReplaySessionResult): string {
   const series: ChartSeries[] = session.runs.map((run) => {
     const byIndex = new Map(run.requests.map((r) => [r.index, r.tokens]));
-    const markers = run.compactions.flatMap((c, i) => {
+    const markers: ChartMarker[] = run.compactions.flatMap((c, i) => {
       if (c.outcome !== "committed") return [];
       const y = byIndex.get(c.beforeRequest) ?? c.afterTokens ?? 0;
       return [{ x: c.beforeRequest, y, title: compactionTitle(run, i) }];
     });
+    for (const pr of run.prunes ?? []) {
+      markers.push({
+        x: pr.beforeRequest,
+        y: byIndex.get(pr.beforeRequest) ?? pr.afterTokens,
+        title: `${run.engine}: ${pr.pruned} old tool result(s) trimmed before request ${pr.beforeRequest}: ${formatInt(pr.beforeTokens)} → ${formatInt(pr.afterTokens)} tokens`,
+        shape: "circle" as const,
+      });
+    }
     return {
       name: run.engine,
       color: engineColor(report, run.engine),
@@ -104,7 +113,7 @@ function contextChart(report: ReplayReport, session: ReplaySessionResult): strin
     guides: report.contextLength > 0 ? [{ y: report.contextLength, label: `context length ${formatInt(report.contextLength)}`, color: "#b42318" }] : [],
     formatY: formatCompact,
   });
-  return chartBox(report, session, "Context size over the replay (◇ = first request after a compaction)", chart, true);
+  return chartBox(report, session, "Context size over the replay", chart, true);
 }
 
 function reuseChart(report: ReplayReport, session: ReplaySessionResult): string {
@@ -131,7 +140,9 @@ function chartBox(report: ReplayReport, session: ReplaySessionResult, heading: s
   const legend = session.runs
     .map((r) => `<span><span class="swatch" style="background:${engineColor(report, r.engine)}"></span>${escapeHtml(r.engine)}</span>`)
     .join("");
-  const markerNote = withMarkers ? `<span><span class="diamond"></span>compaction</span>` : "";
+  const markerNote = withMarkers
+    ? `<span><span class="diamond"></span>first request after a compaction</span><span><span class="dot"></span>after old tool results were trimmed</span>`
+    : "";
   return `<div class="chart-box"><h3>${escapeHtml(heading)}</h3><div class="legend">${legend}${markerNote}</div>${chart}</div>`;
 }
 
@@ -146,12 +157,25 @@ function sessionSection(report: ReplayReport, session: ReplaySessionResult, inde
     `<p class="source">${escapeHtml(session.format)} · ${session.messages} messages · ${session.turns} turn${session.turns === 1 ? "" : "s"} · ` +
     `source <code>${escapeHtml(src.path)}</code>${src.origin ? ` · origin ${escapeHtml(src.origin)}` : ""}${src.license ? ` · licence ${escapeHtml(src.license)}` : ""}</p>` +
     metricsTable(report, session.runs) +
+    recoverabilityNotes(session) +
     contextChart(report, session) +
     reuseChart(report, session) +
     (problems.length ? `<h3>Checks failed</h3><ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>` : "") +
     (notes.length ? `<h3>Notes</h3><ul class="notes">${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : "");
   // Long folders: keep the page usable by folding all but the first sessions.
   return `<section class="session" data-session="${escapeHtml(session.id)}"><details${index < 5 ? " open" : ""}><summary>${escapeHtml(session.id)}</summary>${body}</details></section>`;
+}
+
+function recoverabilityNotes(session: ReplaySessionResult): string {
+  const lines = session.runs.flatMap((r) => {
+    const rec = r.recoverability;
+    if (!rec) return [];
+    const via = rec.via
+      ? `: ${rec.via.inContext} still in the context, ${rec.via.expandedSummaries} expanded from summaries, ${rec.via.searched} found by search`
+      : "";
+    return [`<li><strong>${escapeHtml(r.engine)}</strong> recovered ${rec.recovered} of ${rec.checked} messages${via} <span class="meta">(${escapeHtml(rec.method)})</span></li>`];
+  });
+  return lines.length ? `<ul class="recoverability">${lines.join("")}</ul>` : "";
 }
 
 function totalsSection(report: ReplayReport): string {
@@ -177,8 +201,8 @@ const DEFINITIONS = `<h2>What the figures mean</h2><dl class="defs">
 <dt>peak / mean context</dt><dd>Largest and average request size in tokens.</dd>
 <dt>compactions</dt><dd>Committed compaction passes; failed or timed-out passes are counted separately. Time is the wall-clock time the host measured for each pass.</dd>
 <dt>over budget</dt><dd>Requests larger than the context length. Must be 0.</dd>
-<dt>prefix reuse</dt><dd>For each request after the first: the share of the previous request's tokens that the new request repeats unchanged at its start (message by message, ignoring cache-control markers) — what a provider's prompt cache could serve. Weighted by tokens. “Steady” leaves out the requests right after a compaction, which must rewrite the prefix.</dd>
-<dt>recoverable</dt><dd>For lossless engines: how many of the session's messages can still be found and expanded to their original text with the engine's tools, or are still in the context verbatim.</dd>
+<dt>prefix reuse</dt><dd>For each request after the first: the share of the previous request's tokens that the new request repeats unchanged at its start (message by message, ignoring cache-control markers) — what a provider's prompt cache could serve. Weighted by tokens. “Steady” leaves out the requests right after a compaction or a trimming of old tool results, which must rewrite the prefix.</dd>
+<dt>recoverable</dt><dd>For lossless engines: how many of the messages the run put into the conversation are still in the context verbatim, or come back verbatim (role, text, tool calls, tool-call id; a redacted secret counts as its placeholder) from <code>lcm_expand</code> on a summary in the context, or from <code>lcm_grep</code> followed by <code>lcm_expand</code>.</dd>
 </dl>`;
 
 /** A self-contained HTML page: inline CSS and SVG only, no script, no network. */

@@ -8,6 +8,7 @@ import { splitSession } from "@context-engine/sessions";
 import { MetricsCollector, type EngineRunMetrics, type RecoverabilityResult } from "./metrics.js";
 import type { ReplayObservation } from "./observations.js";
 import { RecordedAnswers } from "./recorded-model.js";
+import { replayTools } from "./tools.js";
 import { computeTotals, reportOk, type ReplayReport, type ReplaySessionResult } from "./report.js";
 
 /** Builds a fresh engine for one (session, engine) run, with its own data directory. */
@@ -129,11 +130,13 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     if (obs) observe(obs);
     if (event.type === "provider.request") options.onProgress?.({ type: "request", engine: engineName, session: session.id });
   };
+  const { tools, notes: toolNotes } = replayTools(session.tools);
+  collector.notes.push(...toolNotes);
   const longestTurn = Math.max(1, ...replayed.map((t) => t.steps.filter((m) => m.role === "assistant").length));
   const host = new AgentHost({
     engine,
     chatModel: answers,
-    tools: (session.tools ?? []) as never,
+    tools: tools as never,
     executeTool: (call) => answers.toolResult(call.id, call.name),
     config: {
       // Recorded turns can be long agent loops; never cut them short.
@@ -199,6 +202,8 @@ export function toObservation(event: HostEvent, turn: number): ReplayObservation
   switch (event.type) {
     case "provider.request":
       return { type: "request", turn, messages: event.messages, tokens: event.estimatedTokens };
+    case "tool_results.pruned":
+      return { type: "pruned", turn, pruned: event.pruned, beforeTokens: event.tokensBefore, afterTokens: event.tokensAfter };
     case "request.over_budget":
       return { type: "refused", turn, tokens: event.estimatedTokens };
     case "compaction.committed":

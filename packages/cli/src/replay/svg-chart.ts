@@ -8,6 +8,8 @@ export interface ChartPoint {
 export interface ChartMarker extends ChartPoint {
   /** Tooltip text (an SVG <title>). */
   title: string;
+  /** `diamond` (default, class `marker`) or `circle` (class `marker-minor`). */
+  shape?: "diamond" | "circle";
 }
 
 export interface ChartSeries {
@@ -112,9 +114,14 @@ export function renderLineChart(options: ChartOptions): string {
       for (const m of s.markers) {
         const cx = sx(m.x);
         const cy = sy(m.y);
-        out.push(
-          `<path class="marker" d="M${r(cx)},${r(cy - 6)}L${r(cx + 6)},${r(cy)}L${r(cx)},${r(cy + 6)}L${r(cx - 6)},${r(cy)}Z" fill="#fff" stroke="${s.color}" stroke-width="2"><title>${escapeHtml(m.title)}</title></path>`,
-        );
+        const title = `<title>${escapeHtml(m.title)}</title>`;
+        if (m.shape === "circle") {
+          out.push(`<circle class="marker-minor" cx="${r(cx)}" cy="${r(cy)}" r="3.5" fill="${s.color}" stroke="#fff" stroke-width="1">${title}</circle>`);
+        } else {
+          out.push(
+            `<path class="marker" d="M${r(cx)},${r(cy - 6)}L${r(cx + 6)},${r(cy)}L${r(cx)},${r(cy + 6)}L${r(cx - 6)},${r(cy)}Z" fill="#fff" stroke="${s.color}" stroke-width="2">${title}</path>`,
+          );
+        }
       }
       out.push(`</g>`);
     }
