@@ -57,7 +57,13 @@ export function engineSectionProblems(loaded: LoadedConfig, name: string, schema
   if (result.success) return [];
   const issues = (result.error?.issues ?? []) as IssueLike[];
   if (issues.length === 0) return here("rejected by the engine's configSchema");
-  return issuesToProblems(issues, source, ["engines", name], { root: loaded.config.engines[name] ?? {} });
+  // A zod object schema exposes its keys, which makes "did you mean" hints possible for typos.
+  const shape = (schema as { shape?: unknown }).shape;
+  const topKeys = shape && typeof shape === "object" ? Object.keys(shape) : undefined;
+  return issuesToProblems(issues, source, ["engines", name], {
+    root: loaded.config.engines[name] ?? {},
+    knownKeys: (path) => (path.length === 0 ? topKeys : undefined),
+  });
 }
 
 /** Validate `engines.<name>` with a plugin's `configSchema`; the reason carries file:line:column. */

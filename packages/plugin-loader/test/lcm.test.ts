@@ -47,6 +47,14 @@ describe.skipIf(!built)("the real LCM plugin from the repository", () => {
     expect(problems).toEqual([expect.objectContaining({ key: "engines.lcm.fresh_tail_count", line: 5, column: 23, severity: "error" })]);
   });
 
+  it("suggests the intended key for a typo in engines.lcm", async () => {
+    const file = box.write("project/config.yaml", "context:\n  engine: lcm\nengines:\n  lcm:\n    fresh_tail_cnt: 3\n");
+    const problems = await checkConfig(file, opts(box));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ key: "engines.lcm.fresh_tail_cnt", line: 5, column: 5 });
+    expect(problems[0]?.message).toContain('did you mean "fresh_tail_count"?');
+  });
+
   it("is listed as ok and active when selected", async () => {
     box.write("project/config.yaml", "context:\n  engine: lcm\n");
     const rows = await listEngines(opts(box));
