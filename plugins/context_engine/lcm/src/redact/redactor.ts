@@ -6,6 +6,9 @@ export function redactionMarker(kind: string): string {
   return `[REDACTED:${kind}]`;
 }
 
+/** A superset of every built-in rule's required literal. */
+const TRIGGERS = /PRIVATE KEY|sk-|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|xox|hooks\.slack|AIza|_live_|_test_|eyJ|earer|oken|asic|:\/\/|api-key|pass|pwd|secret|key/i;
+
 const NOTHING: Readonly<Record<string, number>> = Object.freeze({});
 
 /**
@@ -32,13 +35,18 @@ export function createRedactor(config: RedactionConfig | false | undefined = {})
     rules.push({ kind: extra.kind, pattern, hint: () => true });
   }
 
+  const custom = rules.length > BUILTIN_RULES.length - disabled.size;
   const redactText = (text: string): RedactionResult => {
     if (!text || text.length < 8) return { text, found: NOTHING as Record<string, number> };
+    // One scan decides whether any built-in rule can match at all (most text has no trigger).
+    if (!custom && !TRIGGERS.test(text)) return { text, found: NOTHING as Record<string, number> };
     let out = text;
+    let lower = text.toLowerCase();
     let found: Record<string, number> | null = null;
     for (const rule of rules) {
-      if (!rule.hint(out)) continue;
+      if (!rule.hint(out, lower)) continue;
       rule.pattern.lastIndex = 0;
+      const before = out;
       out = out.replace(rule.pattern, (...args: unknown[]) => {
         const match = args[0] as string;
         const last = args[args.length - 1];
@@ -55,6 +63,7 @@ export function createRedactor(config: RedactionConfig | false | undefined = {})
         const at = match.lastIndexOf(secret);
         return match.slice(0, at) + redactionMarker(rule.kind) + match.slice(at + secret.length);
       });
+      if (out !== before) lower = out.toLowerCase();
     }
     return { text: out, found: found ?? (NOTHING as Record<string, number>) };
   };

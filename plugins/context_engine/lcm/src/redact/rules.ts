@@ -8,14 +8,17 @@ import type { BuiltinSecretKind } from "./types.js";
 export interface SecretRule {
   kind: string;
   pattern: RegExp;
-  /** Cheap pre-test: the rule is skipped when the text cannot contain a match. */
-  hint: (text: string) => boolean;
+  /** Cheap pre-test on the text and its lower-cased copy: the rule is skipped when it cannot match. */
+  hint: (text: string, lower: string) => boolean;
   /** Extra veto on a candidate secret (false = keep the text as is). */
   accept?: (secret: string) => boolean;
 }
 
+// Any keyword followed (closely) by an assignment sign.
+const ASSIGNMENT_HINT = /(?:pass|pwd|secret|key|token)\w{0,30}["']?[ \t]*(?:=|:)/;
+
 const has = (...needles: string[]) => (text: string) => needles.some((n) => text.includes(n));
-const hasI = (re: RegExp) => (text: string) => re.test(text);
+const hasI = (...needles: string[]) => (_text: string, lower: string) => needles.some((n) => lower.includes(n));
 
 // Values that are code or placeholders, not secrets: calls, lookups, templates, masks.
 const NOT_A_VALUE =
@@ -80,8 +83,8 @@ export const BUILTIN_RULES: ReadonlyArray<SecretRule & { kind: BuiltinSecretKind
   },
   {
     kind: "bearer_token",
-    pattern: /\b(?:Bearer|Token|Basic)\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g,
-    hint: hasI(/bearer|token|basic/i),
+    pattern: /\b(?:[Bb]earer|[Tt]oken|[Bb]asic)\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g,
+    hint: has("earer", "oken", "asic"),
   },
   {
     kind: "url_password",
@@ -93,14 +96,15 @@ export const BUILTIN_RULES: ReadonlyArray<SecretRule & { kind: BuiltinSecretKind
     kind: "generic_api_key",
     // Header style: `X-Api-Key: abc…`, `api-key: …`.
     pattern: /\b(?:x-api-key|api-key|x-auth-token|x-access-token|private-token)\s*:\s*(?<secret>[^\s"',;]{8,})/gi,
-    hint: hasI(/api-key|auth-token|access-token|private-token/i),
+    hint: hasI("api-key", "auth-token", "access-token", "private-token"),
     accept: looksLikeSecretValue,
   },
   {
     kind: "password_assignment",
+    // Starts at the keyword (no lazy identifier prefix: that made every word boundary a backtracking start).
     pattern:
-      /\b(?:[A-Za-z0-9_]*?(?:password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|secret[_-]?key|private[_-]?key))["']?\s*(?:=|:=|:|=>)\s*["']?(?<secret>[^\s"',;)}\]]{4,})/gi,
-    hint: hasI(/pass|pwd|secret|key|token/i),
+      /(?:password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key)\w{0,30}["']?[ \t]*(?:=|:=|:|=>)[ \t]*["']?(?<secret>[^\s"',;)}\]]{4,})/gi,
+    hint: (_text, lower) => ASSIGNMENT_HINT.test(lower),
     accept: looksLikeSecretValue,
   },
 ];

@@ -151,6 +151,12 @@ export class SqliteLcmStore implements LcmStore {
   readonly #countTokens: (m: Message) => number;
   readonly #payloadThreshold: number;
   readonly #s: ReturnType<typeof prepare>;
+  /**
+   * Identity hashes of host message objects already seen, checked against the
+   * content and tool_calls references: a host hands the same objects over turn
+   * after turn, so alignment rarely has to re-encode anything.
+   */
+  readonly #hashCache = new WeakMap<object, { content: unknown; calls: unknown; hash: string }>();
 
   constructor(options: OpenStoreOptions = {}) {
     this.path = resolveStorePath(options);
@@ -287,9 +293,17 @@ export class SqliteLcmStore implements LcmStore {
           length: n,
           storedCount: conv.message_count,
           inputHash: (i) => {
+            if (synthetic[i]) return null;
+            const m = messages[i] as unknown as Record<string, unknown>;
+            const hit = this.#hashCache.get(m);
+            if (hit && hit.content === m.content && hit.calls === m.tool_calls) return hit.hash;
             const e = encode(i);
-            return e ? hex(e.hash) : null;
+            if (!e) return null;
+            const h = hex(e.hash);
+            this.#hashCache.set(m, { content: m.content, calls: m.tool_calls, hash: h });
+            return h;
           },
+          mapLimit: 64,
           storedHash,
           isBoundaryRole: (i) => {
             const role = (messages[i] as { role?: unknown }).role;
@@ -361,6 +375,8 @@ export class SqliteLcmStore implements LcmStore {
       if (e.hasCjk) s.insertCjk.run(id, e.searchText);
       if (appendFrontier) s.insertFrontier.run(conversationId, ordinal++, id, null, tokens);
       for (const [k, c] of Object.entries(e.redactions)) redactions[k] = (redactions[k] ?? 0) + c;
+      const src = messages[i] as unknown as Record<string, unknown>;
+      this.#hashCache.set(src, { content: src.content, calls: src.tool_calls, hash: hex(e.hash) });
       ids[i] = id;
       firstSeq ??= seq;
       seq++;
