@@ -1,0 +1,12 @@
+// Run by test/self-test.test.ts in a separate vitest process: every broken engine through the kit.
+import { describeContextEngineContract } from "../../src/index.js";
+import { BROKEN_ENGINES } from "../engines/broken-engines.js";
+
+for (const broken of BROKEN_ENGINES) {
+  describeContextEngineContract({
+    name: "reference",
+    suiteName: `broken:${broken.defect}`,
+    createEngine: broken.create,
+    abortGraceMs: 300,
+  });
+}
