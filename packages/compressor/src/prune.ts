@@ -140,6 +140,13 @@ export function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/** 12345 → "12,345" (toLocaleString is far slower and locale-dependent). */
 export function formatInt(n: number): string {
-  return n.toLocaleString("en-US");
+  const digits = String(Math.trunc(Math.abs(n)));
+  let out = "";
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ",";
+    out += digits[i];
+  }
+  return n < 0 ? `-${out}` : out;
 }
