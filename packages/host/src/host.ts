@@ -61,7 +61,7 @@ export class AgentHost {
     const logger = options.logger ?? silentLogger;
     this.engine = options.engine;
     this.chatModel = options.chatModel;
-    this.config = resolveHostConfig(options.config);
+    this.config = resolveHostConfig(withEngineTimeout(options.config, options.engine));
     this.#bus = new EventBus(logger);
     if (options.onEvent) this.#bus.onAny(options.onEvent);
     const agentTools: FunctionTool[] = normalizeAgentTools(options.tools);
@@ -130,4 +130,17 @@ export class AgentHost {
     if (this.#expiryTimer) clearInterval(this.#expiryTimer);
     await Promise.all(this.sessions.map((s) => s.end("close")));
   }
+}
+
+/**
+ * The built-in compressor carries `compression.context_timeout_seconds` as
+ * `contextTimeoutSeconds`; use it when the host options do not set one.
+ */
+function withEngineTimeout(config: HostConfigInput | undefined, engine: ContextEngine): HostConfigInput {
+  const out: HostConfigInput = { ...config };
+  if (out.contextTimeoutSeconds === undefined) {
+    const fromEngine = (engine as { contextTimeoutSeconds?: unknown }).contextTimeoutSeconds;
+    if (typeof fromEngine === "number" && Number.isFinite(fromEngine) && fromEngine >= 0) out.contextTimeoutSeconds = fromEngine;
+  }
+  return out;
 }

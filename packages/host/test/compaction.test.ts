@@ -79,7 +79,7 @@ describe("automatic compaction", () => {
     server.script([{ content: "ok" }]);
     const engine = new RecordingEngine();
     engine.forceShouldCompress = true;
-    engine.compress = (messages: Message[]) => {
+    engine.compress = async (messages: Message[]) => {
       (messages[0] as { content: string }).content = "CORRUPTED";
       messages.splice(1, 5);
       throw new Error("summariser crashed");
@@ -105,7 +105,7 @@ describe("automatic compaction", () => {
       server.script([{ content: "ok" }]);
       const engine = new RecordingEngine();
       engine.forceShouldCompress = true;
-      engine.compress = () => value as Message[];
+      engine.compress = async () => value as Message[];
       const { host, ofType } = makeHost(server, { engine, config: { maxCompressionAttempts: 1 } });
       const session = await host.openSession({ model: "test-model", contextLength: 8000, history: conversation(2) });
       const result = await session.send("next");
@@ -119,7 +119,7 @@ describe("automatic compaction", () => {
     server.script([{ content: "ok" }]);
     const engine = new RecordingEngine();
     engine.forceShouldCompress = true;
-    engine.compress = (messages) => messages;
+    engine.compress = async (messages) => messages;
     const { host, ofType } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000, history: conversation(2) });
     await session.send("next");
@@ -191,7 +191,7 @@ describe("window limits", () => {
   it("never sends a request that cannot fit the window: the turn ends with a typed error", async () => {
     const engine = new RecordingEngine();
     engine.forceShouldCompress = false;
-    engine.compress = (messages) => messages;
+    engine.compress = async (messages) => messages;
     const { host, ofType } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 60 });
     const result = await session.send("x ".repeat(400));

@@ -149,11 +149,13 @@ describe("session lifecycle", () => {
   });
 
   it("interrupts a slow provider request", async () => {
-    server.script([{ content: "late", delayMs: 3_000 }]);
+    const controller = new AbortController();
+    server.script(() => {
+      setTimeout(() => controller.abort(), 20);
+      return { content: "late", delayMs: 5_000 };
+    });
     const { host } = makeHost(server, { engine: new RecordingEngine() });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
     const result = await session.send("go", { signal: controller.signal });
     expect(result).toMatchObject({ status: "interrupted", exitReason: "interrupted", message: null });
   });

@@ -1,5 +1,5 @@
 import { ChatModelError } from "@context-engine/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createOpenAIChatModel, defaultContextLength, resolveModelConfig } from "../src/index.js";
 import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
 import { startServer } from "./support/setup.js";
@@ -138,12 +138,17 @@ describe("createOpenAIChatModel", () => {
   });
 
   it("times out a slow answer and aborts on the caller's signal", async () => {
-    server.script(() => ({ content: "late", delayMs: 2_000 }));
-    const slow = model({ timeoutMs: 50, maxRetries: 0 });
+    server.script(() => ({ content: "late", delayMs: 5_000 }));
+    const slow = model({ timeoutMs: 300, maxRetries: 0 });
     expect((await failure(slow.complete(hi))).kind).toBe("timeout");
+    // Settle before the next test so no late request reaches its script.
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
     const controller = new AbortController();
+    server.script(() => {
+      controller.abort();
+      return { content: "late", delayMs: 5_000 };
+    });
     const pending = model().complete({ ...hi, signal: controller.signal });
-    setTimeout(() => controller.abort(), 30);
     expect((await failure(pending)).kind).toBe("aborted");
   });
 

@@ -42,6 +42,9 @@ export class FakeOpenAIServer {
   #served = 0;
   #url = "";
   #apiKey: string;
+  // Bumped by script()/reset(): a request that arrived before is answered
+  // without consuming the new script (a late request from an earlier test).
+  #generation = 0;
 
   constructor(options: { apiKey?: string } = {}) {
     this.#apiKey = options.apiKey ?? "test-key";
@@ -66,6 +69,7 @@ export class FakeOpenAIServer {
   script(script: ReplyScript): this {
     this.#script = script;
     this.#served = 0;
+    this.#generation++;
     return this;
   }
 
@@ -80,8 +84,12 @@ export class FakeOpenAIServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const generation = this.#generation;
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (generation !== this.#generation) {
+      return send(res, 503, { error: { message: "stale request from an earlier script", type: "stale" } });
+    }
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       return send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: "not_found" } });
     }
