@@ -32,17 +32,17 @@ export function exampleValue(schema: unknown, text: string): unknown {
   }
 }
 
-/** Arguments with every required property (and every string property) filled in. */
+/**
+ * Arguments with every required property filled in (strings set to `text`).
+ * Optional properties are left out: filling filters such as `since` or
+ * `cursor` with made-up values would turn a good call into a bad one.
+ */
 export function exampleArguments(parameters: unknown, text: string): Record<string, unknown> {
   if (!isPlainObject(parameters)) return {};
   const props = isPlainObject(parameters.properties) ? parameters.properties : {};
   const required = Array.isArray(parameters.required) ? (parameters.required as string[]) : [];
   const out: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries(props)) {
-    const isString = isPlainObject(prop) && firstType(prop) === "string" && !Array.isArray(prop.enum);
-    if (required.includes(key) || isString) out[key] = exampleValue(prop, text);
-  }
-  for (const key of required) if (!(key in out)) out[key] = text;
+  for (const key of required) out[key] = key in props ? exampleValue(props[key], text) : text;
   return out;
 }
 
