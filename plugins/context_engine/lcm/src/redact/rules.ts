@@ -28,6 +28,8 @@ function looksLikeSecretValue(value: string): boolean {
   if (value.startsWith("[REDACTED:")) return false;
   if (value.length < 6) return false;
   if (NOT_A_VALUE.test(value)) return false;
+  // A dotted reference (process.env.DB_PASSWORD, self.secret, cfg.api.key) is code, not a value.
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false;
   // A bare lowercase word ("hunter", "secretvalue") is more often prose than a credential;
   // require a digit or a symbol or mixed case.
   return /[0-9]/.test(value) || /[^A-Za-z]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value));

@@ -342,8 +342,8 @@ function ftsSnippet(ctx: Ctx, table: "messages_fts" | "messages_cjk" | "summarie
   const tokens = Math.max(8, Math.min(64, Math.round((ctx.q.snippetChars ?? 160) / 6)));
   try {
     const r = ctx.store.db
-      .prepare(`SELECT snippet(${table}, 0, '«', '»', '…', ${tokens}) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`)
-      .get(expression, rowid) as { s: string } | undefined;
+      .prepare(`SELECT snippet(${table}, 0, '«', '»', '…', ${tokens}) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid >= ? AND rowid <= ?`)
+      .get(expression, rowid, rowid) as { s: string } | undefined;
     return r ? r.s.replace(/\s+/g, " ") : null;
   } catch {
     return null;
@@ -436,5 +436,5 @@ export function coveringChain(store: SqliteLcmStore, messageId: number): string[
 }
 
 function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
+  return Number(n.toPrecision(4));
 }

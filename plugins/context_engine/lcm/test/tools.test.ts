@@ -1,0 +1,156 @@
+import { ToolSchemaSchema, type Message } from "@context-engine/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "../src/tools/index.js";
+import { asst, call, result, sys, tempStore, user } from "./helpers.js";
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+function setup() {
+  const t = tempStore();
+  cleanups.push(t.cleanup);
+  const { store } = t;
+  const conv = store.conversation("main");
+  const msgs: Message[] = [sys("S")];
+  for (let i = 0; i < 30; i++) {
+    msgs.push(user(`question ${i} about the ledger reconciliation step ${i}`));
+    msgs.push(call(`c${i}`, "run_query", { sql: `SELECT * FROM ledger WHERE batch = ${i}` }));
+    msgs.push(result(`c${i}`, `batch ${i}: ${"row ".repeat(40)}total=${i * 100}`));
+    msgs.push(asst(`Batch ${i} reconciles to ${i * 100}.`));
+  }
+  const r = store.ingest(conv.id, msgs);
+  const ids = r.ids as number[];
+  // summarise messages 1..60 into one leaf
+  const items = store.getFrontier(conv.id).items.slice(1, 61);
+  const leaf = store.commitSummary(
+    { conversationId: conv.id, kind: "leaf", depth: 0, content: "Batches 0-14 reconciled; totals in tool results.", tokens: 12, sourceMessageIds: ids.slice(1, 61) },
+    { fromOrdinal: items[0]!.ordinal, toOrdinal: items[59]!.ordinal, expect: items },
+  );
+  if (!leaf.ok) throw new Error(leaf.detail);
+  const other = store.conversation("other");
+  const otherIds = store.ingest(other.id, [user("secret plans in another session about ledger")]).ids as number[];
+  const ctx = { conversationId: conv.id };
+  const run = (name: string, args: unknown) => JSON.parse(handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
+  return { store, conv, ids, leaf: leaf.summary, run, otherIds, msgs };
+}
+
+describe("tool schemas", () => {
+  it("are valid bare function schemas, one per tool", () => {
+    const schemas = lcmToolSchemas();
+    expect(schemas.map((s) => s.name)).toEqual(["lcm_grep", "lcm_describe", "lcm_expand"]);
+    for (const s of schemas) expect(ToolSchemaSchema.safeParse(s).success).toBe(true);
+    expect(isLcmTool("lcm_grep")).toBe(true);
+    expect(isLcmTool("grep")).toBe(false);
+  });
+});
+
+describe("argument validation", () => {
+  it("returns JSON errors naming the field, never throws", () => {
+    const { run, store } = setup();
+    expect(run("lcm_grep", {}).error).toMatch(/query/);
+    expect(run("lcm_grep", { query: "x", limit: 0 }).error).toMatch(/limit/);
+    expect(run("lcm_grep", { query: "x", bogus: 1 }).error).toMatch(/bogus|Unrecognized/i);
+    expect(run("lcm_grep", "{not json").error).toMatch(/not valid JSON/);
+    expect(run("lcm_describe", { id: "nonsense" }).error).toMatch(/not a summary id/);
+    expect(run("lcm_expand", { id: "sum_0000000000000000" }).error).toMatch(/no summary/);
+    expect(run("lcm_grep", { query: "(a+)+", mode: "regex" }).error).toMatch(/nested quantifiers/);
+    expect(run("lcm_grep", { query: "x", since: "yesterday-ish" }).error).toMatch(/since/);
+    expect(JSON.parse(handleLcmToolCall(store, "lcm_nope", {}, { conversationId: 1 })).error).toMatch(/Unknown/);
+  });
+});
+
+describe("lcm_grep", () => {
+  it("finds compacted content, says which summary covers it, and accepts JSON-string arguments", () => {
+    const { run, leaf } = setup();
+    const r = run("lcm_grep", JSON.stringify({ query: "total=300" }));
+    const hit = r.hits.find((h: any) => h.type === "message");
+    expect(hit.snippet).toContain("300");
+    expect(hit.in_context).toBe(false);
+    expect(hit.covered_by).toEqual([leaf.id]);
+    expect(r.complete).toBe(true);
+  });
+
+  it("stays in the current conversation unless asked", () => {
+    const { run } = setup();
+    expect(run("lcm_grep", { query: "secret plans" }).hits).toHaveLength(0);
+    const all = run("lcm_grep", { query: "secret plans", all_conversations: true });
+    expect(all.hits).toHaveLength(1);
+    expect(all.hits[0].session).toBe("other");
+  });
+});
+
+describe("lcm_describe", () => {
+  it("describes a summary with its span, tokens and lineage", () => {
+    const { run, leaf, ids } = setup();
+    const d = run("lcm_describe", { id: leaf.id });
+    expect(d).toMatchObject({ type: "summary", kind: "leaf", depth: 0, covers_messages: 60, in_context: true, seq_span: { first: 1, last: 60 } });
+    expect(d.source_messages).toHaveLength(50);
+    expect(d.source_messages_total).toBe(60);
+    expect(d.source_messages[0]).toBe(`msg_${ids[1]}`);
+    expect(d.source_tokens).toBeGreaterThan(d.tokens);
+  });
+
+  it("describes a message, and refuses another conversation's ids unless asked", () => {
+    const { run, ids, leaf, otherIds } = setup();
+    const d = run("lcm_describe", { id: `msg_${ids[2]}` });
+    expect(d).toMatchObject({ type: "message", role: "assistant", tool_calls: ["c0"], in_context: false, covered_by: [leaf.id] });
+    expect(run("lcm_describe", { id: otherIds[0] }).error).toMatch(/another conversation/);
+    expect(run("lcm_describe", { id: otherIds[0], all_conversations: true }).type).toBe("message");
+  });
+});
+
+describe("lcm_expand", () => {
+  it("recovers every original message under a summary, page by page within the budget", () => {
+    const { run, leaf, msgs } = setup();
+    const got: any[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = run("lcm_expand", { id: leaf.id, max_tokens: 300, ...(cursor ? { cursor } : {}) });
+      expect(r.tokens).toBeLessThanOrEqual(300);
+      expect(r.total_messages).toBe(60);
+      got.push(...r.messages);
+      cursor = r.nextCursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 100);
+    expect(pages).toBeGreaterThan(2);
+    expect(got.map((m) => m.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // verbatim: content and tool calls
+    for (const m of got) {
+      const original = msgs[m.seq] as any;
+      if (original.tool_calls) expect(m.tool_calls[0]).toMatchObject({ id: original.tool_calls[0].id, arguments: original.tool_calls[0].function.arguments });
+      else expect(m.content).toBe(original.content);
+    }
+  });
+
+  it("reads a message larger than the budget in parts, losslessly", () => {
+    const t = tempStore();
+    cleanups.push(t.cleanup);
+    const conv = t.store.conversation("s");
+    const big = Array.from({ length: 400 }, (_, i) => `line ${i}: some log output here`).join("\n");
+    const ids = t.store.ingest(conv.id, [user("dump"), result("x", big)]).ids as number[];
+    let text = "";
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = JSON.parse(handleLcmToolCall(t.store, "lcm_expand", { id: `msg_${ids[1]}`, max_tokens: 500, ...(cursor ? { cursor } : {}) }, { conversationId: conv.id }));
+      expect(r.messages).toHaveLength(1);
+      text += r.messages[0].content;
+      cursor = r.nextCursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 100);
+    expect(pages).toBeGreaterThan(3);
+    expect(text).toBe(big);
+  });
+
+  it("expands a message with its neighbours and rejects a foreign cursor", () => {
+    const { run, ids, leaf } = setup();
+    const r = run("lcm_expand", { id: `msg_${ids[10]}`, around: 2 });
+    expect(r.messages.map((m: any) => m.seq)).toEqual([8, 9, 10, 11, 12]);
+    const page = run("lcm_expand", { id: leaf.id, max_tokens: 100 });
+    expect(run("lcm_expand", { id: `msg_${ids[10]}`, cursor: page.nextCursor }).error).toMatch(/cursor/);
+  });
+});
