@@ -226,7 +226,7 @@ export class ContextCompressor extends ContextEngine {
       this.#logger.warn("compress: the message list contains entries without a known role; left unchanged");
       return messages;
     }
-    const sessionId = options.sessionId || DEFAULT_SESSION;
+    const sessionId = options.sessionId || this.#activeSession;
     this.#activeSession = sessionId;
     const state = this.#sessions.get(sessionId);
     const startSeq = state.commitSeq;

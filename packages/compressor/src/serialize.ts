@@ -44,7 +44,6 @@ export function renderContent(content: unknown): string {
 interface RecordDraft {
   label: string;
   body: string;
-  user: boolean;
 }
 
 function draft(message: Message): RecordDraft | null {
@@ -56,13 +55,13 @@ function draft(message: Message): RecordDraft | null {
   }
   switch (m.role) {
     case "user":
-      return { label: "USER", body: renderContent(m.content), user: true };
+      return { label: "USER", body: renderContent(m.content) };
     case "system":
     case "developer":
-      return { label: "SYSTEM", body: renderContent(m.content), user: false };
+      return { label: "SYSTEM", body: renderContent(m.content) };
     case "tool": {
       const name = typeof m.name === "string" && m.name ? ` ${m.name}` : "";
-      return { label: `TOOL RESULT ${m.tool_call_id}${name}`, body: renderContent(m.content), user: false };
+      return { label: `TOOL RESULT ${m.tool_call_id}${name}`, body: renderContent(m.content) };
     }
     case "assistant": {
       let body = renderContent(m.content).replace(THINK_BLOCK, "").trim();
@@ -71,7 +70,7 @@ function draft(message: Message): RecordDraft | null {
         const lines = calls.map((c) => `  ${c.function?.name ?? "?"}(${cut(c.function?.arguments ?? "", CALL_ARGS_CAP)}) [id ${c.id}]`);
         body += `${body ? "\n" : ""}[Tool calls:\n${lines.join("\n")}\n]`;
       }
-      return { label: "ASSISTANT", body, user: false };
+      return { label: "ASSISTANT", body };
     }
   }
   return null;
@@ -89,37 +88,69 @@ function headTail(text: string, cap: number): string {
   return `${text.slice(0, head)}\n…[${formatInt(text.length - cap)} chars truncated]…\n${text.slice(text.length - tail)}`;
 }
 
+/** Cheap size of a message's text, without rendering it. */
+function roughChars(m: Message): number {
+  let n = 0;
+  const c = m.content;
+  if (typeof c === "string") n = c.length;
+  else if (Array.isArray(c)) for (const part of c) n += typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text.length : 20;
+  for (const call of toolCallsOf(m)) n += Math.min(call.function?.arguments?.length ?? 0, CALL_ARGS_CAP) + 40;
+  return n;
+}
+
 export function serializeTurns(messages: readonly Message[], options: SerializeOptions): string {
-  const drafts: RecordDraft[] = [];
+  // Size every record cheaply first; only the records that make it into the
+  // prompt are rendered (a 200k-token middle is mostly sampled away).
+  const items: Message[] = [];
+  const sizes: number[] = [];
+  const isUser: boolean[] = [];
   for (const m of messages) {
-    const d = draft(m);
-    if (d) drafts.push(d);
+    if (m.role !== "tool" && isSummaryMessage(m) && unwrapMergedContent(m) === null) continue;
+    items.push(m);
+    sizes.push(roughChars(m) + 24);
+    isUser.push(m.role === "user");
   }
-  if (drafts.length === 0) return "";
-  const render = (d: RecordDraft, cap: number) => `[${d.label}]: ${redactSecrets(headTail(d.body, d.user ? Math.max(cap, USER_RECORD_CAP) : cap))}`;
-  const sizeAt = (cap: number) => drafts.reduce((acc, d) => acc + Math.min(d.body.length, d.user ? Math.max(cap, USER_RECORD_CAP) : cap) + d.label.length + 6, 0);
+  const n = items.length;
+  if (n === 0) return "";
+  const capOf = (i: number, cap: number) => (isUser[i] ? Math.max(cap, USER_RECORD_CAP) : cap);
+  const sizeAt = (cap: number) => {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += Math.min(sizes[i]!, capOf(i, cap) + 24);
+    return total;
+  };
+  const render = (i: number, cap: number) => {
+    const d = draft(items[i]!);
+    return d ? `[${d.label}]: ${redactSecrets(headTail(d.body, capOf(i, cap)))}` : "";
+  };
 
   let cap = FULL_RECORD_CAP;
-  if (sizeAt(cap) > options.maxChars) cap = Math.max(MIN_RECORD_CAP, Math.floor(options.maxChars / drafts.length));
-  if (sizeAt(cap) <= options.maxChars) return drafts.map((d) => render(d, cap)).join("\n\n");
+  if (sizeAt(cap) > options.maxChars) cap = Math.max(MIN_RECORD_CAP, Math.floor(options.maxChars / n));
+  if (sizeAt(cap) <= options.maxChars) {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = render(i, cap);
+      if (r) out.push(r);
+    }
+    return out.join("\n\n");
+  }
 
-  // Too many records even at the minimum share: sample evenly.
-  const keep = new Uint8Array(drafts.length);
-  let used = 0;
-  const last = drafts.length - 1;
-  const cost = (i: number) => Math.min(drafts[i]!.body.length, drafts[i]!.user ? USER_RECORD_CAP : cap) + 40;
+  // Too many records even at the minimum share: sample evenly, keeping user
+  // requests (up to half the room) and always the newest record.
+  const keep = new Uint8Array(n);
+  const last = n - 1;
+  const cost = (i: number) => Math.min(sizes[i]!, capOf(i, cap) + 24) + 40;
   keep[last] = 1;
-  used += cost(last);
-  for (let i = last - 1; i >= 0 && used < options.maxChars * 0.5; i--) {
-    if (drafts[i]!.user && used + cost(i) <= options.maxChars * 0.5) {
+  let used = cost(last);
+  const half = options.maxChars * 0.5;
+  for (let i = last - 1; i >= 0 && used < half; i--) {
+    if (isUser[i] && used + cost(i) <= half) {
       keep[i] = 1;
       used += cost(i);
     }
   }
-  const others = drafts.length - 1;
-  const room = Math.max(1, Math.floor((options.maxChars - used) / (cap + 40)));
-  const stride = Math.max(1, others / room);
-  for (let k = 0; k < others; k += stride) {
+  const room = Math.max(1, Math.floor((options.maxChars - used) / (cap + 64)));
+  const stride = Math.max(1, last / room);
+  for (let k = 0; k < last; k += stride) {
     const i = Math.floor(k);
     if (!keep[i] && used + cost(i) <= options.maxChars) {
       keep[i] = 1;
@@ -136,10 +167,11 @@ export function serializeTurns(messages: readonly Message[], options: SerializeO
         gapStart = -1;
         gapChars = 0;
       }
-      out.push(render(drafts[i]!, cap));
+      const r = render(i, cap);
+      if (r) out.push(r);
     } else {
       if (gapStart < 0) gapStart = i;
-      gapChars += drafts[i]!.body.length;
+      gapChars += sizes[i]!;
     }
   }
   return out.join("\n\n");

@@ -232,3 +232,15 @@ describe("sessions", () => {
     expect(engine.compressionCount).toBe(0);
   });
 });
+
+describe("session association", () => {
+  it("a compress call without sessionId belongs to the session last started", async () => {
+    const engine = new ContextCompressor({ contextLength: 16_000, chatModel: failingModel("network") });
+    engine.onSessionStart("live");
+    await engine.compress(conversation());
+    expect(engine.getStatus()).toMatchObject({ sessionId: "live" });
+    expect(engine.getStatus().cooldownSeconds).toBeGreaterThan(0);
+    engine.onSessionStart("other");
+    expect(engine.getStatus().cooldownSeconds).toBe(0);
+  });
+});
