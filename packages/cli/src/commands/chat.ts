@@ -6,6 +6,7 @@ import { createPalette } from "../format/color.js";
 import { CHAT_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
+import { engineSearchPaths } from "../paths.js";
 import { describeChatEvent } from "./chat-events.js";
 
 /** What to tell a person who has no endpoint configured. */
@@ -67,7 +68,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   let engine: ContextEngine;
   let engineInfo: { name: string; source: string; version: string | null; fallbackReason: string | null };
   try {
-    const l = await loadEngine(loaded, { contextLength, model: resolved.model, chatModel, logger }, { cwd: io.cwd, env, logger, ...(values.engine ? { engine: values.engine } : {}) });
+    const l = await loadEngine(loaded, { contextLength, model: resolved.model, chatModel, logger }, { cwd: io.cwd, env, logger, nodeModules: engineSearchPaths(io.cwd), ...(values.engine ? { engine: values.engine } : {}) });
     engine = l.engine;
     engineInfo = { name: l.name, source: l.source, version: l.version, fallbackReason: l.fallbackReason };
     for (const w of l.warnings) logger.warn(w);

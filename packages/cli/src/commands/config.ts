@@ -5,6 +5,7 @@ import { EXIT, InputError, UsageError } from "../errors.js";
 import { createPalette } from "../format/color.js";
 import { CONFIG_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
+import { engineSearchPaths } from "../paths.js";
 
 export async function configCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("config", argv, { json: { type: "boolean" } });
@@ -35,7 +36,7 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     }
     file = found;
   }
-  const problems = await checkConfig(file, { cwd: io.cwd, env });
+  const problems = await checkConfig(file, { cwd: io.cwd, env, nodeModules: engineSearchPaths(io.cwd) });
   const errors = problems.filter((p) => p.severity === "error");
   if (values.json) {
     io.stdout.write(`${JSON.stringify({ file, valid: errors.length === 0, problems }, null, 2)}\n`);

@@ -5,6 +5,7 @@ import { renderTable } from "../format/table.js";
 import { PLUGINS_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
+import { engineSearchPaths } from "../paths.js";
 
 export async function pluginsCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("plugins", argv, { json: { type: "boolean" } });
@@ -26,7 +27,7 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
   const logger = createCliLogger((line) => io.stderr.write(`${line}\n`), values.verbose ? "info" : "error");
   const loaded = await loadConfig({ cwd: io.cwd, env, ...(values.config ? { path: values.config } : {}) });
   // Construct each engine: the only way to tell a working plugin from one that breaks on load.
-  const rows = await listEngines({ config: loaded, cwd: io.cwd, env, probe: "construct", logger });
+  const rows = await listEngines({ config: loaded, cwd: io.cwd, env, probe: "construct", nodeModules: engineSearchPaths(io.cwd), logger });
   const p = createPalette(useColor(io.stdout, io.env) && !values["no-color"]);
 
   if (sub === "list") {

@@ -62,7 +62,7 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   const progress = createProgress(io.stderr, { enabled: !values["no-progress"], label: "replay" });
   const logger = createCliLogger((line) => progress.log(stderrPalette.dim(line)), values.verbose ? "info" : "warn");
 
-  const [{ loadConfig }, sessionsPkg, { chooseEngines, pluginEngineFactory }, { runReplay, plannedRequests }, rec] = await Promise.all([
+  const [{ loadConfig }, sessionsPkg, { chooseEngines, discoverEngineNames, pluginEngineFactory }, { runReplay, plannedRequests }, rec] = await Promise.all([
     import("@context-engine/plugin-loader"),
     import("@context-engine/sessions"),
     import("../replay/engines.js"),
@@ -71,7 +71,15 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   ]);
   const loaded = await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) });
   const envForEngines = { cwd: io.cwd, env: { ...io.env }, loaded, logger };
-  const engines = await chooseEngines(envForEngines, values.demo && requestedEngines.length === 0 ? [...DEMO_ENGINES] : requestedEngines);
+  let wanted = requestedEngines;
+  if (values.demo && wanted.length === 0) {
+    // An installation without the LCM package still gets a demo, with a notice.
+    const usable = new Set((await discoverEngineNames(envForEngines)).filter((l) => l.status === "ok").map((l) => l.name));
+    wanted = DEMO_ENGINES.filter((n) => usable.has(n));
+    const absent = DEMO_ENGINES.filter((n) => !usable.has(n));
+    if (absent.length) logger.warn(`the demo compares ${DEMO_ENGINES.join(" and ")}, but ${absent.join(", ")} is not installed here (npm i @context-engine/lcm); replaying with ${wanted.join(", ")}`);
+  }
+  const engines = await chooseEngines(envForEngines, wanted);
   if (engines.length === 0) throw new UsageError("replay: no engine to replay with");
 
   const contextLength = contextLengthFlag ?? (values.demo ? DEMO_CONTEXT_LENGTH : (loaded.config.model.context_length ?? 128_000));

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ContextEngine, Logger } from "@context-engine/core";
 import { expandPath, listEngines, loadEngine, resolveHome, type EngineListing, type LoadedConfig } from "@context-engine/plugin-loader";
 import { ConfigError, UsageError } from "../errors.js";
+import { engineSearchPaths } from "../paths.js";
 import type { EngineFactory } from "./run.js";
 
 export interface EngineEnvironment {
@@ -23,7 +24,7 @@ export function userPluginDir(e: EngineEnvironment): string {
 
 /** Every engine found, without importing any (fast; broken manifests already show). */
 export async function discoverEngineNames(e: EngineEnvironment): Promise<EngineListing[]> {
-  return listEngines({ config: e.loaded, cwd: e.cwd, env: e.env, probe: "none", userDir: userPluginDir(e), logger: e.logger });
+  return listEngines({ config: e.loaded, cwd: e.cwd, env: e.env, probe: "none", userDir: userPluginDir(e), nodeModules: engineSearchPaths(e.cwd), logger: e.logger });
 }
 
 /**
@@ -65,7 +66,7 @@ export function pluginEngineFactory(e: EngineEnvironment): EngineFactory {
     const loaded = await loadEngine(
       e.loaded,
       { contextLength: ctx.contextLength, model: ctx.model, logger: e.logger },
-      { engine: name, home: ctx.dataDir, userDir, cwd: e.cwd, env: e.env, logger: e.logger },
+      { engine: name, home: ctx.dataDir, userDir, nodeModules: engineSearchPaths(e.cwd), cwd: e.cwd, env: e.env, logger: e.logger },
     );
     return loaded.engine;
   };
