@@ -1,6 +1,7 @@
 import { createEstimator, isContextEngine, silentLogger } from "@context-engine/core";
 import type { ChatModel, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
 import { resolveHostConfig } from "./config.js";
+import { withListMemo } from "./request/list-tokens.js";
 import type { HostConfig, HostConfigInput } from "./config.js";
 import { EventBus } from "./event-bus.js";
 import type { HostEvent, HostEventListener, HostEventType } from "./events.js";
@@ -70,7 +71,7 @@ export class AgentHost {
       chatModel: options.chatModel,
       bus: this.#bus,
       logger,
-      counter: options.tokenCounter ?? createEstimator(),
+      counter: withListMemo(options.tokenCounter ?? createEstimator()),
       config: this.config,
       agentTools,
       executeTool: options.executeTool,

@@ -133,3 +133,51 @@ describe("host configuration", () => {
     expect(new AgentHost({ engine, chatModel, config: { contextTimeoutSeconds: 0 } }).config.contextTimeoutSeconds).toBe(0);
   });
 });
+
+describe("message clones", () => {
+  it("copy deeply, keep extra fields and an own __proto__ key, and copy exotic objects too", async () => {
+    const { cloneMessages } = await import("../src/clone.js");
+    const when = new Date(0);
+    const original = JSON.parse('[{"role":"user","content":[{"type":"text","text":"hi"}],"__proto__":{"x":1},"meta":{"n":[1,2]}}]') as Message[];
+    (original[0] as Record<string, unknown>).when = when;
+    const copy = cloneMessages(original);
+    expect(copy).toEqual(original);
+    expect(copy[0]).not.toBe(original[0]);
+    expect((copy[0] as { content: unknown[] }).content[0]).not.toBe((original[0] as { content: unknown[] }).content[0]);
+    expect(Object.getPrototypeOf(copy[0])).toBe(Object.prototype);
+    expect(Object.prototype.hasOwnProperty.call(copy[0], "__proto__")).toBe(true);
+    expect((copy[0] as Record<string, unknown>).when).not.toBe(when);
+    expect((copy[0] as Record<string, unknown>).when).toEqual(when);
+  });
+});
+
+describe("incremental re-checks of a growing conversation", () => {
+  it("still catch a problem appended after a clean check", () => {
+    const messages: Message[] = [
+      { role: "user", content: "u" },
+      { role: "assistant", content: null, tool_calls: [call("a")] },
+      { role: "tool", tool_call_id: "a", content: "ra" },
+    ];
+    expect(sanitizeRequestMessages(messages).messages).toBe(messages);
+    messages.push({ role: "tool", tool_call_id: "b", content: "orphan in the same run" });
+    const again = sanitizeRequestMessages(messages);
+    expect(again.messages).toHaveLength(3);
+    expect(again.repairs).toEqual(['dropped orphan tool result "b" at 3']);
+    messages.pop();
+    messages.push({ role: "user", content: "bad \uD800" });
+    expect(sanitizeRequestMessages(messages).messages[3]!.content).toBe("bad \uFFFD");
+  });
+
+  it("count tokens of a growing list exactly as a full count", async () => {
+    const { createEstimator } = await import("@context-engine/core");
+    const { withListMemo } = await import("../src/request/list-tokens.js");
+    const base = createEstimator();
+    const memo = withListMemo(base);
+    const list: Message[] = [{ role: "user", content: "hello there" }];
+    expect(memo.countMessages(list)).toBe(base.countMessages(list));
+    list.push({ role: "assistant", content: "general kenobi ".repeat(10) });
+    expect(memo.countMessages(list)).toBe(base.countMessages(list));
+    const replaced = [list[1]!];
+    expect(memo.countMessages(replaced)).toBe(base.countMessages(replaced));
+  });
+});

@@ -21,6 +21,12 @@ function hasSurrogate(message: Message): boolean {
   return bad;
 }
 
+// Per persisted list: how far it was last found clean. The session's list only
+// grows between compactions (a commit replaces the array object), so a repeat
+// request re-checks only the tail: from the last message that starts a segment
+// (a non-tool message), because tool results depend on the call before them.
+const cleanPrefix = new WeakMap<Message[], { length: number; anchor: Message; resumeAt: number }>();
+
 function isEmptyContent(content: unknown): boolean {
   if (content === null || content === undefined) return true;
   if (typeof content === "string") return content.length === 0;
@@ -59,7 +65,8 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
     if (out === null) out = messages.slice(0, i);
   };
 
-  let i = 0;
+  const memo = cleanPrefix.get(messages);
+  let i = memo && memo.length <= n && messages[memo.length - 1] === memo.anchor ? memo.resumeAt : 0;
   while (i < n) {
     const message = messages[i]!;
     const role = (message as { role?: unknown }).role;
@@ -90,20 +97,31 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
       }
 
       // The run of tool results directly after this assistant message.
+      let j = i + 1;
+      while (j < n && (messages[j] as { role?: unknown }).role === "tool") j++;
+      if (runAnswersEveryCallInOrder(calls as unknown[], messages, i + 1, j)) {
+        // The common case: nothing structural to repair.
+        for (let k = i; k < j; k++) {
+          const m = messages[k]!;
+          const bad = hasSurrogate(m);
+          if (bad) repairs.push(`replaced lone surrogates in message ${k}`);
+          keep(k, bad ? fixMessageSurrogates(m) : m, bad);
+        }
+        i = j;
+        continue;
+      }
       const wanted = new Set<string>();
       for (const call of calls as unknown[]) {
         const id = callId(call);
         if (id) wanted.add(id);
       }
-      let j = i + 1;
       const answered = new Set<string>();
       const runKeep: boolean[] = [];
-      while (j < n && (messages[j] as { role?: unknown }).role === "tool") {
-        const id = (messages[j] as { tool_call_id?: unknown }).tool_call_id;
+      for (let k = i + 1; k < j; k++) {
+        const id = (messages[k] as { tool_call_id?: unknown }).tool_call_id;
         const ok = typeof id === "string" && wanted.has(id) && !answered.has(id);
         if (ok) answered.add(id as string);
         runKeep.push(ok);
-        j++;
       }
       const keptCalls = (calls as unknown[]).filter((call) => {
         const id = callId(call);
@@ -152,5 +170,21 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
     i++;
   }
 
+  if (repairs.length === 0 && n > 0) {
+    let resumeAt = n - 1;
+    while (resumeAt > 0 && (messages[resumeAt] as { role?: unknown }).role === "tool") resumeAt--;
+    cleanPrefix.set(messages, { length: n, anchor: messages[n - 1]!, resumeAt });
+  }
   return { messages: out ?? messages, repairs };
+}
+
+/** Whether the tool run [from, to) answers each call exactly once, in call order. */
+function runAnswersEveryCallInOrder(calls: unknown[], messages: Message[], from: number, to: number): boolean {
+  if (to - from !== calls.length) return false;
+  for (let k = 0; k < calls.length; k++) {
+    const id = callId(calls[k]);
+    if (id === null || (messages[from + k] as { tool_call_id?: unknown }).tool_call_id !== id) return false;
+    for (let p = 0; p < k; p++) if (callId(calls[p]) === id) return false;
+  }
+  return true;
 }
