@@ -37,6 +37,15 @@ const NUMBER_RE = /(?:[$€£#]\s?)?\b\d[\d,]*(?:\.\d+)+\b|[$€£#]\s?\d[\d,]*(
 const ERROR_LINE_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
 const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
 
+const SAMPLE_HEAD = 3_000;
+const SAMPLE_TAIL = 1_500;
+const HARVEST_BUDGET_CHARS = 400_000;
+
+function sampleLength(m: Message): number {
+  const c = m.content;
+  return typeof c === "string" ? c.length : Array.isArray(c) ? 400 : 0;
+}
+
 const STOP_IDENTS = new Set(["e.g", "i.e", "etc.etc"]);
 
 interface Harvest {
@@ -107,15 +116,25 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     if (m.role === "tool") resultOf.set(m.tool_call_id, renderContent(m.content));
   }
 
-  for (const m of turns) {
+  // Identifier harvesting is bounded: each message contributes its start and
+  // end (huge outputs say most there), and only the newest messages up to a
+  // total budget are scanned, so a 20k-message middle stays fast.
+  let harvestFrom = turns.length;
+  for (let budget = HARVEST_BUDGET_CHARS; harvestFrom > 0 && budget > 0; ) {
+    harvestFrom--;
+    budget -= Math.min(sampleLength(turns[harvestFrom]!), SAMPLE_HEAD + SAMPLE_TAIL);
+  }
+
+  for (const [i, m] of turns.entries()) {
     const text = renderContent(m.content);
     const weight = m.role === "user" ? 3 : m.role === "tool" ? 1 : 2;
-    // Harvest from a bounded slice: huge tool outputs say most at their ends.
-    const sample = text.length > 12_000 ? `${text.slice(0, 8_000)}\n${text.slice(-4_000)}` : text;
-    collect(paths, PATH_RE, sample, weight, 4);
-    collect(paths, URL_RE, sample, weight, 8);
-    collect(idents, IDENT_RE, sample, weight, 4);
-    collect(numbers, NUMBER_RE, sample, weight, 2);
+    const sample = text.length > SAMPLE_HEAD + SAMPLE_TAIL ? `${text.slice(0, SAMPLE_HEAD)}\n${text.slice(-SAMPLE_TAIL)}` : text;
+    if (i >= harvestFrom || m.role === "user") {
+      collect(paths, PATH_RE, sample, weight, 4);
+      collect(paths, URL_RE, sample, weight, 8);
+      collect(idents, IDENT_RE, sample, weight, 4);
+      collect(numbers, NUMBER_RE, sample, weight, 2);
+    }
     if (focusTerms.length && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
       focusHits.push(`- [${m.role}] ${oneLine(text, 400)}`);
     }
@@ -139,7 +158,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
       }
       if (!calls.length && said) actions.push(`said: ${oneLine(said, 160)}`);
     } else if (m.role === "tool") {
-      for (const line of text.split("\n")) {
+      for (const line of sample.split("\n")) {
         if (ERROR_LINE_RE.test(line) && line.trim().length > 8) {
           errors.push(`- ${oneLine(line, 200)}`);
           break;
@@ -201,31 +220,38 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
 }
 
 /**
- * Shrink the longest sections line by line (oldest lines first) until the
- * whole text fits the budget; the request section is never cut below its quote.
+ * Drop the oldest lines of the largest sections (never the request section)
+ * until the text fits the budget; sizes are tracked incrementally so a
+ * section of thousands of lines costs linear time.
  */
 function fitSections(header: string, sections: Array<[string, string]>, budget: number): string {
-  const lines = sections.map(([h, body]) => [h, body.split("\n")] as [string, string[]]);
-  const size = () => header.length + lines.reduce((acc, [h, b]) => acc + h.length + 3 + b.reduce((x, l) => x + l.length + 1, 0), 0);
-  let guard = 10_000;
-  while (size() > budget && guard-- > 0) {
-    let worst = -1;
-    let worstSize = 0;
-    lines.forEach(([h, body], i) => {
-      if (h === HEADINGS.request || body.length <= 1) return;
-      const s = body.reduce((x, l) => x + l.length, 0);
-      if (s > worstSize) {
-        worst = i;
-        worstSize = s;
-      }
-    });
-    if (worst < 0) break;
-    const body = lines[worst]![1];
-    const dropped = body[0]!.startsWith("… (") ? body.splice(1, 1) : body.splice(0, 1, "… (earlier entries omitted)");
-    if (!dropped.length) break;
+  const entries = sections.map(([h, body]) => {
+    const lines = body.split("\n");
+    return { h, lines, start: 0, omitted: false, size: lines.reduce((x, l) => x + l.length + 1, 0) };
+  });
+  const sizeOf = () => header.length + entries.reduce((acc, e) => acc + e.h.length + 3 + e.size + (e.omitted ? OMITTED.length + 1 : 0), 0);
+  let total = sizeOf();
+  while (total > budget) {
+    let worst: (typeof entries)[number] | null = null;
+    for (const e of entries) {
+      if (e.h === HEADINGS.request || e.lines.length - e.start <= 1) continue;
+      if (!worst || e.size > worst.size) worst = e;
+    }
+    if (!worst) break;
+    // Drop up to half of the section per round, oldest lines first.
+    const goal = Math.min(total - budget, Math.ceil(worst.size / 2));
+    let dropped = 0;
+    while (dropped < goal && worst.lines.length - worst.start > 1) {
+      dropped += worst.lines[worst.start]!.length + 1;
+      worst.start++;
+    }
+    worst.size -= dropped;
+    worst.omitted = true;
+    total = sizeOf();
   }
+  const lines = entries.map((e) => [e.h, [...(e.omitted ? [OMITTED] : []), ...e.lines.slice(e.start)]] as [string, string[]]);
   // Still too long (single huge lines): cut each section's body hard.
-  if (size() > budget) {
+  if (total > budget) {
     const share = Math.max(200, Math.floor(budget / lines.length));
     for (const entry of lines) {
       if (entry[0] === HEADINGS.request) continue;
@@ -236,13 +262,16 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
   return [header, ...lines.map(([h, b]) => `${h}\n${b.join("\n")}`)].join("\n\n");
 }
 
+const OMITTED = "… (earlier entries omitted)";
+
 function outcome(result: string): string {
-  const text = result.trim();
+  // The verdict is at the start or the end of an output; never scan all of a huge one.
+  const text = (result.length > 6_000 ? `${result.slice(0, 4_000)}\n${result.slice(-2_000)}` : result).trim();
   if (!text) return "empty result";
   const errorLine = text.split("\n").find((l) => ERROR_LINE_RE.test(l));
   if (errorLine) return `error: ${oneLine(errorLine, 140)}`;
   const first = text.split("\n").find((l) => l.trim()) ?? "";
-  return `${oneLine(first, 120)} (${text.length} chars)`;
+  return `${oneLine(first, 120)} (${result.length} chars)`;
 }
 
 function oneLine(text: string, max: number): string {
