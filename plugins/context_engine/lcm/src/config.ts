@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { RedactionConfigSchema } from "./redact/index.js";
+import { RetentionPolicySchema } from "./retention/index.js";
 
 /**
  * The `engines.lcm` section of config.yaml (snake_case keys). Every key is
@@ -53,10 +55,10 @@ export const configSchema = z.strictObject({
   custom_instructions: z.string().default(""),
   /** Reject a model summary when more than this share of its identifiers/numbers do not occur in its sources. */
   max_unsupported_ratio: ratio.default(0.34),
-  /** Options passed through to the store, search, redaction and retention modules (validated there). */
-  redaction: z.looseObject({}).optional(),
-  retention: z.looseObject({}).optional(),
-  search: z.looseObject({}).optional(),
+  /** Secret redaction before storage and before the summariser: `true` (default), `false`, or `{ enabled, disable, extra, allow }`. */
+  redaction: RedactionConfigSchema,
+  /** Size/age/count policy applied when the store opens and when a session ends; nothing is deleted when unset. */
+  retention: RetentionPolicySchema.optional(),
 });
 
 export type LcmConfig = z.infer<typeof configSchema>;

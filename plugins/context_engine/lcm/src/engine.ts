@@ -26,6 +26,9 @@ import type { MessageShape } from "./compaction/units.js";
 import { prepareSteps, publishPrepared, virtualFrontier } from "./compaction/runner.js";
 import type { PreparedWork, RunDeps } from "./compaction/runner.js";
 import { Summarizer } from "./compaction/summarizer.js";
+import { toRedactionConfig } from "./redact/index.js";
+import { applyRetention, deleteSession } from "./retention/index.js";
+import type { DeleteReport, RetentionReport } from "./retention/index.js";
 import { openLcmStore } from "./store/index.js";
 import type { IngestResult, LcmStore } from "./store/types.js";
 import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "./tools/index.js";
@@ -66,6 +69,8 @@ export class LcmEngine extends ContextEngine {
   readonly #shapes = new Map<number, MessageShape>();
   #store: LcmStore | null = null;
   #currentSession = DEFAULT_SESSION;
+  /** The session of the latest call, for getStatus when the host never called onSessionStart. */
+  #lastActive = DEFAULT_SESSION;
   #closed = false;
   #metrics = { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0 };
 
@@ -101,10 +106,9 @@ export class LcmEngine extends ContextEngine {
     if (this.#closed) throw new Error("LCM engine is closed");
     if (!this.#store) {
       const dataDir = this.#ctx.dataDir ?? join(homedir(), ".context-engine", "data", "lcm");
-      const redaction = this.config.redaction as Record<string, unknown> | undefined;
       const opened: LcmStore = openLcmStore({
         ...(this.config.database_path ? { path: this.config.database_path } : { dataDir }),
-        ...(redaction ? { redaction: redaction.enabled === false ? false : (redaction as never) } : {}),
+        redaction: toRedactionConfig(this.config.redaction),
       });
       this.#store = opened;
       return opened;
@@ -121,9 +125,52 @@ export class LcmEngine extends ContextEngine {
     this.#closed = true;
   }
 
+  /**
+   * Apply `engines.lcm.retention` now (also done when a session starts or ends). Live sessions are protected. Null when no policy is configured.
+   */
+  applyRetention(): RetentionReport | null {
+    const policy = this.config.retention;
+    if (!policy || !this.#store) return null;
+    try {
+      const report = applyRetention(this.#store, {
+        ...(policy.max_age_days !== undefined ? { maxAgeDays: policy.max_age_days } : {}),
+        ...(policy.max_bytes !== undefined ? { maxBytes: policy.max_bytes } : {}),
+        ...(policy.max_conversations !== undefined ? { maxConversations: policy.max_conversations } : {}),
+        protect: [...this.#sessions.keys(), this.#currentSession],
+      });
+      if (report.deleted.length) {
+        this.#cache.clear();
+        this.#logger.info("lcm: retention deleted conversations", { deleted: report.deleted.length, bytesAfter: report.storedBytesAfter });
+      }
+      return report;
+    } catch (error) {
+      this.#logger.warn("lcm: retention failed", { error: describe(error) });
+      return null;
+    }
+  }
+
+  /** Hard delete of everything stored for a session (messages, summaries, index entries, payloads). */
+  forgetSession(sessionId: string): DeleteReport | null {
+    const s = this.#sessions.get(sessionId);
+    if (s) {
+      s.abort.abort();
+      this.#sessions.delete(sessionId);
+    }
+    const report = deleteSession(this.store, sessionId);
+    this.#cache.clear();
+    return report;
+  }
+
   #session(sessionId?: string): SessionState {
     const id = sessionId || this.#currentSession;
+    this.#lastActive = id;
     let s = this.#sessions.get(id);
+    if (s && !this.store.getConversation(s.conversationId)) {
+      // Deleted underneath us (retention, another process): start afresh.
+      s.abort.abort();
+      this.#sessions.delete(id);
+      s = undefined;
+    }
     if (!s) {
       const conversation = this.store.conversation(id);
       s = {
@@ -494,6 +541,7 @@ export class LcmEngine extends ContextEngine {
     this.#currentSession = sessionId || DEFAULT_SESSION;
     try {
       this.#session(this.#currentSession);
+      this.applyRetention();
     } catch (error) {
       this.#logger.error("lcm: cannot open the store", { error: describe(error) });
     }
@@ -511,6 +559,7 @@ export class LcmEngine extends ContextEngine {
     }
     s.abort.abort();
     this.#sessions.delete(s.sessionId);
+    this.applyRetention();
   }
 
   /** `/new` or `/reset`: the stored history stays searchable, the active context starts empty. */
@@ -537,7 +586,7 @@ export class LcmEngine extends ContextEngine {
       if (!this.#closed) {
         const stats = this.store.stats();
         lcm.database = { path: stats.path, bytes: stats.fileBytes, conversations: stats.conversations, messages: stats.messages, summaries: stats.summaries };
-        const s = this.#sessions.get(this.#currentSession);
+        const s = this.#sessions.get(this.#currentSession) ?? this.#sessions.get(this.#lastActive);
         const conv = s ? this.store.getConversation(s.conversationId) : null;
         if (conv && s) {
           lcm.session = {

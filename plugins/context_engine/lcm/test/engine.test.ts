@@ -277,3 +277,42 @@ describe("selectContext and tools", () => {
     expect(status.lcm.database.summaries).toBeGreaterThan(0);
   });
 });
+
+describe("data hygiene", () => {
+  it("redacts secrets before storage and before the summariser, on by default", async () => {
+    const model = new FakeSummarizer();
+    const engine = setup({ chatModel: model });
+    const secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0";
+    const input = agentConversation(40, 41);
+    input[1] = { role: "user", content: `my key is ${secret}, fix CANARY_41_0` };
+    const out = await engine.compress(input, { sessionId: "a" });
+    const conv = engine.store.findConversation("a")!;
+    expect(engine.store.getMessages(conv.id).some((m) => m.text.includes(secret))).toBe(false);
+    expect(model.requests.some((r) => JSON.stringify(r.messages).includes(secret))).toBe(false);
+    expect(JSON.stringify(out)).not.toContain(secret);
+  });
+
+  it("forgetSession hard-deletes one session and leaves the others", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    await engine.compress(agentConversation(30, 51), { sessionId: "a" });
+    await engine.compress(agentConversation(30, 52), { sessionId: "b" });
+    const report = engine.forgetSession("a");
+    expect(report?.messages).toBeGreaterThan(0);
+    expect(engine.store.findConversation("a")).toBeNull();
+    expect(engine.store.findConversation("b")!.messageCount).toBeGreaterThan(0);
+    const res = await engine.handleToolCall("lcm_grep", { query: "CANARY_51_0", all_conversations: true }, { sessionId: "b" });
+    expect(JSON.parse(res).hits).toEqual([]);
+  });
+
+  it("applies the retention policy when a session ends, never to a live session", async () => {
+    const engine = setup({ config: { retention: { max_conversations: 1 } } });
+    engine.onSessionStart("old");
+    await engine.onTurnComplete(agentConversation(3, 61), null, { sessionId: "old" });
+    await engine.onSessionEnd("old", []);
+    engine.onSessionStart("new");
+    await engine.onTurnComplete(agentConversation(3, 62), null, { sessionId: "new" });
+    await engine.onSessionEnd("new", []);
+    expect(engine.store.findConversation("new")).not.toBeNull();
+    expect(engine.store.findConversation("old")).toBeNull();
+  });
+});

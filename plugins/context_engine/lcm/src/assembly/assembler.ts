@@ -37,6 +37,8 @@ export interface AssembleResult {
 export class RowCache {
   readonly #messages = new Map<number, StoredMessage>();
   readonly #summaries = new Map<string, { record: SummaryRecord; rendered: string; tokens: number }>();
+  readonly #assemblies = new Map<number, AssemblyState>();
+  readonly #blocks = new Map<string, { parts: string[]; value: { text: string; overhead: number } }>();
   readonly #tails = new Map<number, { version: number; count: number; tokens: number; maxTokens: number; items: FrontierItem[] }>();
   constructor(private readonly maxEntries = 20_000) {}
 
@@ -82,12 +84,12 @@ export class RowCache {
    * turn), only the new items are read. Anything else (a compaction, a reset,
    * retention) is detected from the counters and triggers a full re-read.
    */
-  frontierTail(store: LcmStore, conversationId: number, maxTokens: number): FrontierItem[] {
+  frontierTail(store: LcmStore, conversationId: number, maxTokens: number): { items: FrontierItem[]; appended: FrontierItem[] | null } {
     const conv = store.getConversation(conversationId);
-    if (!conv) return [];
+    if (!conv) return { items: [], appended: null };
     const prev = this.#tails.get(conversationId);
     if (prev && prev.maxTokens === maxTokens) {
-      if (prev.version === conv.frontierVersion) return prev.items;
+      if (prev.version === conv.frontierVersion) return { items: prev.items, appended: [] };
       const addedCount = conv.frontierCount - prev.count;
       const addedTokens = conv.frontierTokens - prev.tokens;
       const newest = prev.items[prev.items.length - 1];
@@ -106,13 +108,33 @@ export class RowCache {
           }
           const kept = items.slice(start);
           this.#tails.set(conversationId, { version: conv.frontierVersion, count: conv.frontierCount, tokens: conv.frontierTokens, maxTokens, items: kept });
-          return kept;
+          return { items: kept, appended };
         }
       }
     }
     const items = store.getFrontierTail(conversationId, maxTokens, { minItems: 1 });
     this.#tails.set(conversationId, { version: conv.frontierVersion, count: conv.frontierCount, tokens: conv.frontierTokens, maxTokens, items });
-    return items;
+    return { items, appended: null };
+  }
+
+  assemblyState(conversationId: number): AssemblyState | undefined {
+    return this.#assemblies.get(conversationId);
+  }
+
+  setAssemblyState(conversationId: number, state: AssemblyState): void {
+    this.#assemblies.set(conversationId, state);
+  }
+
+  /** The rendered summary block for a run of summaries (cached: the same run renders once). */
+  block(rendered: readonly string[], omitted: number): { text: string; overhead: number } {
+    const key = `${omitted}|${rendered.length}|${rendered.map((r) => r.length).join(",")}|${rendered[0]?.slice(0, 40) ?? ""}|${rendered[rendered.length - 1]?.slice(0, 40) ?? ""}`;
+    const hit = this.#blocks.get(key);
+    if (hit && hit.parts.length === rendered.length && hit.parts.every((p, i) => p === rendered[i])) return hit.value;
+    const text = renderSummaryBlock(rendered, omitted);
+    const value = { text, overhead: estimateTextTokens(renderSummaryBlock([], omitted)) + 4 };
+    if (this.#blocks.size > 256) this.#blocks.clear();
+    this.#blocks.set(key, { parts: [...rendered], value });
+    return value;
   }
 
   /** Forget everything (after a hard delete). */
@@ -120,6 +142,8 @@ export class RowCache {
     this.#messages.clear();
     this.#summaries.clear();
     this.#tails.clear();
+    this.#assemblies.clear();
+    this.#blocks.clear();
   }
 
   #remember<K, V>(map: Map<K, V>, key: K, value: V): void {
@@ -133,18 +157,43 @@ export class RowCache {
 
 type Piece =
   | { kind: "summary"; id: string; rendered: string; tokens: number }
-  | { kind: "message"; stored: StoredMessage; message: Message; tokens: number; shortened: boolean };
+  | { kind: "message"; stored: StoredMessage; message: Message; tokens: number; shortened: boolean; wholeBecauseLast: boolean };
 
-export function assembleContext(store: LcmStore, cache: RowCache, input: AssembleInput): AssembleResult {
-  const counter = defaultTokenCounter;
-  const headTokens = counter.countMessages(input.head as Message[]);
-  const avail = Math.max(0, input.budget - headTokens - BLOCK_OVERHEAD_TOKENS);
-  const conversation = store.getConversation(input.conversationId);
-  const frontierVersion = conversation?.frontierVersion ?? 0;
-  const frontierCount = conversation?.frontierCount ?? 0;
+/** What the last assembly of a conversation chose, so the next one only handles what was appended. */
+export interface AssemblyState {
+  key: string;
+  frontierVersion: number;
+  pieces: Piece[];
+  used: number;
+}
 
-  // Over-fetch: shortening large messages frees room, so ask for more raw tokens than we will show.
-  const items: FrontierItem[] = avail > 0 ? cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25)) : [];
+function buildPiece(
+  it: FrontierItem,
+  stored: ReadonlyMap<number, StoredMessage>,
+  summaries: ReadonlyMap<string, { rendered: string; tokens: number }>,
+  input: AssembleInput,
+  avail: number,
+  inLastUnit: boolean,
+  keepLastUnitWhole: boolean,
+): Piece | null {
+  if (it.kind === "summary") {
+    const s = summaries.get(it.summaryId);
+    return s ? { kind: "summary", id: it.summaryId, rendered: s.rendered, tokens: s.tokens } : null;
+  }
+  const m = stored.get(it.messageId);
+  if (!m) return null;
+  const large = m.tokens > input.largeMessageTokens;
+  const base = input.live?.get(m.id) ?? m.message;
+  if (large && !(inLastUnit && keepLastUnitWhole)) {
+    const cap = inLastUnit ? Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2))) : input.largeMessageTokens;
+    const short = shortenMessage(base, { id: m.id, seq: m.seq }, m.tokens, cap);
+    return { kind: "message", stored: m, message: short, tokens: defaultTokenCounter.countMessage(short), shortened: true, wholeBecauseLast: false };
+  }
+  return { kind: "message", stored: m, message: base, tokens: m.tokens, shortened: false, wholeBecauseLast: large };
+}
+
+/** Pieces for a run of frontier items, newest unit kept whole when it fits. Oldest first. */
+function piecesFor(store: LcmStore, cache: RowCache, items: readonly FrontierItem[], input: AssembleInput, avail: number): Piece[] | null {
   const messageIds: number[] = [];
   const summaryIds: string[] = [];
   for (const it of items) {
@@ -153,7 +202,6 @@ export function assembleContext(store: LcmStore, cache: RowCache, input: Assembl
   }
   const stored = cache.messages(store, messageIds);
   const summaries = cache.summaries(store, summaryIds);
-
   // The newest unit (last assistant-with-calls and its results, or the last message) is kept whole when it fits.
   let lastUnitStart = items.length - 1;
   while (lastUnitStart > 0) {
@@ -161,53 +209,93 @@ export function assembleContext(store: LcmStore, cache: RowCache, input: Assembl
     if (it.kind !== "message" || stored.get(it.messageId)?.role !== "tool") break;
     lastUnitStart--;
   }
+  if (lastUnitStart === 0 && items[0]?.kind === "message" && stored.get(items[0].messageId)?.role === "tool") return null;
   let lastUnitTokens = 0;
   for (let i = Math.max(0, lastUnitStart); i < items.length; i++) lastUnitTokens += items[i]!.tokens;
-  const keepLastUnitWhole = lastUnitTokens <= avail;
+  const keepWhole = lastUnitTokens <= avail;
+  const out: Piece[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const piece = buildPiece(items[i]!, stored, summaries, input, avail, i >= lastUnitStart, keepWhole);
+    if (piece) out.push(piece);
+  }
+  return out;
+}
 
-  // Walk newest to oldest, stop at the budget.
-  const chosen: Piece[] = [];
-  let used = 0;
-  let shortened = 0;
-  for (let i = items.length - 1; i >= 0; i--) {
-    const it = items[i]!;
-    let piece: Piece | null = null;
-    if (it.kind === "summary") {
-      const s = summaries.get(it.summaryId);
-      if (!s) continue;
-      piece = { kind: "summary", id: it.summaryId, rendered: s.rendered, tokens: s.tokens };
-    } else {
-      const m = stored.get(it.messageId);
-      if (!m) continue;
-      const inLastUnit = i >= lastUnitStart;
-      const big = m.tokens > input.largeMessageTokens && !(inLastUnit && keepLastUnitWhole);
-      const base = input.live?.get(m.id) ?? m.message;
-      if (big) {
-        const cap = inLastUnit ? Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2))) : input.largeMessageTokens;
-        const short = shortenMessage(base, { id: m.id, seq: m.seq }, m.tokens, cap);
-        piece = { kind: "message", stored: m, message: short, tokens: counter.countMessage(short), shortened: true };
-      } else {
-        piece = { kind: "message", stored: m, message: base, tokens: m.tokens, shortened: false };
+/** The longest suffix of `pieces` within `avail`, starting on a unit boundary, with every call answered. */
+function fit(pieces: Piece[], used: number, avail: number): { pieces: Piece[]; used: number } {
+  let start = 0;
+  while (start < pieces.length && used > avail) used -= pieces[start++]!.tokens;
+  while (start < pieces.length) {
+    const p = pieces[start]!;
+    if (p.kind !== "message" || p.stored.role !== "tool") break;
+    used -= p.tokens; // a result whose call was left out
+    start++;
+  }
+  return { pieces: start ? pieces.slice(start) : pieces, used };
+}
+
+function endsOnOpenCall(pieces: readonly Piece[]): boolean {
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const p = pieces[i]!;
+    if (p.kind !== "message") return false;
+    if (p.stored.role === "tool") continue;
+    return p.stored.role === "assistant" && toolCallsOf(p.message).length > 0;
+  }
+  return false;
+}
+
+export function assembleContext(store: LcmStore, cache: RowCache, input: AssembleInput): AssembleResult {
+  const counter = defaultTokenCounter;
+  const headTokens = counter.countMessages(input.head as Message[]);
+  const avail = Math.max(0, input.budget - headTokens - BLOCK_OVERHEAD_TOKENS);
+  const conversation = store.getConversation(input.conversationId);
+  const frontierVersion = conversation?.frontierVersion ?? 0;
+  const frontierCount = conversation?.frontierCount ?? 0;
+  const key = `${avail}|${input.largeMessageTokens}`;
+
+  // Over-fetch: shortening large messages frees room, so ask for more raw tokens than we will show.
+  const tail = avail > 0 ? cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25)) : { items: [], appended: null };
+  const prev = cache.assemblyState(input.conversationId);
+  let chosen: { pieces: Piece[]; used: number } | null = null;
+
+  if (prev && prev.key === key && tail.appended && (prev.frontierVersion === frontierVersion || tail.appended.length > 0)) {
+    // Incremental: only the appended items are new. Not possible when the previous newest unit was kept
+    // whole only because it was the newest (it must be shortened now) or ended on an unanswered call.
+    const stale = prev.pieces.some((p) => p.kind === "message" && p.wholeBecauseLast) || endsOnOpenCall(prev.pieces);
+    if (prev.frontierVersion === frontierVersion) chosen = { pieces: prev.pieces, used: prev.used };
+    else if (!stale) {
+      const added = piecesFor(store, cache, tail.appended, input, avail);
+      if (added) {
+        const merged = enforceToolPairs(added);
+        let used = prev.used;
+        for (const p of merged) used += p.tokens;
+        chosen = fit(prev.pieces.concat(merged), used, avail);
       }
     }
-    if (used + piece.tokens > avail) break;
-    used += piece.tokens;
-    chosen.push(piece);
   }
-  chosen.reverse();
-
-  // Never start on a tool result (its call was left out); never keep a call without all its results.
-  const pieces = enforceToolPairs(chosen);
+  if (!chosen) {
+    const all = piecesFor(store, cache, tail.items, input, avail) ?? [];
+    const pairs = enforceToolPairs(all);
+    let used = 0;
+    for (const p of pairs) used += p.tokens;
+    chosen = fit(pairs, used, avail);
+  }
+  cache.setAssemblyState(input.conversationId, { key, frontierVersion, pieces: chosen.pieces, used: chosen.used });
+  const pieces = chosen.pieces;
 
   const out: Message[] = [...input.head];
+  let tokens = headTokens + chosen.used;
   let run: string[] = [];
   let summariesShown = 0;
   let messagesShown = 0;
+  let shortened = 0;
   const omitted = Math.max(0, frontierCount - pieces.length);
   let firstBlock = true;
   const flush = () => {
     if (!run.length) return;
-    out.push({ role: "user", content: renderSummaryBlock(run, firstBlock ? omitted : 0) });
+    const block = cache.block(run, firstBlock ? omitted : 0);
+    out.push({ role: "user", content: block.text });
+    tokens += block.overhead;
     firstBlock = false;
     run = [];
   };
@@ -225,11 +313,13 @@ export function assembleContext(store: LcmStore, cache: RowCache, input: Assembl
   flush();
   if (firstBlock && omitted > 0 && pieces.length > 0) {
     // History was left out but no summary is shown: say so, so the model knows to search.
-    out.splice(input.head.length, 0, { role: "user", content: renderSummaryBlock([], omitted) });
+    const block = cache.block([], omitted);
+    out.splice(input.head.length, 0, { role: "user", content: block.text });
+    tokens += block.overhead;
   }
   return {
     messages: out,
-    tokens: counter.countMessages(out),
+    tokens,
     frontierVersion,
     shownItems: pieces.length,
     omittedItems: omitted,
