@@ -47,11 +47,14 @@ export interface GenOptions {
   seed: number;
   /** Share of messages carrying a canary identifier (default 0.01). */
   canaryRate?: number;
+  /** Most lines in a tool result (default 65; fewer makes a smaller corpus). */
+  maxToolLines?: number;
 }
 
 export class ConversationGenerator {
   readonly #r: () => number;
   readonly #canaryRate: number;
+  readonly #maxToolLines: number;
   #call = 0;
   /** Canary identifiers emitted so far (for search targets). */
   readonly canaries: string[] = [];
@@ -59,6 +62,7 @@ export class ConversationGenerator {
   constructor(options: GenOptions) {
     this.#r = rng(options.seed);
     this.#canaryRate = options.canaryRate ?? 0.01;
+    this.#maxToolLines = options.maxToolLines ?? 65;
   }
 
   #pick<T>(list: readonly T[]): T {
@@ -92,7 +96,7 @@ export class ConversationGenerator {
   #toolOutput(): string {
     const kind = this.#r();
     const lines: string[] = [];
-    const n = 5 + Math.floor(this.#r() * 60);
+    const n = 2 + Math.floor(this.#r() * (this.#maxToolLines - 2));
     if (kind < 0.4) {
       for (let i = 0; i < n; i++) {
         const id = this.#pick(IDENTS);

@@ -158,3 +158,27 @@ describe("regex search", () => {
     expect(() => searchHistory(store, { query: "([a-z]", mode: "regex", conversationId: a.id })).toThrow(/invalid pattern/);
   });
 });
+
+describe("regex narrowing by a required word", () => {
+  it("extracts only words the pattern cannot match without", async () => {
+    const { requiredWord } = await import("../src/search/regex-literal.js");
+    expect(requiredWord("\\bCANARY-[a-z0-9]+")).toBe("CANARY");
+    expect(requiredWord("MAX_RETRY_COUNT\\s*=\\s*\\d+")).toBe("RETRY");
+    expect(requiredWord("^error: (\\w+) failed\\b")).toBe("failed");
+    for (const p of ["CANARY-\\d+", "foo|bar", "\\bfooo?\\b", "x\\bfoo-?bar", "(hello)", "\\bhel+o\\b", "\\bab\\b"]) expect(requiredWord(p)).toBeNull();
+  });
+
+  it("finds matches inside tool-call arguments and large payloads through the index", () => {
+    const t = tempStore({ payloadThresholdBytes: 256 });
+    cleanups.push(t.cleanup);
+    const c = t.store.conversation("s");
+    const ids = t.store.ingest(c.id, [
+      call("k1", "deploy", { target: "prod-eu", token_ref: "VAULT-7731" }),
+      result("k1", `${"noise ".repeat(100)}\nVAULT-9999 rotated`),
+      user("nothing here"),
+    ]).ids as number[];
+    const r = searchHistory(t.store, { query: "\\bVAULT-\\d{4}\\b", mode: "regex", conversationId: c.id });
+    expect(r.notes.join(" ")).toMatch(/narrowed/);
+    expect(r.hits.map((h) => h.messageId)).toEqual([ids[1], ids[0]]);
+  });
+});

@@ -1,9 +1,12 @@
+import { stmt } from "../store/statements.js";
 import type { Role } from "@context-engine/core";
 import { FLAG_CJK, FLAG_HAS_PARTS } from "../store/codec.js";
 import type { SqliteLcmStore } from "../store/sqlite-store.js";
 import { decodeCursor, encodeCursor, queryKey, type CursorState } from "./cursor.js";
 import { ftsExpression, parseQuery, trigramParts, type ParsedQuery } from "./query.js";
 import { compileSafeRegex } from "./regex-guard.js";
+import { buildSnippet, termMatcher } from "./snippet.js";
+import { requiredWord } from "./regex-literal.js";
 import type { SearchHit, SearchQuery, SearchResult } from "./types.js";
 
 /** Relevance is ranked among at most this many newest matches per table: bounded cost at any history size. */
@@ -28,6 +31,8 @@ interface Ctx {
   roles: Set<Role> | null;
   notes: string[];
   sessionIds: Map<number, string>;
+  /** Highlights query words in snippets (full-text mode). */
+  matcher: RegExp | null;
 }
 
 /**
@@ -45,6 +50,7 @@ export function searchHistory(store: SqliteLcmStore, q: SearchQuery): SearchResu
     roles: q.roles?.length ? new Set(q.roles) : null,
     notes: [],
     sessionIds: new Map(),
+    matcher: null,
   };
   const key = queryKey([q.query, q.mode ?? "full_text", q.scope ?? "both", q.conversationId ?? null, q.roles ?? null, q.since ?? null, q.before ?? null, q.sort ?? "relevance", q.ignoreCase ?? true]);
   const cursor = q.cursor ? decodeCursor(q.cursor, key) : null;
@@ -59,6 +65,7 @@ function fullTextSearch(ctx: Ctx, key: string, cursor: CursorState | null): Sear
   if (parsed.terms.length === 0) {
     throw new Error("query has no searchable words (use mode \"regex\" to search for punctuation or symbols)");
   }
+  ctx.matcher = termMatcher(parsed.raw);
   const scope = q.scope ?? "both";
   const sort = q.sort ?? "relevance";
   const offset = cursor?.o ?? 0;
@@ -133,7 +140,7 @@ function ftsMessageCandidates(ctx: Ctx, expression: string, want: number, sort: 
   const score = sort === "recency" ? "0" : "bm25(messages_fts, 1.0, 0.0)";
   const sql = `SELECT f.rowid AS rowid, ${score} AS r, m.created_at AS t FROM messages_fts f JOIN messages m ON m.id = f.rowid
                WHERE messages_fts MATCH ?${f.sql} ORDER BY f.rowid DESC LIMIT ?`;
-  const rows = ctx.store.db.prepare(sql).all(expression, ...f.params, want + 1) as Array<{ rowid: number; r: number; t: number }>;
+  const rows = stmt(ctx.store.db, sql).all(expression, ...f.params, want + 1) as Array<{ rowid: number; r: number; t: number }>;
   const capped = rows.length > want;
   return {
     rows: rows.slice(0, want).map((r) => ({ type: "message", rowid: r.rowid, score: -r.r, createdAt: r.t, via: "fts" })),
@@ -150,7 +157,7 @@ function cjkMessageCandidates(ctx: Ctx, parsed: ParsedQuery, want: number): { ro
     const likeSql = like.map(() => " AND instr(lower(f.body), lower(?)) > 0").join("");
     const sql = `SELECT f.rowid AS rowid, bm25(messages_cjk) AS r, m.created_at AS t FROM messages_cjk f JOIN messages m ON m.id = f.rowid
                  WHERE messages_cjk MATCH ?${conv}${f.sql}${likeSql} ORDER BY f.rowid DESC LIMIT ?`;
-    const rows = ctx.store.db.prepare(sql).all(match, ...convParams, ...f.params, ...like, want + 1) as Array<{ rowid: number; r: number; t: number }>;
+    const rows = stmt(ctx.store.db, sql).all(match, ...convParams, ...f.params, ...like, want + 1) as Array<{ rowid: number; r: number; t: number }>;
     return {
       rows: rows.slice(0, want).map((r) => ({ type: "message", rowid: r.rowid, score: -r.r, createdAt: r.t, via: "cjk" })),
       capped: rows.length > want,
@@ -158,13 +165,13 @@ function cjkMessageCandidates(ctx: Ctx, parsed: ParsedQuery, want: number): { ro
   }
   // Only one- or two-character terms: trigrams cannot index them; scan the CJK rows in scope, newest first, bounded.
   const sql = `SELECT m.id AS rowid, m.created_at AS t FROM messages m
-               WHERE (m.flags & ${FLAG_CJK}) != 0${conv}${f.sql} ORDER BY m.id DESC`;
+               WHERE (m.flags & ${FLAG_CJK}) != 0${conv}${f.sql} ORDER BY ${ctx.q.conversationId == null ? "m.id" : "m.seq"} DESC`;
   const out: Candidate[] = [];
   const deadline = performance.now() + (ctx.q.regexTimeBudgetMs ?? 250);
   let scanned = 0;
   let capped = false;
   const needles = like.map((s) => s.toLowerCase());
-  for (const r of ctx.store.db.prepare(sql).iterate(...convParams, ...f.params) as Iterable<{ rowid: number; t: number }>) {
+  for (const r of stmt(ctx.store.db, sql).iterate(...convParams, ...f.params) as Iterable<{ rowid: number; t: number }>) {
     scanned++;
     const body = messageBody(ctx.store, r.rowid).toLowerCase();
     if (needles.every((n) => body.includes(n))) {
@@ -206,8 +213,7 @@ function summaryCandidates(ctx: Ctx, parsed: ParsedQuery, useOr: boolean): { row
     const conv = ctx.q.conversationId == null ? "" : " AND s.conversation_id = ?";
     const convParams = ctx.q.conversationId == null ? [] : [ctx.q.conversationId];
     const likeSql = parsed.raw.map(() => " AND instr(lower(s.content), lower(?)) > 0").join("");
-    const rows = db
-      .prepare(`SELECT s.rowid AS rowid, s.created_at AS t FROM summaries s WHERE 1${conv}${timeSql}${likeSql} ORDER BY s.rowid DESC LIMIT ?`)
+    const rows = stmt(db, `SELECT s.rowid AS rowid, s.created_at AS t FROM summaries s WHERE 1${conv}${timeSql}${likeSql} ORDER BY s.rowid DESC LIMIT ?`)
       .all(...convParams, ...params, ...parsed.raw, SUMMARY_CANDIDATES + 1) as Array<{ rowid: number; t: number }>;
     return {
       rows: rows.slice(0, SUMMARY_CANDIDATES).map((r) => ({ type: "summary", rowid: r.rowid, score: 1, createdAt: r.t, via: "scan" })),
@@ -215,8 +221,7 @@ function summaryCandidates(ctx: Ctx, parsed: ParsedQuery, useOr: boolean): { row
     };
   }
   const run = (op: "AND" | "OR") =>
-    db
-      .prepare(
+    stmt(db, 
         `SELECT f.rowid AS rowid, bm25(summaries_fts, 1.0, 0.0) AS r, s.created_at AS t FROM summaries_fts f JOIN summaries s ON s.rowid = f.rowid
          WHERE summaries_fts MATCH ?${timeSql} ORDER BY f.rowid DESC LIMIT ?`,
       )
@@ -247,8 +252,7 @@ function regexSearch(ctx: Ctx, key: string, cursor: CursorState | null): SearchR
 
   if (phase === "s") {
     const offset = cursor?.o ?? 0;
-    const rows = store.db
-      .prepare(`SELECT s.rowid AS rowid, s.content AS content, s.created_at AS t FROM summaries s WHERE 1${conv.replace("m.", "s.")} ORDER BY s.rowid DESC`)
+    const rows = stmt(store.db, `SELECT s.rowid AS rowid, s.content AS content, s.created_at AS t FROM summaries s WHERE 1${conv.replace("m.", "s.")} ORDER BY s.rowid DESC`)
       .all(...convParams) as Array<{ rowid: number; content: string; t: number }>;
     let matchedCount = 0;
     for (const r of rows) {
@@ -272,14 +276,32 @@ function regexSearch(ctx: Ctx, key: string, cursor: CursorState | null): SearchR
     phase = "m";
   }
 
+  // With a whole word the regex requires, the full-text index narrows the scan to messages containing it.
+  // Otherwise: scoped scans walk the (conversation_id, seq) index; global scans walk ids. Both newest first.
+  const word = requiredWord(q.query);
+  const scoped = q.conversationId != null;
   const upper = cursor?.p === "m" && cursor.id !== undefined ? cursor.id : Number.MAX_SAFE_INTEGER;
-  const sql = `SELECT m.id AS id, m.created_at AS t, m.flags AS flags, m.text AS text, m.payload AS payload FROM messages m
-               WHERE m.id < ?${conv}${f.sql} ORDER BY m.id DESC`;
-  let lastId = upper;
+  let sql: string;
+  let params: unknown[];
+  if (word) {
+    sql = `SELECT m.id AS id, m.id AS pos, m.created_at AS t, m.flags AS flags, m.text AS text FROM messages_fts f JOIN messages m ON m.id = f.rowid
+           WHERE messages_fts MATCH ? AND f.rowid < ?${f.sql} ORDER BY f.rowid DESC`;
+    params = [ftsExpression(parseQuery(`"${word}"`), "AND", ctx.ctag), upper, ...f.params];
+    ctx.notes.push(`narrowed by the index to messages containing the word "${word}"`);
+  } else if (scoped) {
+    sql = `SELECT m.id AS id, m.seq AS pos, m.created_at AS t, m.flags AS flags, m.text AS text FROM messages m
+           WHERE m.conversation_id = ? AND m.seq < ?${f.sql} ORDER BY m.seq DESC`;
+    params = [q.conversationId, upper, ...f.params];
+  } else {
+    sql = `SELECT m.id AS id, m.id AS pos, m.created_at AS t, m.flags AS flags, m.text AS text FROM messages m
+           WHERE m.id < ?${f.sql} ORDER BY m.id DESC`;
+    params = [upper, ...f.params];
+  }
+  let lastPos = upper;
   let stoppedBy: "limit" | "rows" | "time" | null = null;
-  for (const r of store.db.prepare(sql).iterate(upper, ...convParams, ...f.params) as Iterable<{ id: number; t: number; flags: number; text: string | null; payload: string | null }>) {
+  for (const r of stmt(store.db, sql).iterate(...params) as Iterable<{ id: number; pos: number; t: number; flags: number; text: string | null }>) {
     scanned++;
-    lastId = r.id;
+    lastPos = r.pos;
     const body = r.flags & FLAG_HAS_PARTS || r.text === null ? messageBody(store, r.id) : r.text;
     const m = re.exec(body);
     if (m) {
@@ -303,11 +325,11 @@ function regexSearch(ctx: Ctx, key: string, cursor: CursorState | null): SearchR
       `regex scan stopped after ${scanned} rows (${stoppedBy === "time" ? `${budget} ms time cap` : "row cap"}); pass nextCursor to continue with older messages`,
     );
   }
-  const more = stoppedBy !== null && lastId > 1;
+  const more = stoppedBy !== null && lastPos > (scoped && !word ? 0 : 1);
   return {
     mode: "regex",
     hits,
-    nextCursor: more ? encodeCursor({ q: key, p: "m", id: lastId }) : null,
+    nextCursor: more ? encodeCursor({ q: key, p: "m", id: lastPos }) : null,
     complete: !more,
     scanned,
     notes: ctx.notes,
@@ -318,7 +340,7 @@ function regexSearch(ctx: Ctx, key: string, cursor: CursorState | null): SearchR
 
 /** The searchable body of a message (content text + tool calls), as indexed. */
 export function messageBody(store: SqliteLcmStore, id: number): string {
-  const r = store.db.prepare("SELECT body FROM message_search WHERE id = ?").get(id) as { body: string } | undefined;
+  const r = stmt(store.db, "SELECT body FROM message_search WHERE id = ?").get(id) as { body: string } | undefined;
   return r?.body ?? "";
 }
 
@@ -338,31 +360,10 @@ export function snippetAround(text: string, index: number, length: number, chars
   return `${start > 0 ? "…" : ""}${text.slice(start, index)}«${text.slice(index, index + length)}»${text.slice(index + length, end)}${end < text.length ? "…" : ""}`.replace(/\s+/g, " ");
 }
 
-function ftsSnippet(ctx: Ctx, table: "messages_fts" | "messages_cjk" | "summaries_fts", expression: string, rowid: number): string | null {
-  const tokens = Math.max(8, Math.min(64, Math.round((ctx.q.snippetChars ?? 160) / 6)));
-  try {
-    const r = ctx.store.db
-      .prepare(`SELECT snippet(${table}, 0, '«', '»', '…', ${tokens}) AS s FROM ${table} WHERE ${table} MATCH ? AND rowid >= ? AND rowid <= ?`)
-      .get(expression, rowid, rowid) as { s: string } | undefined;
-    return r ? r.s.replace(/\s+/g, " ") : null;
-  } catch {
-    return null;
-  }
-}
-
-function plainSnippet(text: string, terms: readonly string[], chars?: number): string {
-  const lower = text.toLowerCase();
-  for (const t of terms) {
-    const i = lower.indexOf(t.toLowerCase());
-    if (i >= 0) return snippetAround(text, i, t.length, chars);
-  }
-  return snippetAround(text, 0, 0, chars);
-}
-
 function toHit(ctx: Ctx, c: Candidate, parsed: ParsedQuery | null, expression: string | null, snippet?: string): SearchHit {
   const { store } = ctx;
   if (c.type === "summary") {
-    const s = store.db.prepare("SELECT id, conversation_id, depth, kind, content, created_at, earliest_at FROM summaries WHERE rowid = ?").get(c.rowid) as {
+    const s = stmt(store.db, "SELECT id, conversation_id, depth, kind, content, created_at, earliest_at FROM summaries WHERE rowid = ?").get(c.rowid) as {
       id: string;
       conversation_id: number;
       depth: number;
@@ -371,11 +372,7 @@ function toHit(ctx: Ctx, c: Candidate, parsed: ParsedQuery | null, expression: s
       created_at: number;
       earliest_at: number;
     };
-    let snip = snippet ?? null;
-    if (snip === null && parsed) {
-      snip = c.via === "fts" && expression !== null ? ftsSnippet(ctx, "summaries_fts", ftsExpression(parsed, expression.includes(" OR ") ? "OR" : "AND", ctx.ctag), c.rowid) : null;
-      snip ??= plainSnippet(s.content, parsed.raw, ctx.q.snippetChars);
-    }
+    const snip = snippet ?? buildSnippet(s.content, ctx.matcher, ctx.q.snippetChars);
     return {
       type: "summary",
       ref: s.id,
@@ -389,23 +386,15 @@ function toHit(ctx: Ctx, c: Candidate, parsed: ParsedQuery | null, expression: s
       kind: s.kind,
     };
   }
-  const m = store.db.prepare("SELECT id, conversation_id, seq, role, created_at FROM messages WHERE id = ?").get(c.rowid) as {
+  const m = stmt(store.db, "SELECT id, conversation_id, seq, role, created_at FROM messages WHERE id = ?").get(c.rowid) as {
     id: number;
     conversation_id: number;
     seq: number;
     role: Role;
     created_at: number;
   };
-  let snip = snippet ?? null;
-  if (snip === null && parsed) {
-    if (c.via === "fts" && expression) snip = ftsSnippet(ctx, "messages_fts", expression, c.rowid);
-    else if (c.via === "cjk") {
-      const tp = trigramParts(parsed);
-      if (tp.match) snip = ftsSnippet(ctx, "messages_cjk", tp.match, c.rowid);
-    }
-    snip ??= plainSnippet(messageBody(store, c.rowid), parsed.raw, ctx.q.snippetChars);
-  }
-  const inContext = store.db.prepare("SELECT 1 FROM frontier WHERE message_id = ? LIMIT 1").get(m.id) !== undefined;
+  const snip = snippet ?? buildSnippet(messageBody(store, c.rowid), ctx.matcher, ctx.q.snippetChars);
+  const inContext = stmt(store.db, "SELECT 1 FROM frontier WHERE message_id = ? LIMIT 1").get(m.id) !== undefined;
   const coveredBy = coveringChain(store, m.id);
   return {
     type: "message",

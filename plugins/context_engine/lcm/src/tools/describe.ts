@@ -1,3 +1,4 @@
+import { stmt } from "../store/statements.js";
 import { toolError } from "@context-engine/core";
 import type { z } from "zod";
 import { coveringChain } from "../search/search.js";
@@ -13,7 +14,7 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
   if (!ref) return toolError(`lcm_describe: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
   const db = sqliteStore(store).db;
   const inFrontier = (column: "message_id" | "summary_id", id: number | string) =>
-    db.prepare(`SELECT 1 FROM frontier WHERE ${column} = ? LIMIT 1`).get(id) !== undefined;
+    stmt(db, `SELECT 1 FROM frontier WHERE ${column} = ? LIMIT 1`).get(id) !== undefined;
 
   if (ref.kind === "summary") {
     const s = store.getSummary(ref.id);
