@@ -13,7 +13,7 @@ import type {
   UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
-import { ContextEngine, contentText, createEstimator, normalizeUsage, silentLogger } from "@context-engine/core";
+import { ChatModelError, ContextEngine, contentText, createEstimator, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
 import { parseCompressionConfig, unknownCompressionKeys } from "./config.js";
@@ -468,18 +468,42 @@ export class ContextCompressor extends ContextEngine {
     });
     const summaryModel = this.config.summary_model ?? undefined;
     const distinct = summaryModel !== undefined && summaryModel !== this.#model && !state.useMainModel;
-    let body: string;
+    const deadline = this.#summaryDeadline(input.options.signal);
     try {
-      body = await requestSummary({ chatModel, model: distinct ? summaryModel : undefined, prompt, signal: input.options.signal });
-    } catch (error) {
-      const kind = classifyError(error);
-      if (!distinct || input.options.signal?.aborted || !RETRY_ON_MAIN_MODEL.has(kind)) throw error;
-      // The configured summary model may not exist on this route: try the main model once.
-      this.#logger.warn(`summary model "${summaryModel}" failed (${kind}); retrying on the main model`, { error: describeError(error) });
-      state.useMainModel = true;
-      body = await requestSummary({ chatModel, prompt, signal: input.options.signal });
+      let body: string;
+      try {
+        body = await requestSummary({ chatModel, model: distinct ? summaryModel : undefined, prompt, signal: deadline.signal });
+      } catch (error) {
+        const kind = classifyError(error);
+        if (!distinct || deadline.signal?.aborted || !RETRY_ON_MAIN_MODEL.has(kind)) throw error;
+        // The configured summary model may not exist on this route: try the main model once.
+        this.#logger.warn(`summary model "${summaryModel}" failed (${kind}); retrying on the main model`, { error: describeError(error) });
+        state.useMainModel = true;
+        body = await requestSummary({ chatModel, prompt, signal: deadline.signal });
+      }
+      return groundLatestRequest(body, input.latestRequest);
+    } finally {
+      deadline.dispose();
     }
-    return groundLatestRequest(body, input.latestRequest);
+  }
+
+  /**
+   * The summariser gets 80% of the host's pass timeout
+   * (`context_timeout_seconds`): a slow summariser then ends as a `timeout`
+   * failure while there is still time to write the deterministic summary,
+   * instead of the host discarding the whole pass.
+   */
+  #summaryDeadline(hostSignal: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose(): void } {
+    const seconds = this.config.context_timeout_seconds;
+    if (!(seconds > 0)) return { signal: hostSignal, dispose() {} };
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new ChatModelError("timeout", `the summariser took longer than ${Math.round(seconds * 800)} ms (80% of context_timeout_seconds)`)),
+      seconds * 800,
+    );
+    timer.unref?.();
+    const signal = hostSignal ? AbortSignal.any([hostSignal, controller.signal]) : controller.signal;
+    return { signal, dispose: () => clearTimeout(timer) };
   }
 
   #recordFailure(state: SessionState, kind: ReturnType<typeof classifyError>, error: unknown): void {

@@ -49,10 +49,16 @@ export async function requestSummary(params: SummaryCallParams): Promise<string>
     throw new ChatModelError("refusal", `summariser refused: ${message.refusal.slice(0, 200)}`);
   }
   if (finishReason === "content_filter") throw new ChatModelError("refusal", "summariser answer was blocked by a content filter");
-  const text = contentText(message.content ?? "").replace(THINK_BLOCK, "").trim();
+  const text = unfence(contentText(message.content ?? "").replace(THINK_BLOCK, "").trim());
   if (!text) throw new ChatModelError("empty", "summariser returned an empty answer");
   if (looksLikeRefusal(text)) throw new ChatModelError("refusal", `summariser refused: ${text.slice(0, 200)}`);
   return redactSecrets(text);
+}
+
+/** Models sometimes wrap the whole answer in a ```markdown fence. */
+function unfence(text: string): string {
+  const m = /^```[a-z]*\n([\s\S]*)\n```$/i.exec(text);
+  return m ? m[1]!.trim() : text;
 }
 
 function looksLikeRefusal(text: string): boolean {

@@ -244,3 +244,29 @@ describe("session association", () => {
     expect(engine.getStatus().cooldownSeconds).toBe(0);
   });
 });
+
+describe("summariser deadline", () => {
+  it("a summariser slower than 80% of context_timeout_seconds ends as a timeout and the deterministic summary is used", async () => {
+    vi.useRealTimers();
+    const engine = new ContextCompressor({
+      contextLength: 16_000,
+      config: { context_timeout_seconds: 0.05 },
+      chatModel: { complete: () => new Promise(() => {}) }, // never answers, ignores signals
+    });
+    const out = await engine.compress(conversation());
+    expectValid(out);
+    expect(contentText(out.find(isSummaryMessage)!.content)).toContain(EXTRACTIVE_TAG);
+    expect(engine.getStatus().lastSummaryError).toMatch(/^timeout: /);
+  });
+
+  it("unwraps an answer fenced as a markdown block", async () => {
+    const engine = new ContextCompressor({
+      contextLength: 16_000,
+      chatModel: { complete: async () => ({ message: { role: "assistant", content: "```markdown\n## Latest Request\nNone\n## Goal\nFENCED_GOAL\n```" }, finishReason: "stop" }) },
+    });
+    const out = await engine.compress(conversation());
+    const text = contentText(out.find(isSummaryMessage)!.content);
+    expect(text).toContain("FENCED_GOAL");
+    expect(text).not.toContain("```");
+  });
+});
