@@ -214,6 +214,34 @@ describe("compress: guarantees", () => {
     }
   });
 
+  it("keeps a token-budgeted tail with protect_last_n as a minimum, tool groups whole", async () => {
+    const messages = agentConversation({ turns: 40, resultChars: 400 });
+    for (const last of [2, 9, 15]) {
+      const engine = new ContextCompressor({ contextLength: 64_000, config: { protect_last_n: last, tail_token_budget: 100 } });
+      const out = await engine.compress(messages, { force: true });
+      // The kept tail is a suffix of the input, by identity (its first message
+      // may carry the summary merged into it).
+      let kept = 0;
+      while (kept < out.length && out[out.length - 1 - kept] === messages[messages.length - 1 - kept]) kept++;
+      const merged = contentText(out[out.length - 1 - kept]!.content).includes(SUMMARY_END_MARKER) && !contentText(out[out.length - 1 - kept]!.content).endsWith(SUMMARY_END_MARKER);
+      if (merged) kept++;
+      expect(kept).toBeGreaterThanOrEqual(last);
+      expect(messages[messages.length - kept]!.role).not.toBe("tool");
+    }
+    // A generous budget keeps more than the minimum.
+    const roomy = new ContextCompressor({ contextLength: 64_000, config: { protect_last_n: 2, tail_token_budget: 4_000 } });
+    const out = await roomy.compress(messages, { force: true });
+    const tailTokens = counter.countMessages(out.slice(out.findIndex((m) => isSummaryMessage(m)) + 1));
+    expect(tailTokens).toBeGreaterThan(2_000);
+    expect(tailTokens).toBeLessThanOrEqual(4_000 * 1.5);
+  });
+
+  it("hasContentToCompress says whether a manual compaction has a middle to work on", () => {
+    const engine = new ContextCompressor({ contextLength: 64_000 });
+    expect(engine.hasContentToCompress([{ role: "system", content: "s" }, { role: "user", content: "u" }])).toBe(false);
+    expect(engine.hasContentToCompress(agentConversation({ turns: 10 }))).toBe(true);
+  });
+
   it("re-exports resolveModelThreshold and applies model_thresholds", () => {
     expect(resolveModelThreshold("gpt-4o-mini", { "gpt-4o": 0.5 }, 0.75)).toBe(0.5);
     const engine = new ContextCompressor({ config: { model_thresholds: { "gpt-4o": 0.5 }, threshold: 0.8 } });
