@@ -10,3 +10,7 @@ export { renderReplayTables } from "./replay/render-table.js";
 export { renderHtmlReport } from "./replay/render-html.js";
 export { renderLineChart, niceTicks, type ChartOptions, type ChartSeries } from "./replay/svg-chart.js";
 export { RecordedAnswers, SYNTHETIC_ANSWER } from "./replay/recorded-model.js";
+export { runReplay, plannedRequests, toObservation, type EngineFactory, type RecoverabilityCheck, type ReplayProgressEvent, type RunReplayOptions } from "./replay/run.js";
+export { checkRecoverable, isLossless } from "./replay/recoverability.js";
+export { replayTools } from "./replay/tools.js";
+export type { PruneMetric } from "./replay/metrics.js";

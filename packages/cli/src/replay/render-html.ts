@@ -100,7 +100,11 @@ function contextChart(report: ReplayReport, session: ReplaySessionResult): strin
     return {
       name: run.engine,
       color: engineColor(report, run.engine),
-      points: run.requests.map((r) => ({ x: r.index, y: r.tokens })),
+      points: run.requests.map((r) => ({
+        x: r.index,
+        y: r.tokens,
+        title: `${run.engine} · request ${r.index} (turn ${r.turn + 1}): ${formatInt(r.tokens)} tokens in ${r.messages} messages${r.prefixReuse === null ? "" : `, ${formatShare(r.prefixReuse)} prefix reused`}`,
+      })),
       markers,
     };
   });

@@ -3,6 +3,8 @@ import { escapeHtml } from "../format/html.js";
 export interface ChartPoint {
   x: number;
   y: number;
+  /** Tooltip for this point; drawn as an invisible hover target. */
+  title?: string;
 }
 
 export interface ChartMarker extends ChartPoint {
@@ -108,6 +110,14 @@ export function renderLineChart(options: ChartOptions): string {
     if (s.points.length === 1) {
       const p = s.points[0]!;
       out.push(`<circle cx="${r(sx(p.x))}" cy="${r(sy(p.y))}" r="3" fill="${s.color}"/>`);
+    }
+    const hoverable = s.points.filter((p) => p.title);
+    if (hoverable.length > 0 && hoverable.length <= 5000) {
+      out.push(`<g class="points">`);
+      for (const p of hoverable) {
+        out.push(`<circle cx="${r(sx(p.x))}" cy="${r(sy(p.y))}" r="4" fill="${s.color}" fill-opacity="0" stroke="none"><title>${escapeHtml(p.title!)}</title></circle>`);
+      }
+      out.push(`</g>`);
     }
     if (s.markers?.length) {
       out.push(`<g class="markers">`);
