@@ -194,3 +194,43 @@ describe("session lifecycle", () => {
     expect(result.error?.message).toMatch(/API key/);
   });
 });
+
+describe("fail-open on every other hook", () => {
+  it("carries on when the remaining hooks throw or return garbage", async () => {
+    server.script([{ toolCalls: [{ name: "t", arguments: {} }] }, { content: "fine" }]);
+    const engine = new RecordingEngine();
+    const boom = (hook: string) => () => {
+      throw new Error(`${hook} broke`);
+    };
+    engine.updateModel = boom("updateModel");
+    engine.shouldCompressPreflight = boom("shouldCompressPreflight");
+    engine.pruneToolResultsOnly = () => ({ messages: "nope", pruned: 3 }) as never;
+    engine.getStatus = boom("getStatus");
+    engine.hasContentToCompress = boom("hasContentToCompress");
+    engine.onSessionEnd = boom("onSessionEnd");
+    engine.onSessionReset = boom("onSessionReset");
+    const { host, ofType } = makeHost(server, { engine, tools: [{ name: "t", parameters: { type: "object" } }], executeTool: () => "r" });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const result = await session.send("go");
+    expect(result.status).toBe("completed");
+    expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(session.status().engineStatus).toBeNull();
+    expect((await session.compress()).status).toBe("committed"); // hasContentToCompress threw → assume there is content
+    await session.reset();
+    await session.end();
+    expect(new Set(ofType("hook.failed").map((e) => e.hook))).toEqual(
+      new Set(["updateModel", "shouldCompressPreflight", "getStatus", "hasContentToCompress", "onSessionEnd", "onSessionReset"]),
+    );
+    expect(ofType("tool_results.pruned")).toHaveLength(0);
+  });
+
+  it("a throwing event listener never disturbs the turn", async () => {
+    server.script([{ content: "fine" }]);
+    const { host } = makeHost(server, { engine: new RecordingEngine() });
+    host.on("provider.request", () => {
+      throw new Error("listener bug");
+    });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000 });
+    expect((await session.send("go")).status).toBe("completed");
+  });
+});

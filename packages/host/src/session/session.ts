@@ -186,8 +186,13 @@ export class Session {
       await callHook(r, this.#id, null, "updateModel", undefined, () =>
         r.engine.updateModel(this.#model, this.#contextLength, this.#modelOptions()),
       );
-      // Figures measured against the old model no longer apply.
+      // Figures measured against the old model no longer apply ("model switch writes 0").
       this.#lastPromptTokens = 0;
+      try {
+        r.engine.lastPromptTokens = 0;
+      } catch {
+        // read-only on an exotic engine
+      }
       r.bus.emit({ type: "model.switched", sessionId: this.#id, model: this.#model, contextLength: this.#contextLength, previousModel: previous });
     });
   }
