@@ -13,7 +13,7 @@ import type {
   UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
-import { ChatModelError, ContextEngine, contentText, createEstimator, normalizeUsage, silentLogger } from "@context-engine/core";
+import { ChatModelError, ContextEngine, contentText, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
 import { parseCompressionConfig, unknownCompressionKeys } from "./config.js";
@@ -65,7 +65,9 @@ export class ContextCompressor extends ContextEngine {
   readonly config: CompressionConfig;
   readonly #chatModel: ChatModel | undefined;
   readonly #logger: Logger;
-  readonly #counter: TokenCounter = createEstimator();
+  #counter: TokenCounter = createEstimator();
+  /** Pending load of an exact counter (`token_counter`); compress waits for it, cheap checks do not. */
+  #counterReady: Promise<void> | null = null;
   readonly #sessions = new SessionStore();
   /** States of sessions that just ended, so a compaction boundary can carry their guards over. */
   readonly #ended = new Map<string, SessionState>();
@@ -88,6 +90,17 @@ export class ContextCompressor extends ContextEngine {
     this.summaryTargetRatio = this.config.summary_target_ratio;
     this.modelThresholds = { ...this.config.model_thresholds };
     this.#chatModel = ctx.chatModel;
+    const encoding = this.config.token_counter;
+    if (encoding !== "estimate") {
+      this.#counterReady = createTiktokenCounter(encoding).then(
+        (counter) => {
+          this.#counter = counter;
+        },
+        (error: unknown) => {
+          this.#logger.warn(`token counter ${encoding} could not be loaded; using the estimator`, { error: describeError(error) });
+        },
+      );
+    }
     this.#model = ctx.model ?? "";
     if (typeof ctx.contextLength === "number" && ctx.contextLength > 0) {
       this.updateModel(ctx.model ?? "", ctx.contextLength);
@@ -222,6 +235,10 @@ export class ContextCompressor extends ContextEngine {
     const { signal } = options;
     throwIfAborted(signal);
     if (!Array.isArray(messages) || messages.length < 2) return messages;
+    if (this.#counterReady) {
+      await this.#counterReady;
+      throwIfAborted(signal);
+    }
     if (!this.#wellFormed(messages)) {
       this.#logger.warn("compress: the message list contains entries without a known role; left unchanged");
       return messages;

@@ -26,6 +26,8 @@ export const CompressionConfigSchema = z
     threshold_tokens: z.number().int().positive().nullable().optional(),
     /** Token budget for the verbatim recent tail; unset = derived from the window. */
     tail_token_budget: z.number().int().positive().nullable().optional(),
+    /** Token counting: `estimate` (fast heuristic, default) or an exact tiktoken encoding, loaded on first use. */
+    token_counter: z.enum(["estimate", "o200k_base", "cl100k_base"]).default("estimate"),
     /** When a summary attempt fails with a non-terminal error: true leaves the transcript unchanged instead of inserting the deterministic summary. */
     abort_on_summary_failure: z.boolean().default(false),
     /** `pruneToolResultsOnly` acts only when the prompt is at least this fraction of the trigger (0 = whenever called). */

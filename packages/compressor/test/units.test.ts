@@ -99,6 +99,7 @@ describe("configuration", () => {
       prune_trigger_percent: 0.5,
       prune_min_result_chars: 4000,
       prune_min_reclaim_tokens: 1024,
+      token_counter: "estimate",
     });
   });
 
@@ -124,6 +125,16 @@ describe("configuration", () => {
     });
     expect(engine.thresholdPercent).toBe(0.6);
     expect(warnings.join("\n")).toContain("treshold");
+  });
+
+  it("can count tokens exactly with tiktoken", async () => {
+    const engine = new ContextCompressor({ contextLength: 16_000, config: { token_counter: "o200k_base" } });
+    const messages: Message[] = [{ role: "system", content: "s" }];
+    for (let i = 0; i < 60; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: ` + "lorem ipsum dolor sit amet ".repeat(40) });
+    const out = await engine.compress(messages);
+    expect(engine.tokenCounter.name).toBe("o200k_base");
+    expect(engine.tokenCounter.countMessages(out)).toBeLessThan(engine.thresholdTokens);
+    expectValid(out);
   });
 
   it("applies the window, threshold cap and enabled flag", () => {
