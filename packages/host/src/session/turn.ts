@@ -1,40 +1,18 @@
-import {
-  AssistantMessageSchema,
-  ChatModelError,
-  ContextEngine,
-  contentText,
-  normalizeUsage,
-  overridesHook,
-  toolCallsOf,
-  toolError,
-} from "@context-engine/core";
-import type { AssistantMessage, ChatModelResponse, Message, ToolCall, Usage } from "@context-engine/core";
+import { contentText, normalizeUsage, overridesHook, toolCallsOf, toolError } from "@context-engine/core";
+import type { AssistantMessage, ChatModelError, ChatModelResponse, Message, Usage } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import type { CompactionOutcome } from "../compaction/runner.js";
-import { ContextBudgetExceededError, HostError, describeError } from "../errors.js";
+import { ContextBudgetExceededError, HostError } from "../errors.js";
 import type { CompactionTrigger, TurnStatus } from "../events.js";
 import { isRetryable, retryAfterMsOf, toChatModelError } from "../provider/errors.js";
 import { hasCompleteOnce } from "../runtime.js";
-import { parseArguments, toolResultText } from "../tools.js";
 import { assembleRequest } from "./assemble.js";
 import { callHook, callHookSync } from "./engine-calls.js";
+import { overridesBase } from "./overrides.js";
+import { pruneToolResults } from "./prune.js";
+import { addUsage, validateResponse } from "./response.js";
+import { dispatchTool } from "./tool-dispatch.js";
 import type { TurnResult, TurnSession } from "./types.js";
-
-const BASE = ContextEngine.prototype;
-
-/** Whether an engine replaces a base-class method (identity check, as for the optional hooks). */
-function overrides(engine: object, name: "shouldCompressPreflight" | "shouldCompressInfo" | "pruneToolResultsOnly"): boolean {
-  const fn = (engine as Record<string, unknown>)[name];
-  return typeof fn === "function" && fn !== BASE[name];
-}
-
-function addUsage(total: Usage, usage: Usage): Usage {
-  const out: Usage = { ...total };
-  for (const [key, value] of Object.entries(usage)) {
-    if (typeof value === "number") (out as Record<string, number>)[key] = ((out as Record<string, number>)[key] ?? 0) + value;
-  }
-  return out;
-}
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -93,7 +71,7 @@ export async function runTurn(
     callHookSync(runtime, sessionId, turnId, "shouldCompress", false, () => engine.shouldCompress(tokens) === true);
 
   const reportBlocked = (tokens: number) => {
-    if (!overrides(engine, "shouldCompressInfo")) return;
+    if (!overridesBase(engine, "shouldCompressInfo")) return;
     const info = callHookSync(runtime, sessionId, turnId, "shouldCompressInfo", null, () => engine.shouldCompressInfo(tokens));
     const reason = info && typeof info.reason === "string" ? info.reason : null;
     if (reason && !blockedReasons.has(reason)) {
@@ -129,7 +107,7 @@ export async function runTurn(
   // ---- Turn-start preflight -------------------------------------------------
   {
     let tokens = estimateConversation();
-    const maintenance = overrides(engine, "shouldCompressPreflight")
+    const maintenance = overridesBase(engine, "shouldCompressPreflight")
       ? await callHook(runtime, sessionId, turnId, "shouldCompressPreflight", false, () => engine.shouldCompressPreflight(session.messages))
       : false;
     if (shouldCompress(tokens)) {
@@ -366,133 +344,4 @@ export async function runTurn(
     error,
     durationMs,
   };
-}
-
-/** Check a ChatModel's answer; a malformed one is a typed provider error. */
-function validateResponse(raw: unknown): ChatModelResponse {
-  const r = raw as Partial<ChatModelResponse> | null;
-  if (!r || typeof r !== "object") throw new ChatModelError("empty", "the chat model returned no response");
-  const parsed = AssistantMessageSchema.safeParse(r.message);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ChatModelError(
-      "unknown",
-      `the chat model returned an invalid assistant message (${issue ? `${issue.path.join(".") || "message"}: ${issue.message}` : "unknown problem"})`,
-    );
-  }
-  return { ...r, message: parsed.data } as ChatModelResponse;
-}
-
-/** Run one tool call: engine tools go to `handleToolCall`, the rest to the agent's executor. */
-async function dispatchTool(session: TurnSession, call: ToolCall, turnId: string, signal: AbortSignal | undefined): Promise<string> {
-  const { runtime } = session;
-  const sessionId = session.id;
-  const name = call.function.name;
-  const raw = call.function.arguments;
-  const started = performance.now();
-  const parsed = parseArguments(raw);
-
-  if (session.engineToolNames.has(name)) {
-    let result: string;
-    let ok = true;
-    let errorText: string | null = null;
-    if (!parsed.ok) {
-      ok = false;
-      errorText = `invalid arguments: not valid JSON (${parsed.error})`;
-      result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
-    } else {
-      try {
-        const returned: unknown = await runtime.engine.handleToolCall(name, parsed.value, {
-          messages: session.messages,
-          sessionId,
-          ...(signal ? { signal } : {}),
-        });
-        if (typeof returned !== "string") {
-          ok = false;
-          errorText = `returned ${returned === null ? "null" : typeof returned} instead of a JSON string`;
-          result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
-        } else result = returned;
-      } catch (error) {
-        ok = false;
-        errorText = describeError(error);
-        result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
-      }
-    }
-    if (!ok) runtime.logger.warn("context engine tool failed", { sessionId, tool: name, error: errorText });
-    runtime.bus.emit({
-      type: "engine_tool.called",
-      sessionId,
-      turnId,
-      name,
-      callId: call.id,
-      args: parsed.ok ? parsed.value : raw,
-      ok,
-      error: errorText,
-      durationMs: performance.now() - started,
-      resultChars: result.length,
-    });
-    return result;
-  }
-
-  let result: string;
-  let ok = true;
-  let errorText: string | null = null;
-  const known = session.tools.some((t) => t.function.name === name);
-  if (!runtime.executeTool) {
-    ok = false;
-    errorText = known ? "no tool executor is configured" : `unknown tool`;
-    result = toolError(known ? `Tool '${name}' cannot run: no tool executor is configured` : `Unknown tool: ${name}`);
-  } else {
-    try {
-      const returned = await runtime.executeTool(
-        { id: call.id, name, rawArguments: raw, args: parsed.ok ? parsed.value : undefined, call },
-        { sessionId, turnId, messages: session.messages, signal },
-      );
-      result = toolResultText(returned);
-    } catch (error) {
-      ok = false;
-      errorText = describeError(error);
-      result = toolError(`Tool '${name}' failed: ${errorText}`);
-    }
-  }
-  runtime.bus.emit({
-    type: "tool.called",
-    sessionId,
-    turnId,
-    name,
-    callId: call.id,
-    ok,
-    error: errorText,
-    durationMs: performance.now() - started,
-    resultChars: result.length,
-  });
-  return result;
-}
-
-/** The engine's deterministic tool-output trim; committed only when it returns a new list and a count. */
-async function pruneToolResults(session: TurnSession, turnId: string, pressure: number): Promise<void> {
-  const { runtime } = session;
-  const engine = runtime.engine;
-  if (!overrides(engine, "pruneToolResultsOnly")) return;
-  const before = session.messages;
-  const result = await callHook(runtime, session.id, turnId, "pruneToolResultsOnly", null, () =>
-    engine.pruneToolResultsOnly(before, { currentTokens: pressure, sessionId: session.id }),
-  );
-  if (!result || typeof result !== "object") return;
-  const { messages, pruned } = result as { messages?: unknown; pruned?: unknown };
-  if (!Array.isArray(messages) || messages === before || typeof pruned !== "number" || pruned <= 0) return;
-  if (messages.length === 0 || messages.some((m) => !m || typeof m !== "object" || typeof (m as { role?: unknown }).role !== "string")) {
-    runtime.logger.warn("pruneToolResultsOnly returned an unusable list; ignored", { sessionId: session.id });
-    return;
-  }
-  const tokensBefore = runtime.counter.countMessages(before);
-  session.replaceMessages(messages as Message[]);
-  runtime.bus.emit({
-    type: "tool_results.pruned",
-    sessionId: session.id,
-    turnId,
-    pruned,
-    tokensBefore,
-    tokensAfter: runtime.counter.countMessages(session.messages),
-  });
 }

@@ -1,0 +1,92 @@
+import { toolError } from "@context-engine/core";
+import type { ToolCall } from "@context-engine/core";
+import { describeError } from "../errors.js";
+import { parseArguments, toolResultText } from "../tools.js";
+import type { TurnSession } from "./types.js";
+
+/** Run one tool call: engine tools go to `handleToolCall`, the rest to the agent's executor. */
+export async function dispatchTool(session: TurnSession, call: ToolCall, turnId: string, signal: AbortSignal | undefined): Promise<string> {
+  const { runtime } = session;
+  const sessionId = session.id;
+  const name = call.function.name;
+  const raw = call.function.arguments;
+  const started = performance.now();
+  const parsed = parseArguments(raw);
+
+  if (session.engineToolNames.has(name)) {
+    let result: string;
+    let ok = true;
+    let errorText: string | null = null;
+    if (!parsed.ok) {
+      ok = false;
+      errorText = `invalid arguments: not valid JSON (${parsed.error})`;
+      result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
+    } else {
+      try {
+        const returned: unknown = await runtime.engine.handleToolCall(name, parsed.value, {
+          messages: session.messages,
+          sessionId,
+          ...(signal ? { signal } : {}),
+        });
+        if (typeof returned !== "string") {
+          ok = false;
+          errorText = `returned ${returned === null ? "null" : typeof returned} instead of a JSON string`;
+          result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
+        } else result = returned;
+      } catch (error) {
+        ok = false;
+        errorText = describeError(error);
+        result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
+      }
+    }
+    if (!ok) runtime.logger.warn("context engine tool failed", { sessionId, tool: name, error: errorText });
+    runtime.bus.emit({
+      type: "engine_tool.called",
+      sessionId,
+      turnId,
+      name,
+      callId: call.id,
+      args: parsed.ok ? parsed.value : raw,
+      ok,
+      error: errorText,
+      durationMs: performance.now() - started,
+      resultChars: result.length,
+    });
+    return result;
+  }
+
+  let result: string;
+  let ok = true;
+  let errorText: string | null = null;
+  const known = session.tools.some((t) => t.function.name === name);
+  if (!runtime.executeTool) {
+    ok = false;
+    errorText = known ? "no tool executor is configured" : `unknown tool`;
+    result = toolError(known ? `Tool '${name}' cannot run: no tool executor is configured` : `Unknown tool: ${name}`);
+  } else {
+    try {
+      const returned = await runtime.executeTool(
+        { id: call.id, name, rawArguments: raw, args: parsed.ok ? parsed.value : undefined, call },
+        { sessionId, turnId, messages: session.messages, signal },
+      );
+      result = toolResultText(returned);
+    } catch (error) {
+      ok = false;
+      errorText = describeError(error);
+      result = toolError(`Tool '${name}' failed: ${errorText}`);
+    }
+  }
+  runtime.bus.emit({
+    type: "tool.called",
+    sessionId,
+    turnId,
+    name,
+    callId: call.id,
+    ok,
+    error: errorText,
+    durationMs: performance.now() - started,
+    resultChars: result.length,
+  });
+  return result;
+}
+
