@@ -283,7 +283,16 @@ export class ContextCompressor extends ContextEngine {
     let mode: CompactionRecord["mode"];
     let body: string;
     const extractive = (reason: string) =>
-      buildExtractiveSummary({ turns: middle, previousSummary: previous, latestRequest, reason, focusTopic: options.focusTopic, targetTokens: budget, calls });
+      buildExtractiveSummary({
+        turns: middle,
+        previousSummary: previous,
+        latestRequest,
+        firstRequest: this.#firstRequestText(messages),
+        reason,
+        focusTopic: options.focusTopic,
+        targetTokens: budget,
+        calls,
+      });
     const now = Date.now();
     if (!this.#chatModel) {
       mode = "extractive";
@@ -453,6 +462,18 @@ export class ContextCompressor extends ContextEngine {
     }
     if (found < 0) return null;
     return state.previousSummary ?? extractSummaryBody(messages[found]!);
+  }
+
+  /** Text of the first user message that is not a summary, or null. */
+  #firstRequestText(messages: readonly Message[]): string | null {
+    for (const raw of messages) {
+      if (raw.role !== "user") continue;
+      const m = this.#withoutSummary(raw);
+      if (isSummaryMessage(m) && !unwrapMergedContent(m)) continue;
+      const text = contentText(m.content).trim();
+      if (text) return text.startsWith(RESTATED_REQUEST_HEADER) ? text.slice(RESTATED_REQUEST_HEADER.length).trim() : text;
+    }
+    return null;
   }
 
   /** Verbatim text of the newest user request before `end` (the summarised part), or null. */

@@ -21,6 +21,8 @@ export interface ExtractiveInput {
   previousSummary: string | null;
   /** Newest user request among everything summarised so far (verbatim), or null. */
   latestRequest: string | null;
+  /** The conversation's first user message (often the overall goal), when known. */
+  firstRequest?: string | null;
   /** Why there is no model summary, shown in the header. */
   reason: string;
   focusTopic?: string | undefined;
@@ -173,7 +175,8 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     HEADINGS.request,
     input.latestRequest === null ? NO_USER_SENTINEL : `Newest user message in the compacted turns (verbatim; newer messages after this summary take precedence):\n${quoteBlock(input.latestRequest, 2_000)}`,
   ]);
-  const goal = previous.get(HEADINGS.goal) ?? (firstUser !== null ? `First request: "${oneLine(firstUser, 400)}"` : "No user goal recorded.");
+  const opening = input.firstRequest ?? firstUser;
+  const goal = previous.get(HEADINGS.goal) ?? (opening !== null ? `Opening request: "${oneLine(opening, 400)}"` : "No user goal recorded.");
   sections.push([HEADINGS.goal, goal]);
   const prevConstraints = previous.get(HEADINGS.constraints);
   const allConstraints = dedupe([...(prevConstraints && prevConstraints !== "None" ? prevConstraints.split("\n") : []), ...constraints]);
@@ -194,16 +197,38 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   ]);
   sections.push([HEADINGS.decisions, previous.get(HEADINGS.decisions) ?? "Not recoverable without a model; see Progress."]);
 
+  // Identifiers are what a continuation needs most: they get a fixed share of
+  // the budget, filled in rank order (carried-over ones count as mentioned).
   const prevIds = [...(previous.get(HEADINGS.files) ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const isPath = (t: string) => t.includes("/") || /\.[A-Za-z]\w{0,5}$/.test(t);
+  const isNumber = (t: string) => /^[$€£#]?\s?[\d,.]+\s?\S{0,6}$/.test(t) && /\d/.test(t);
+  for (const t of prevIds) {
+    const h = isPath(t) ? paths : isNumber(t) ? numbers : idents;
+    h.score.set(t, (h.score.get(t) ?? 0) + 2);
+    if (!h.first.has(t)) h.first.set(t, -1 - prevIds.length + prevIds.indexOf(t));
+  }
+  const ranked: Array<[string, number, "path" | "ident" | "number"]> = [];
+  for (const [t, sc] of paths.score) ranked.push([t, sc * 1.5, "path"]);
+  for (const [t, sc] of idents.score) ranked.push([t, sc * 1.2, "ident"]);
+  for (const [t, sc] of numbers.score) ranked.push([t, sc, "number"]);
+  ranked.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const chosen = { path: [] as string[], ident: [] as string[], number: [] as string[] };
+  const seen = new Set<string>();
+  let idChars = 0;
+  const idBudget = Math.max(400, Math.floor(budgetChars * 0.25));
+  for (const [t, , kind] of ranked) {
+    if (seen.has(t) || idChars + t.length + 4 > idBudget) continue;
+    // An identifier that is part of a kept path adds nothing.
+    if (kind === "ident" && chosen.path.some((p) => p.includes(t))) continue;
+    seen.add(t);
+    chosen[kind].push(t);
+    idChars += t.length + 4;
+  }
+  const byFirst = (h: Harvest) => (a: string, b: string) => (h.first.get(a) ?? 0) - (h.first.get(b) ?? 0);
   const idLines: string[] = [];
-  const pathList = dedupe([...prevIds.filter((t) => t.includes("/") || /\.\w{1,5}$/.test(t)), ...topTokens(paths, 40)]);
-  const inPaths = pathList.join("\n");
-  const identList = dedupe(topTokens(idents, 60).filter((t) => !inPaths.includes(t)));
-  const numberList = topTokens(numbers, 30);
-  const otherPrev = prevIds.filter((t) => !pathList.includes(t));
-  if (pathList.length) idLines.push(`Paths/URLs: ${pathList.map(tick).join(", ")}`);
-  if (otherPrev.length || identList.length) idLines.push(`Identifiers: ${dedupe([...otherPrev, ...identList]).map(tick).join(", ")}`);
-  if (numberList.length) idLines.push(`Numbers: ${numberList.map(tick).join(", ")}`);
+  if (chosen.path.length) idLines.push(`Paths/URLs: ${chosen.path.sort(byFirst(paths)).map(tick).join(", ")}`);
+  if (chosen.ident.length) idLines.push(`Identifiers: ${chosen.ident.sort(byFirst(idents)).map(tick).join(", ")}`);
+  if (chosen.number.length) idLines.push(`Numbers: ${chosen.number.sort(byFirst(numbers)).map(tick).join(", ")}`);
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
   const prevErrors = previous.get(HEADINGS.errors);
   const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
@@ -234,7 +259,7 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
   while (total > budget) {
     let worst: (typeof entries)[number] | null = null;
     for (const e of entries) {
-      if (e.h === HEADINGS.request || e.lines.length - e.start <= 1) continue;
+      if (FIXED.has(e.h) || e.lines.length - e.start <= 1) continue;
       if (!worst || e.size > worst.size) worst = e;
     }
     if (!worst) break;
@@ -263,6 +288,8 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
 }
 
 const OMITTED = "… (earlier entries omitted)";
+/** Sections sized on their own (the request verbatim, identifiers by rank): never cut line-wise. */
+const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files]);
 
 function outcome(result: string): string {
   // The verdict is at the start or the end of an output; never scan all of a huge one.
