@@ -84,11 +84,17 @@ export class RowCache {
    * turn), only the new items are read. Anything else (a compaction, a reset,
    * retention) is detected from the counters and triggers a full re-read.
    */
-  frontierTail(store: LcmStore, conversationId: number, maxTokens: number): { items: FrontierItem[]; appended: FrontierItem[] | null } {
+  frontierTail(
+    store: LcmStore,
+    conversationId: number,
+    maxTokens: number,
+    shownCap = Number.POSITIVE_INFINITY,
+    reload = false,
+  ): { items: FrontierItem[]; appended: FrontierItem[] | null } {
     const conv = store.getConversation(conversationId);
     if (!conv) return { items: [], appended: null };
     const prev = this.#tails.get(conversationId);
-    if (prev && prev.maxTokens === maxTokens) {
+    if (prev && prev.maxTokens === maxTokens && !reload) {
       if (prev.version === conv.frontierVersion) return { items: prev.items, appended: [] };
       const addedCount = conv.frontierCount - prev.count;
       const addedTokens = conv.frontierTokens - prev.tokens;
@@ -112,7 +118,19 @@ export class RowCache {
         }
       }
     }
-    const items = store.getFrontierTail(conversationId, maxTokens, { minItems: 1 });
+    // Large messages are shown shortened, so a window of raw tokens can hold less than the budget shows:
+    // widen it until the shown size fills the budget or the frontier is exhausted (bounded rounds).
+    let want = maxTokens;
+    let items = store.getFrontierTail(conversationId, want, { minItems: 1 });
+    for (let round = 0; round < 8 && items.length < conv.frontierCount; round++) {
+      let shown = 0;
+      for (const it of items) shown += it.kind === "message" ? Math.min(it.tokens, shownCap) : it.tokens;
+      const first = items[0];
+      const startsOnResult = first?.kind === "message" && this.messages(store, [first.messageId]).get(first.messageId)?.role === "tool";
+      if (shown >= maxTokens && !startsOnResult) break;
+      want *= 2;
+      items = store.getFrontierTail(conversationId, want, { minItems: items.length + 1 });
+    }
     this.#tails.set(conversationId, { version: conv.frontierVersion, count: conv.frontierCount, tokens: conv.frontierTokens, maxTokens, items });
     return { items, appended: null };
   }
@@ -157,7 +175,7 @@ export class RowCache {
 
 type Piece =
   | { kind: "summary"; id: string; rendered: string; tokens: number }
-  | { kind: "message"; stored: StoredMessage; message: Message; tokens: number; shortened: boolean; wholeBecauseLast: boolean };
+  | { kind: "message"; stored: StoredMessage; message: Message; tokens: number; shortened: boolean; largeInLastUnit: boolean };
 
 /** What the last assembly of a conversation chose, so the next one only handles what was appended. */
 export interface AssemblyState {
@@ -187,13 +205,13 @@ function buildPiece(
   if (large && !(inLastUnit && keepLastUnitWhole)) {
     const cap = inLastUnit ? Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2))) : input.largeMessageTokens;
     const short = shortenMessage(base, { id: m.id, seq: m.seq }, m.tokens, cap);
-    return { kind: "message", stored: m, message: short, tokens: defaultTokenCounter.countMessage(short), shortened: true, wholeBecauseLast: false };
+    return { kind: "message", stored: m, message: short, tokens: defaultTokenCounter.countMessage(short), shortened: true, largeInLastUnit: inLastUnit };
   }
-  return { kind: "message", stored: m, message: base, tokens: m.tokens, shortened: false, wholeBecauseLast: large };
+  return { kind: "message", stored: m, message: base, tokens: m.tokens, shortened: false, largeInLastUnit: large && inLastUnit };
 }
 
 /** Pieces for a run of frontier items, newest unit kept whole when it fits. Oldest first. */
-function piecesFor(store: LcmStore, cache: RowCache, items: readonly FrontierItem[], input: AssembleInput, avail: number): Piece[] | null {
+function piecesFor(store: LcmStore, cache: RowCache, items: readonly FrontierItem[], input: AssembleInput, avail: number, continuation = false): Piece[] | null {
   const messageIds: number[] = [];
   const summaryIds: string[] = [];
   for (const it of items) {
@@ -209,7 +227,8 @@ function piecesFor(store: LcmStore, cache: RowCache, items: readonly FrontierIte
     if (it.kind !== "message" || stored.get(it.messageId)?.role !== "tool") break;
     lastUnitStart--;
   }
-  if (lastUnitStart === 0 && items[0]?.kind === "message" && stored.get(items[0].messageId)?.role === "tool") return null;
+  // Appended items that start with tool results continue the previous unit: the caller must start over.
+  if (continuation && lastUnitStart === 0 && items[0]?.kind === "message" && stored.get(items[0].messageId)?.role === "tool") return null;
   let lastUnitTokens = 0;
   for (let i = Math.max(0, lastUnitStart); i < items.length; i++) lastUnitTokens += items[i]!.tokens;
   const keepWhole = lastUnitTokens <= avail;
@@ -252,19 +271,21 @@ export function assembleContext(store: LcmStore, cache: RowCache, input: Assembl
   const frontierVersion = conversation?.frontierVersion ?? 0;
   const frontierCount = conversation?.frontierCount ?? 0;
   const key = `${avail}|${input.largeMessageTokens}`;
+  // The least a large message can take when shown (its shortened form), for sizing the window.
+  const shownCap = Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2)));
 
   // Over-fetch: shortening large messages frees room, so ask for more raw tokens than we will show.
-  const tail = avail > 0 ? cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25)) : { items: [], appended: null };
+  const tail = avail > 0 ? cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25), shownCap) : { items: [], appended: null };
   const prev = cache.assemblyState(input.conversationId);
   let chosen: { pieces: Piece[]; used: number } | null = null;
 
   if (prev && prev.key === key && tail.appended && (prev.frontierVersion === frontierVersion || tail.appended.length > 0)) {
-    // Incremental: only the appended items are new. Not possible when the previous newest unit was kept
-    // whole only because it was the newest (it must be shortened now) or ended on an unanswered call.
-    const stale = prev.pieces.some((p) => p.kind === "message" && p.wholeBecauseLast) || endsOnOpenCall(prev.pieces);
+    // Incremental: only the appended items are new. Not possible when the previous newest unit held a
+    // large message (shown differently once it is no longer the newest) or ended on an unanswered call.
+    const stale = prev.pieces.some((p) => p.kind === "message" && p.largeInLastUnit) || endsOnOpenCall(prev.pieces);
     if (prev.frontierVersion === frontierVersion) chosen = { pieces: prev.pieces, used: prev.used };
     else if (!stale) {
-      const added = piecesFor(store, cache, tail.appended, input, avail);
+      const added = piecesFor(store, cache, tail.appended, input, avail, true);
       if (added) {
         const merged = enforceToolPairs(added);
         let used = prev.used;
@@ -274,7 +295,9 @@ export function assembleContext(store: LcmStore, cache: RowCache, input: Assembl
     }
   }
   if (!chosen) {
-    const all = piecesFor(store, cache, tail.items, input, avail) ?? [];
+    // A window extended by appends is trimmed by raw tokens; the full path needs the widened one.
+    const window = tail.appended ? cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25), shownCap, true).items : tail.items;
+    const all = piecesFor(store, cache, window, input, avail) ?? [];
     const pairs = enforceToolPairs(all);
     let used = 0;
     for (const p of pairs) used += p.tokens;
