@@ -59,6 +59,9 @@ export async function runTurn(
   let compactions = 0;
   let attempts = 0;
   let timedOut = false;
+  // An automatic pass that changed nothing (or failed) will not do better
+  // later in this turn; forced passes (window, overflow) may still run.
+  let stalled = false;
   let overflowRetried = false;
   const newMessages: Message[] = [user];
   // The conversation was checked against the threshold and not changed since.
@@ -93,10 +96,11 @@ export async function runTurn(
         incoming = [...session.messages].reverse().find((m) => m.role === "user" && JSON.stringify(m.content) === text) ?? null;
       }
     } else if (outcome.status === "timed_out") timedOut = true;
+    else if (!force) stalled = true;
     return outcome;
   };
 
-  const canCompact = () => !timedOut && attempts < config.maxCompressionAttempts && !signal?.aborted;
+  const canCompact = (force = false) => !timedOut && (force || !stalled) && attempts < config.maxCompressionAttempts && !signal?.aborted;
 
   const finish = (s: TurnStatus, reason: string, err: ChatModelError | HostError | null = null) => {
     status = s;
@@ -170,7 +174,7 @@ export async function runTurn(
 
       // A request that cannot fit the window is never sent.
       if (session.contextLength > 0 && request.estimatedTokens > session.contextLength) {
-        if (!overWindowTried && canCompact()) {
+        if (!overWindowTried && canCompact(true)) {
           overWindowTried = true;
           const outcome = await compact("over_window", request.estimatedTokens, true);
           if (outcome.status === "committed") continue;
@@ -238,7 +242,7 @@ export async function runTurn(
           finish("interrupted", "interrupted");
           break turn;
         }
-        if (err.kind === "context_length" && !overflowRetried && !timedOut && !signal?.aborted) {
+        if (err.kind === "context_length" && !overflowRetried && canCompact(true)) {
           overflowRetried = true;
           bus.emit({ type: "provider.error", sessionId, turnId, requestIndex, error: err, kind: err.kind, willRetry: true, retryInMs: 0 });
           const outcome = await compact("overflow", request.estimatedTokens, true);
