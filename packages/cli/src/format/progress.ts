@@ -35,7 +35,7 @@ export function createProgress(sink: TextSink, options: { enabled: boolean; labe
     const t = now();
     if (!force && t - lastDraw < 80) return;
     lastDraw = t;
-    const cols = Math.max(40, Math.min(sink.columns ?? 80, 120));
+    const cols = Math.max(40, Math.min(sink.columns || 80, 120));
     const share = total > 0 ? Math.min(1, current / total) : 0;
     const counts = `${current}/${total || "?"}`;
     const elapsed = `${((t - started) / 1000).toFixed(1)}s`;

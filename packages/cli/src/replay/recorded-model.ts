@@ -19,6 +19,7 @@ export class RecordedAnswers implements ChatModel {
   #results = new Map<string, Message>();
   #served = new Set<string>();
   #synthesized = 0;
+  #unanswered = 0;
   #missingResults = 0;
   #requests = 0;
 
@@ -43,9 +44,14 @@ export class RecordedAnswers implements ChatModel {
     return this.#answers.length - this.#next;
   }
 
-  /** How many answers were invented because the recording ran out. */
+  /** Answers invented because a recorded turn ends on tool results. */
   get synthesized(): number {
     return this.#synthesized;
+  }
+
+  /** Answers invented for turns with no recorded answer at all (two user messages in a row). */
+  get unanswered(): number {
+    return this.#unanswered;
   }
 
   /** Tool calls that had no recorded result. */
@@ -65,7 +71,8 @@ export class RecordedAnswers implements ChatModel {
     let message = this.#answers[this.#next];
     if (message) this.#next++;
     else {
-      this.#synthesized++;
+      if (this.#answers.length === 0) this.#unanswered++;
+      else this.#synthesized++;
       message = { role: "assistant", content: SYNTHETIC_ANSWER };
     }
     const completionTokens = this.#counter.countMessage(message);

@@ -78,16 +78,18 @@ export function renderReplayTables(report: ReplayReport, p: Palette): string {
     parts.push("\n");
   }
   const problems: string[] = [];
-  const notes: string[] = [];
+  // The same note in many runs (a format quirk) is shown once with where it occurred.
+  const noteRuns = new Map<string, string[]>();
   for (const s of report.sessions) {
     for (const r of s.runs) {
       for (const e of r.errors) problems.push(`${s.id} / ${r.engine}: ${e}`);
       for (const missing of r.recoverability?.missing ?? []) {
         problems.push(`${s.id} / ${r.engine}: message ${missing.index} (${missing.role}) not recoverable: ${missing.preview}`);
       }
-      for (const n of r.notes) notes.push(`${s.id} / ${r.engine}: ${n}`);
+      for (const n of r.notes) noteRuns.set(n, [...(noteRuns.get(n) ?? []), `${s.id} / ${r.engine}`]);
     }
   }
+  const notes = [...noteRuns].map(([text, runs]) => (runs.length === 1 ? `${runs[0]}: ${text}` : `${text} (${runs.length} runs)`));
   if (notes.length) parts.push(`${p.dim("Notes:")}\n${notes.map((n) => p.dim(`  - ${n}`)).join("\n")}\n\n`);
   if (problems.length) parts.push(`${p.red("Checks failed:")}\n${problems.map((n) => `  - ${n}`).join("\n")}\n\n`);
   else parts.push(`${p.green("✔")} every request fit the context length${report.totals.some((t) => t.recoverable) ? "; every message is still recoverable from the lossless engines" : ""}\n`);

@@ -184,6 +184,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   function finishRun(recoverability: RecoverabilityResult | null): EngineRunMetrics {
     if (unused > 0) collector.notes.push(`${unused} recorded answer(s) not replayed: the host ended a turn at an earlier final answer`);
     if (answers.synthesized > 0) collector.notes.push(`${answers.synthesized} closing answer(s) synthesised where the recording ends on tool results`);
+    if (answers.unanswered > 0) collector.notes.push(`${answers.unanswered} placeholder answer(s) for user messages the recording never answered`);
     if (answers.missingResults > 0) collector.notes.push(`${answers.missingResults} tool call(s) had no recorded result`);
     const lossless = options.isLossless?.(engine) ?? false;
     return collector.finish({
