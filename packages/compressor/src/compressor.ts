@@ -13,31 +13,30 @@ import type {
   UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
-import { ChatModelError, ContextEngine, contentText, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
+import { ContextEngine, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
 import { parseCompressionConfig, unknownCompressionKeys } from "./config.js";
 import { buildExtractiveSummary } from "./extractive.js";
-import { BREAKER_RECOVERY_MS, BREAKER_TRIP, classifyError, cooldownSeconds, describeError, failureAction } from "./failure-policy.js";
+import { classifyError, describeError, failureAction } from "./failure-policy.js";
 import { relievePressure } from "./fit.js";
-import { RESTATED_REQUEST_HEADER, extractSummaryBody, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
+import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
+import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
 import { placeSummary, restateRequest } from "./placement.js";
-import { buildSummaryPrompt } from "./prompt.js";
 import type { CompactionPlan } from "./protection.js";
 import { findLatestUser, planCompaction } from "./protection.js";
 import type { CallInfo } from "./prune.js";
 import { indexToolCalls, pruneToolResultRange } from "./prune.js";
 import { sanitizeToolPairs } from "./sanitize.js";
-import { serializeTurns } from "./serialize.js";
 import type { CompactionRecord, SessionState } from "./session-state.js";
 import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
-import { abortReason, groundLatestRequest, requestSummary } from "./summary-call.js";
+import { abortReason } from "./summary-call.js";
+import { summarise } from "./summariser.js";
+import { firstRequestText, hasSummaryNear, latestRequestText, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
 
 const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
-/** Kinds worth one retry on the main model when a distinct summary model failed. */
-const RETRY_ON_MAIN_MODEL = new Set(["bad_request", "context_length", "refusal", "unknown", "empty", "truncated"]);
 
 export interface CompressorStatus extends EngineStatus {
   sessionId: string;
@@ -152,7 +151,7 @@ export class ContextCompressor extends ContextEngine {
     if (this.thresholdTokens <= 0 || tokens < this.thresholdTokens) return { compress: false, reason: null };
     if (!this.config.enabled) return { compress: false, reason: "disabled" };
     if (this.#nearWindow(tokens)) return { compress: true, reason: null };
-    const blocked = this.#blockedReason(this.#sessions.peek(this.#activeSession));
+    const blocked = blockedReason(this.#sessions.peek(this.#activeSession));
     return blocked ? { compress: false, reason: blocked } : { compress: true, reason: null };
   }
 
@@ -169,7 +168,7 @@ export class ContextCompressor extends ContextEngine {
     if (!this.#wellFormed(messages)) return false;
     const tokens = this.#counter.countMessages(messages);
     if (tokens < this.thresholdTokens) return false;
-    return this.#nearWindow(tokens) || this.#blockedReason(this.#sessions.peek(this.#activeSession)) === null;
+    return this.#nearWindow(tokens) || blockedReason(this.#sessions.peek(this.#activeSession)) === null;
   }
 
   override updateModel(model: string, contextLength: number, options: UpdateModelOptions = {}): void {
@@ -188,37 +187,9 @@ export class ContextCompressor extends ContextEngine {
     for (const state of this.#sessions.all()) {
       state.strikes = 0;
       state.verifyArmed = false;
-      if (routeChanged) {
-        // Cooldowns belong to the route that failed: a new route earns an immediate attempt.
-        state.cooldownUntil = 0;
-        state.cooldownReason = null;
-        state.consecutiveFailures = 0;
-        state.terminalFailure = null;
-        state.fallbackStreak = 0;
-        state.breakerDeadline = 0;
-        state.useMainModel = false;
-      }
+      // Cooldowns belong to the route that failed: a new route earns an immediate attempt.
+      if (routeChanged) resetRouteGuards(state);
     }
-  }
-
-  #blockedReason(state: SessionState | undefined): string | null {
-    if (!state) return null;
-    const now = Date.now();
-    if (state.cooldownUntil > now) return `cooldown:${Math.ceil((state.cooldownUntil - now) / 1000)}`;
-    if (state.strikes >= BREAKER_TRIP || state.fallbackStreak >= BREAKER_TRIP) {
-      if (!state.breakerDeadline || state.breakerDeadline - now > BREAKER_RECOVERY_MS) {
-        state.breakerDeadline = now + BREAKER_RECOVERY_MS;
-        return "ineffective";
-      }
-      if (now < state.breakerDeadline) return "ineffective";
-      // Recovery: allow one probe; one more bad compaction trips the breaker again.
-      state.breakerDeadline = 0;
-      state.strikes = Math.min(state.strikes, BREAKER_TRIP - 1);
-      state.fallbackStreak = Math.min(state.fallbackStreak, BREAKER_TRIP - 1);
-      return null;
-    }
-    state.breakerDeadline = 0;
-    return null;
   }
 
   // ---------------------------------------------------------------- compaction
@@ -269,15 +240,15 @@ export class ContextCompressor extends ContextEngine {
     const middleTokens = rangeTokens(index, plan.headEnd, plan.tailStart);
     const wrapperTokens = counter.countText(wrapSummary("")) + 8;
     // The request to restate, without any summary an earlier compaction merged into it.
-    const pinnedSource = plan.pinned >= 0 ? this.#withoutSummary(messages[plan.pinned]!) : null;
+    const pinnedSource = plan.pinned >= 0 ? withoutSummary(messages[plan.pinned]!) : null;
     const keptTokens =
       rangeTokens(index, 0, plan.headEnd) + rangeTokens(index, plan.tailStart, messages.length) + (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0);
     // When the kept messages leave little room, the summary gets what is left (at least a short one).
     const room = limit - keptTokens - wrapperTokens;
     const budget = Math.max(150, Math.min(summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold), room));
     const summaryCap = Math.max(150, Math.min(Math.floor(budget * 1.5), room));
-    const previous = this.#previousSummary(messages, state);
-    const latestRequest = this.#latestRequestText(messages, plan.tailStart);
+    const previous = previousSummaryFor(messages, state);
+    const latestRequest = latestRequestText(messages, plan.tailStart);
 
     // ---- the summary
     let mode: CompactionRecord["mode"];
@@ -287,7 +258,7 @@ export class ContextCompressor extends ContextEngine {
         turns: middle,
         previousSummary: previous,
         latestRequest,
-        firstRequest: this.#firstRequestText(messages),
+        firstRequest: firstRequestText(messages),
         reason,
         focusTopic: options.focusTopic,
         targetTokens: budget,
@@ -309,12 +280,27 @@ export class ContextCompressor extends ContextEngine {
       body = extractive(`The summariser is cooling down after a failure (${state.lastSummaryError ?? "unknown error"}).`);
     } else {
       try {
-        body = await this.#summarise(state, { middle, previous, latestRequest, budget, options });
+        body = await summarise({
+          chatModel: this.#chatModel,
+          state,
+          logger: this.#logger,
+          middle,
+          previous,
+          latestRequest,
+          budget,
+          focusTopic: options.focusTopic,
+          memoryContext: options.memoryContext,
+          signal,
+          summaryModel: this.config.summary_model ?? undefined,
+          mainModel: this.#model,
+          contextLength: this.contextLength,
+          timeoutSeconds: this.config.context_timeout_seconds,
+        });
         mode = "model";
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
         const kind = classifyError(error);
-        this.#recordFailure(state, kind, error);
+        recordFailure(state, kind, error);
         if (failureAction(kind, this.config.abort_on_summary_failure) === "abort") {
           this.#logger.warn("compaction aborted: the summariser failed; the transcript is unchanged. Retry with /compress or start a new session.", {
             kind,
@@ -389,12 +375,7 @@ export class ContextCompressor extends ContextEngine {
       state.compactions++;
       state.verifyArmed = true;
       if (mode === "model") {
-        state.fallbackStreak = 0;
-        state.cooldownUntil = 0;
-        state.cooldownReason = null;
-        state.consecutiveFailures = 0;
-        state.terminalFailure = null;
-        state.lastSummaryError = null;
+        recordSuccess(state);
       } else if (mode === "fallback") {
         state.fallbackStreak++;
       }
@@ -413,10 +394,6 @@ export class ContextCompressor extends ContextEngine {
     return result;
   }
 
-  #withoutSummary(message: Message): Message {
-    return isSummaryMessage(message) ? (unwrapMergedContent(message) ?? message) : message;
-  }
-
   /** head + summary + rest, tool pairs checked; the summary-bearing message becomes untouchable. */
   #assemble(head: Message[], body: string, rest: Message[], untouchable: Set<Message>): Message[] {
     const placed = placeSummary(head, wrapSummary(body), rest);
@@ -426,7 +403,7 @@ export class ContextCompressor extends ContextEngine {
   }
 
   #plan(messages: readonly Message[], index: UnitIndex, state: SessionState | undefined, limit: number): CompactionPlan | null {
-    const decayed = (state?.compactions ?? 0) > 0 || this.#hasSummaryNearHead(messages);
+    const decayed = (state?.compactions ?? 0) > 0 || hasSummaryNear(messages, this.protectFirstN + 6);
     const wrapper = this.#counter.countText(wrapSummary("")) + 8;
     const keepCap = limit === Infinity ? Infinity : limit - maxSummaryTokens(this.contextLength, this.thresholdTokens) - wrapper;
     return planCompaction({
@@ -437,121 +414,6 @@ export class ContextCompressor extends ContextEngine {
       tailBudget: tailTokenBudget(this.contextLength, this.thresholdTokens, this.config.tail_token_budget),
       keepCap: Math.max(0, keepCap),
     });
-  }
-
-  /** Head protection decays once a summary exists, also after a restart (found in the transcript). */
-  #hasSummaryNearHead(messages: readonly Message[]): boolean {
-    const end = Math.min(messages.length, this.protectFirstN + 6);
-    for (let i = 0; i < end; i++) if (isSummaryMessage(messages[i]!)) return true;
-    return false;
-  }
-
-  /**
-   * The summary to update: ours from the last compaction if the transcript
-   * still carries a summary, else the newest one found in the transcript
-   * (after a restart). With no summary in the transcript any remembered one
-   * is stale (the host rolled back) and is dropped.
-   */
-  #previousSummary(messages: readonly Message[], state: SessionState): string | null {
-    let found = -1;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      if (isSummaryMessage(messages[i]!)) {
-        found = i;
-        break;
-      }
-    }
-    if (found < 0) return null;
-    return state.previousSummary ?? extractSummaryBody(messages[found]!);
-  }
-
-  /** Text of the first user message that is not a summary, or null. */
-  #firstRequestText(messages: readonly Message[]): string | null {
-    for (const raw of messages) {
-      if (raw.role !== "user") continue;
-      const m = this.#withoutSummary(raw);
-      if (isSummaryMessage(m) && !unwrapMergedContent(m)) continue;
-      const text = contentText(m.content).trim();
-      if (text) return text.startsWith(RESTATED_REQUEST_HEADER) ? text.slice(RESTATED_REQUEST_HEADER.length).trim() : text;
-    }
-    return null;
-  }
-
-  /** Verbatim text of the newest user request before `end` (the summarised part), or null. */
-  #latestRequestText(messages: readonly Message[], end: number): string | null {
-    for (let i = end - 1; i >= 0; i--) {
-      let m: Message | null = messages[i]!;
-      if (m.role !== "user") continue;
-      if (isSummaryMessage(m)) m = unwrapMergedContent(m);
-      if (!m) continue;
-      const text = contentText(m.content).trim();
-      if (text) return text.startsWith(RESTATED_REQUEST_HEADER) ? text.slice(RESTATED_REQUEST_HEADER.length).trim() : text;
-    }
-    return null;
-  }
-
-  async #summarise(
-    state: SessionState,
-    input: { middle: Message[]; previous: string | null; latestRequest: string | null; budget: number; options: CompressOptions },
-  ): Promise<string> {
-    const chatModel = this.#chatModel!;
-    const ctxChars = this.contextLength > 0 ? this.contextLength * 2 : 160_000;
-    const maxChars = Math.max(4_000, Math.min(160_000, ctxChars) - (input.previous?.length ?? 0));
-    const prompt = buildSummaryPrompt({
-      turns: serializeTurns(input.middle, { maxChars }),
-      previousSummary: input.previous,
-      focusTopic: input.options.focusTopic,
-      memoryContext: input.options.memoryContext,
-      targetTokens: input.budget,
-      latestRequest: input.latestRequest,
-    });
-    const summaryModel = this.config.summary_model ?? undefined;
-    const distinct = summaryModel !== undefined && summaryModel !== this.#model && !state.useMainModel;
-    const deadline = this.#summaryDeadline(input.options.signal);
-    try {
-      let body: string;
-      try {
-        body = await requestSummary({ chatModel, model: distinct ? summaryModel : undefined, prompt, signal: deadline.signal });
-      } catch (error) {
-        const kind = classifyError(error);
-        if (!distinct || deadline.signal?.aborted || !RETRY_ON_MAIN_MODEL.has(kind)) throw error;
-        // The configured summary model may not exist on this route: try the main model once.
-        this.#logger.warn(`summary model "${summaryModel}" failed (${kind}); retrying on the main model`, { error: describeError(error) });
-        state.useMainModel = true;
-        body = await requestSummary({ chatModel, prompt, signal: deadline.signal });
-      }
-      return groundLatestRequest(body, input.latestRequest);
-    } finally {
-      deadline.dispose();
-    }
-  }
-
-  /**
-   * The summariser gets 80% of the host's pass timeout
-   * (`context_timeout_seconds`): a slow summariser then ends as a `timeout`
-   * failure while there is still time to write the deterministic summary,
-   * instead of the host discarding the whole pass.
-   */
-  #summaryDeadline(hostSignal: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose(): void } {
-    const seconds = this.config.context_timeout_seconds;
-    if (!(seconds > 0)) return { signal: hostSignal, dispose() {} };
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new ChatModelError("timeout", `the summariser took longer than ${Math.round(seconds * 800)} ms (80% of context_timeout_seconds)`)),
-      seconds * 800,
-    );
-    timer.unref?.();
-    const signal = hostSignal ? AbortSignal.any([hostSignal, controller.signal]) : controller.signal;
-    return { signal, dispose: () => clearTimeout(timer) };
-  }
-
-  #recordFailure(state: SessionState, kind: ReturnType<typeof classifyError>, error: unknown): void {
-    state.consecutiveFailures++;
-    const seconds = cooldownSeconds(kind, state.consecutiveFailures);
-    // A cooldown never shortens a longer one already running.
-    state.cooldownUntil = Math.max(state.cooldownUntil, Date.now() + seconds * 1000);
-    state.cooldownReason = kind;
-    state.lastSummaryError = `${kind}: ${describeError(error)}`;
-    if (failureAction(kind, false) === "abort") state.terminalFailure = kind;
   }
 
   #wellFormed(messages: readonly unknown[]): boolean {
@@ -597,18 +459,7 @@ export class ContextCompressor extends ContextEngine {
     if (options.boundaryReason === "compression" && oldId) {
       // A compaction boundary: the guards of the old session still apply.
       const old = this.#ended.get(oldId) ?? (oldId !== id ? this.#sessions.peek(oldId) : undefined);
-      if (old) {
-        state.strikes = Math.max(state.strikes, old.strikes);
-        state.fallbackStreak = Math.max(state.fallbackStreak, old.fallbackStreak);
-        state.cooldownUntil = Math.max(state.cooldownUntil, old.cooldownUntil);
-        state.cooldownReason ??= old.cooldownReason;
-        state.consecutiveFailures = Math.max(state.consecutiveFailures, old.consecutiveFailures);
-        state.terminalFailure ??= old.terminalFailure;
-        state.lastSummaryError ??= old.lastSummaryError;
-        state.useMainModel ||= old.useMainModel;
-        state.compactions = Math.max(state.compactions, old.compactions);
-        state.verifyArmed ||= old.verifyArmed;
-      }
+      if (old) carryGuards(old, state);
     }
     this.#ended.delete(oldId ?? "");
   }
@@ -638,7 +489,7 @@ export class ContextCompressor extends ContextEngine {
       hasPreviousSummary: Boolean(state?.previousSummary),
       summaryMode: this.#chatModel ? "model" : "extractive",
       summaryModel: this.#chatModel ? (this.config.summary_model ?? this.#chatModel.model ?? null) : null,
-      blockedReason: this.#blockedReason(state),
+      blockedReason: blockedReason(state),
       cooldownSeconds: state && state.cooldownUntil > now ? Math.ceil((state.cooldownUntil - now) / 1000) : 0,
       lastSummaryError: state?.lastSummaryError ?? null,
       strikes: state?.strikes ?? 0,

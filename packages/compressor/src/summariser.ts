@@ -1,0 +1,84 @@
+import type { ChatModel, Logger, Message } from "@context-engine/core";
+import { ChatModelError } from "@context-engine/core";
+import { classifyError, describeError } from "./failure-policy.js";
+import { buildSummaryPrompt } from "./prompt.js";
+import { serializeTurns } from "./serialize.js";
+import type { SessionState } from "./session-state.js";
+import { groundLatestRequest, requestSummary } from "./summary-call.js";
+
+/** Kinds worth one retry on the main model when a distinct summary model failed. */
+const RETRY_ON_MAIN_MODEL = new Set(["bad_request", "context_length", "refusal", "unknown", "empty", "truncated"]);
+
+export interface SummariseParams {
+  chatModel: ChatModel;
+  state: SessionState;
+  logger: Logger;
+  middle: Message[];
+  previous: string | null;
+  latestRequest: string | null;
+  budget: number;
+  focusTopic?: string | undefined;
+  memoryContext?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** The configured `summary_model`, if any, and the main model's name. */
+  summaryModel: string | undefined;
+  mainModel: string;
+  /** Window of the main model (0 = unknown), to size the summariser input. */
+  contextLength: number;
+  /** `context_timeout_seconds`; the summariser gets 80% of it. */
+  timeoutSeconds: number;
+}
+
+/**
+ * Ask the chat model for the summary body: prompt, deadline, one retry on the
+ * main model when a distinct summary model fails, and the latest request
+ * grounded. Throws what the model threw (classified by the caller).
+ */
+export async function summarise(p: SummariseParams): Promise<string> {
+  const ctxChars = p.contextLength > 0 ? p.contextLength * 2 : 160_000;
+  const maxChars = Math.max(4_000, Math.min(160_000, ctxChars) - (p.previous?.length ?? 0));
+  const prompt = buildSummaryPrompt({
+    turns: serializeTurns(p.middle, { maxChars }),
+    previousSummary: p.previous,
+    focusTopic: p.focusTopic,
+    memoryContext: p.memoryContext,
+    targetTokens: p.budget,
+    latestRequest: p.latestRequest,
+  });
+  const distinct = p.summaryModel !== undefined && p.summaryModel !== p.mainModel && !p.state.useMainModel;
+  const deadline = summaryDeadline(p.signal, p.timeoutSeconds);
+  try {
+    let body: string;
+    try {
+      body = await requestSummary({ chatModel: p.chatModel, model: distinct ? p.summaryModel : undefined, prompt, signal: deadline.signal });
+    } catch (error) {
+      const kind = classifyError(error);
+      if (!distinct || deadline.signal?.aborted || !RETRY_ON_MAIN_MODEL.has(kind)) throw error;
+      // The configured summary model may not exist on this route: try the main model once.
+      p.logger.warn(`summary model "${p.summaryModel}" failed (${kind}); retrying on the main model`, { error: describeError(error) });
+      p.state.useMainModel = true;
+      body = await requestSummary({ chatModel: p.chatModel, prompt, signal: deadline.signal });
+    }
+    return groundLatestRequest(body, p.latestRequest);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/**
+ * The summariser gets 80% of the host's pass timeout: a slow summariser then
+ * ends as a `timeout` failure while there is still time to write the
+ * deterministic summary, instead of the host discarding the whole pass.
+ */
+function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): { signal: AbortSignal | undefined; dispose(): void } {
+  if (!(seconds > 0)) return { signal: hostSignal, dispose() {} };
+  const controller = new AbortController();
+  const ms = seconds * 800;
+  const timer = setTimeout(
+    () => controller.abort(new ChatModelError("timeout", `the summariser took longer than ${Math.round(ms)} ms (80% of context_timeout_seconds)`)),
+    ms,
+  );
+  timer.unref?.();
+  const signal = hostSignal ? AbortSignal.any([hostSignal, controller.signal]) : controller.signal;
+  return { signal, dispose: () => clearTimeout(timer) };
+}
