@@ -39,3 +39,4 @@ export {
   type SlashCommand,
   type SlashCommandOutcome,
 } from "./slash-commands.js";
+export { createHostFromConfig, type HostFromConfig, type HostFromConfigOptions } from "./from-config.js";

@@ -169,10 +169,10 @@ describe("createOpenAIChatModel", () => {
 });
 
 describe("resolveModelConfig", () => {
-  it("prefers config, falls back to the environment, and keeps the key in the environment", () => {
+  it("prefers config and falls back to the environment", () => {
     const env = { OPENAI_MODEL: "env-model", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_API_KEY: "sk-env" };
     const r = resolveModelConfig({ name: "gpt-4o-mini", base_url: "https://api.example.com/v1", api_key: "sk-file" }, env);
-    expect(r).toMatchObject({ model: "gpt-4o-mini", baseURL: "https://api.example.com/v1", apiKey: "sk-env", contextLength: 128_000 });
+    expect(r).toMatchObject({ model: "gpt-4o-mini", baseURL: "https://api.example.com/v1", apiKey: "sk-file", contextLength: 128_000 });
     const fromEnv = resolveModelConfig(undefined, env);
     expect(fromEnv).toMatchObject({ model: "env-model", baseURL: "http://127.0.0.1:1/v1", apiKey: "sk-env" });
     expect(fromEnv.sources.model).toBe("env OPENAI_MODEL");

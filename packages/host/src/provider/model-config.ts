@@ -1,4 +1,7 @@
+import { DEFAULT_CONTEXT_LENGTH, contextLengthFor } from "@context-engine/plugin-loader";
 import { z } from "zod";
+
+export { DEFAULT_CONTEXT_LENGTH };
 
 /** The `model:` block of config.yaml. */
 export const ModelConfigSchema = z.looseObject({
@@ -20,43 +23,16 @@ export interface ResolvedModelConfig {
   sources: { model: string; baseURL: string | null; apiKey: string | null; contextLength: string };
 }
 
-export const DEFAULT_CONTEXT_LENGTH = 128_000;
-
-// Longest matching key wins; keys are substrings of lowercased model names.
-const CONTEXT_LENGTHS: Record<string, number> = {
-  "gpt-4o": 128_000,
-  "gpt-4o-mini": 128_000,
-  "gpt-4.1": 1_047_576,
-  "gpt-4-turbo": 128_000,
-  "gpt-4": 8_192,
-  "gpt-3.5-turbo": 16_385,
-  "gpt-5": 400_000,
-  o1: 200_000,
-  o3: 200_000,
-  "o4-mini": 200_000,
-  claude: 200_000,
-  gemini: 1_048_576,
-  "deepseek": 128_000,
-  "llama-3": 128_000,
-  qwen: 131_072,
-  mistral: 128_000,
-};
-
-/** The context window of a model from a small built-in table, else 128,000. */
+/** The context window of a model from the plugin loader's built-in table, else 128,000 (one table for every package). */
 export function defaultContextLength(model: string): number {
-  const name = model.toLowerCase();
-  let best: { len: number; value: number } | null = null;
-  for (const [key, value] of Object.entries(CONTEXT_LENGTHS)) {
-    if (name.includes(key) && (!best || key.length > best.len)) best = { len: key.length, value };
-  }
-  return best?.value ?? DEFAULT_CONTEXT_LENGTH;
+  return contextLengthFor(model);
 }
 
 /**
  * The main model's settings from config.yaml's `model:` block, with the
  * usual environment fallbacks (OPENAI_MODEL, OPENAI_BASE_URL,
- * OPENAI_API_KEY). Config wins over the environment, except the API key, where
- * the environment wins so a key never has to live in a file.
+ * OPENAI_API_KEY). Config wins over the environment, as in the plugin
+ * loader's `config check`; leave `model.api_key` out to use the variable.
  */
 export function resolveModelConfig(
   config: unknown,
@@ -81,7 +57,7 @@ export function resolveModelConfig(
   }
   const baseURL = c.base_url ?? envBase;
   const envKey = nonEmpty(env.OPENAI_API_KEY);
-  const apiKey = envKey ?? c.api_key;
+  const apiKey = c.api_key ?? envKey;
   const contextLength = c.context_length ?? defaultContextLength(model);
   return {
     model,
@@ -92,7 +68,7 @@ export function resolveModelConfig(
     sources: {
       model: c.name ? `${source}: model.name` : "env OPENAI_MODEL",
       baseURL: c.base_url ? `${source}: model.base_url` : envBase ? "env OPENAI_BASE_URL" : null,
-      apiKey: envKey ? "env OPENAI_API_KEY" : c.api_key ? `${source}: model.api_key` : null,
+      apiKey: c.api_key ? `${source}: model.api_key` : envKey ? "env OPENAI_API_KEY" : null,
       contextLength: c.context_length ? `${source}: model.context_length` : "built-in table",
     },
   };
