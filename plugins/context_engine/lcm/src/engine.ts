@@ -71,6 +71,10 @@ export class LcmEngine extends ContextEngine {
   #currentSession = DEFAULT_SESSION;
   /** The session of the latest call, for getStatus when the host never called onSessionStart. */
   #lastActive = DEFAULT_SESSION;
+  /** Host session ids that continue another session's conversation (renamed at a compaction boundary). */
+  readonly #aliases = new Map<string, string>();
+  /** A session reset whose active context is cleared if the host keeps using the same id. */
+  #resetPending: string | null = null;
   #closed = false;
   #metrics = { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0 };
 
@@ -136,7 +140,7 @@ export class LcmEngine extends ContextEngine {
         ...(policy.max_age_days !== undefined ? { maxAgeDays: policy.max_age_days } : {}),
         ...(policy.max_bytes !== undefined ? { maxBytes: policy.max_bytes } : {}),
         ...(policy.max_conversations !== undefined ? { maxConversations: policy.max_conversations } : {}),
-        protect: [...this.#sessions.keys(), this.#currentSession],
+        protect: [...this.#sessions.keys(), this.#canonical(this.#currentSession), ...this.#aliases.values()],
       });
       if (report.deleted.length) {
         this.#cache.clear();
@@ -151,18 +155,26 @@ export class LcmEngine extends ContextEngine {
 
   /** Hard delete of everything stored for a session (messages, summaries, index entries, payloads). */
   forgetSession(sessionId: string): DeleteReport | null {
-    const s = this.#sessions.get(sessionId);
+    const id = this.#canonical(sessionId);
+    const s = this.#sessions.get(id);
     if (s) {
       s.abort.abort();
-      this.#sessions.delete(sessionId);
+      this.#sessions.delete(id);
     }
-    const report = deleteSession(this.store, sessionId);
+    for (const [alias, target] of this.#aliases) if (target === id || alias === sessionId) this.#aliases.delete(alias);
+    const report = deleteSession(this.store, id);
     this.#cache.clear();
     return report;
   }
 
+  #canonical(sessionId: string): string {
+    let id = sessionId;
+    for (let hops = 0; hops < 32 && this.#aliases.has(id); hops++) id = this.#aliases.get(id)!;
+    return id;
+  }
+
   #session(sessionId?: string): SessionState {
-    const id = sessionId || this.#currentSession;
+    const id = this.#canonical(sessionId || this.#currentSession);
     this.#lastActive = id;
     let s = this.#sessions.get(id);
     if (s && !this.store.getConversation(s.conversationId)) {
@@ -184,6 +196,11 @@ export class LcmEngine extends ContextEngine {
         lastCompaction: null,
       };
       this.#sessions.set(id, s);
+    }
+    if (this.#resetPending === id) {
+      this.#resetPending = null;
+      s.lastAssembly = null;
+      this.store.setFrontier(s.conversationId, []);
     }
     return s;
   }
@@ -485,7 +502,7 @@ export class LcmEngine extends ContextEngine {
 
   /** Wait for background work of a session (tests, graceful shutdown). */
   async whenIdle(sessionId?: string): Promise<void> {
-    const s = this.#sessions.get(sessionId || this.#currentSession);
+    const s = this.#sessions.get(this.#canonical(sessionId || this.#currentSession));
     if (s?.preparing) await s.preparing;
   }
 
@@ -537,10 +554,19 @@ export class LcmEngine extends ContextEngine {
 
   // ---------------------------------------------------------------- lifecycle
 
-  override onSessionStart(sessionId: string, _options: SessionStartOptions = {}): void {
-    this.#currentSession = sessionId || DEFAULT_SESSION;
+  override onSessionStart(sessionId: string, options: SessionStartOptions = {}): void {
+    const id = sessionId || DEFAULT_SESSION;
+    // A compaction boundary that renames the session (Hermes starts a new session id) continues the
+    // same conversation: without this the summaries would be stranded under the old id.
+    if (options.boundaryReason === "compression" && options.oldSessionId && options.oldSessionId !== id) {
+      const target = this.#canonical(options.oldSessionId);
+      if (target !== id) this.#aliases.set(id, target);
+    }
+    this.#currentSession = id;
+    // A reset followed by a new session id leaves the old conversation's context as it was.
+    if (this.#resetPending !== null && this.#canonical(id) !== this.#resetPending) this.#resetPending = null;
     try {
-      this.#session(this.#currentSession);
+      this.#session(id);
       this.applyRetention();
     } catch (error) {
       this.#logger.error("lcm: cannot open the store", { error: describe(error) });
@@ -548,7 +574,7 @@ export class LcmEngine extends ContextEngine {
   }
 
   override async onSessionEnd(sessionId: string, messages: readonly Message[]): Promise<void> {
-    const s = this.#sessions.get(sessionId || this.#currentSession);
+    const s = this.#sessions.get(this.#canonical(sessionId || this.#currentSession));
     if (!s) return;
     try {
       await this.#locked(s, async () => {
@@ -563,20 +589,23 @@ export class LcmEngine extends ContextEngine {
   }
 
   /** `/new` or `/reset`: the stored history stays searchable, the active context starts empty. */
+  /**
+   * `/new` or `/reset`: background work of the session stops. If the host then
+   * continues under the same session id, its active context starts empty (the
+   * stored history stays searchable); under a new id the old one is left as it was.
+   */
   override onSessionReset(): void {
     super.onSessionReset();
-    const s = this.#sessions.get(this.#currentSession);
-    if (!s) return;
-    s.abort.abort();
-    s.abort = new AbortController();
-    s.prepared = null;
-    s.preparing = null;
-    s.lastAssembly = null;
-    try {
-      this.store.setFrontier(s.conversationId, []);
-    } catch (error) {
-      this.#logger.warn("lcm: could not reset the active context", { error: describe(error) });
+    const id = this.#canonical(this.#currentSession);
+    const s = this.#sessions.get(id);
+    if (s) {
+      s.abort.abort();
+      s.abort = new AbortController();
+      s.prepared = null;
+      s.preparing = null;
+      s.lastAssembly = null;
     }
+    this.#resetPending = id;
   }
 
   override getStatus(): EngineStatus {
@@ -586,7 +615,7 @@ export class LcmEngine extends ContextEngine {
       if (!this.#closed) {
         const stats = this.store.stats();
         lcm.database = { path: stats.path, bytes: stats.fileBytes, conversations: stats.conversations, messages: stats.messages, summaries: stats.summaries };
-        const s = this.#sessions.get(this.#currentSession) ?? this.#sessions.get(this.#lastActive);
+        const s = this.#sessions.get(this.#canonical(this.#currentSession)) ?? this.#sessions.get(this.#lastActive);
         const conv = s ? this.store.getConversation(s.conversationId) : null;
         if (conv && s) {
           lcm.session = {

@@ -225,6 +225,39 @@ describe("prepared work and atomic publish", () => {
   });
 });
 
+describe("session boundaries", () => {
+  it("a session renamed at a compaction boundary keeps its summaries", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    engine.onSessionStart("s1");
+    const compacted = await engine.compress(agentConversation(40, 71), { sessionId: "s1" });
+    const block = compacted[1];
+    expect(contentText(block!.content)).toContain(CONTEXT_TAG);
+    await engine.onSessionEnd("s1", compacted);
+    engine.onSessionStart("s2", { boundaryReason: "compression", oldSessionId: "s1" });
+    const grown = [...compacted, { role: "user", content: "and now?" } as Message];
+    const next = await engine.compress(grown, { sessionId: "s2", force: false });
+    expect(text(next)).toContain("and now?");
+    expect(contentText(next[1]!.content)).toContain(CONTEXT_TAG);
+    expect(engine.store.findConversation("s2")).toBeNull();
+    expect(engine.store.findConversation("s1")!.messageCount).toBe(agentConversation(40, 71).length); // + the new one, - the system prompt
+  });
+
+  it("a reset under a new session id leaves the old conversation's context intact", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer() });
+    engine.onSessionStart("old");
+    const compacted = await engine.compress(agentConversation(40, 72), { sessionId: "old" });
+    await engine.onSessionEnd("old", compacted);
+    engine.onSessionReset();
+    engine.onSessionStart("fresh", { boundaryReason: "reset", oldSessionId: "old" });
+    const fresh = await engine.compress([{ role: "system", content: "sys" }, { role: "user", content: "hello" }], { sessionId: "fresh" });
+    expect(text(fresh)).not.toContain("CANARY_72_");
+    // Resuming the old session later still shows its compacted context.
+    const resumed = await engine.compress(compacted, { sessionId: "old" });
+    expect(text(resumed)).toContain("CANARY_72_39");
+    expect(contentText(resumed[1]!.content)).toContain(CONTEXT_TAG);
+  });
+});
+
 describe("selectContext and tools", () => {
   it("leaves small requests untouched and rescues oversized ones", async () => {
     const engine = setup({ chatModel: new FakeSummarizer() });
