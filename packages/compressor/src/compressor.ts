@@ -32,6 +32,7 @@ import type { CompactionRecord, SessionState } from "./session-state.js";
 import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
 import { abortReason } from "./summary-call.js";
 import { summarise } from "./summariser.js";
+import { createSnapshotTolerantCounter } from "./token-cache.js";
 import { firstRequestText, hasSummaryNear, latestRequestText, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
@@ -64,7 +65,7 @@ export class ContextCompressor extends ContextEngine {
   readonly config: CompressionConfig;
   readonly #chatModel: ChatModel | undefined;
   readonly #logger: Logger;
-  #counter: TokenCounter = createEstimator();
+  #counter: TokenCounter = createSnapshotTolerantCounter(createEstimator());
   /** Pending load of an exact counter (`token_counter`); compress waits for it, cheap checks do not. */
   #counterReady: Promise<void> | null = null;
   readonly #sessions = new SessionStore();
@@ -93,7 +94,7 @@ export class ContextCompressor extends ContextEngine {
     if (encoding !== "estimate") {
       this.#counterReady = createTiktokenCounter(encoding).then(
         (counter) => {
-          this.#counter = counter;
+          this.#counter = createSnapshotTolerantCounter(counter);
         },
         (error: unknown) => {
           this.#logger.warn(`token counter ${encoding} could not be loaded; using the estimator`, { error: describeError(error) });
