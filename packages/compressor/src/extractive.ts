@@ -41,7 +41,7 @@ const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer
 
 const SAMPLE_HEAD = 3_000;
 const SAMPLE_TAIL = 1_500;
-const HARVEST_BUDGET_CHARS = 400_000;
+const HARVEST_BUDGET_CHARS = 250_000;
 
 function sampleLength(m: Message): number {
   const c = m.content;
