@@ -74,12 +74,14 @@ const classes: Array<{ name: string; make: () => SearchQuery }> = [
   { name: "rare token, all conversations", make: () => ({ query: pick(m.canaries).canary, conversationId: null }) },
   { name: "common word, all conversations", make: () => ({ query: pick(["error", "deploy", "config"]), conversationId: null }) },
   { name: "CJK, this conversation", make: () => ({ query: pick(["超时设置", "静默", "テスト", "서버 응답"]), conversationId: convOf() }) },
-  { name: "regex, this conversation", make: () => ({ query: "CANARY-[a-z0-9]+-\\d*7\\b", mode: "regex", conversationId: convOf() }) },
+  { name: "regex with a word, this conv.", make: () => ({ query: pick(["\\bCANARY-[a-z0-9]+-\\d*7\\b", "\\bretryWithBackoff\\(\\w+, \\d{3}\\)"]), mode: "regex", conversationId: convOf() }) },
+  { name: "regex, no word (scan), this conv.", make: () => ({ query: "[A-Z]{3}_[A-Z]{5}_COUNT", mode: "regex", conversationId: convOf() }) },
   { name: "page 2 (cursor)", make: () => ({ query: "timeout", conversationId: convOf(), limit: 10 }) },
 ];
 
 const ROUNDS = Number(process.env.LCM_BENCH_GREP_ROUNDS ?? 60);
 const all: number[] = [];
+const indexed: number[] = [];
 const rows: string[] = [];
 // warm up (page cache, statement cache)
 for (const c of classes) for (let i = 0; i < 3; i++) searchHistory(store, c.make());
@@ -97,6 +99,7 @@ for (const c of classes) {
     const ms = performance.now() - t;
     times.push(ms);
     all.push(ms);
+    if (!c.name.includes("(scan)")) indexed.push(ms);
     hits += r.hits.length;
   }
   times.sort((a, b) => a - b);
@@ -104,7 +107,9 @@ for (const c of classes) {
 }
 all.sort((a, b) => a - b);
 console.log(rows.join("\n"));
+indexed.sort((a, b) => a - b);
 const p95 = percentile(all, 95);
 console.log(`lcm_grep overall over ${stats.messages.toLocaleString("en-US")} messages: p50 ${percentile(all, 50).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`);
+console.log(`  without the unindexed regex scan (bounded by its 250 ms cap): p50 ${percentile(indexed, 50).toFixed(1)} ms, p95 ${percentile(indexed, 95).toFixed(1)} ms`);
 console.log(`target: p95 ≤ 20 ms — ${p95 <= 20 ? "PASS" : "FAIL"}`);
 store.close();

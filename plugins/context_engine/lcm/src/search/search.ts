@@ -7,10 +7,11 @@ import { ftsExpression, parseQuery, trigramParts, type ParsedQuery } from "./que
 import { compileSafeRegex } from "./regex-guard.js";
 import { buildSnippet, termMatcher } from "./snippet.js";
 import { requiredWord } from "./regex-literal.js";
+import { bm25Scores, fastBody } from "./rank.js";
 import type { SearchHit, SearchQuery, SearchResult } from "./types.js";
 
 /** Relevance is ranked among at most this many newest matches per table: bounded cost at any history size. */
-export const RELEVANCE_CANDIDATES = 1000;
+export const RELEVANCE_CANDIDATES = 250;
 const SUMMARY_CANDIDATES = 400;
 const MAX_LIMIT = 100;
 
@@ -82,9 +83,9 @@ function fullTextSearch(ctx: Ctx, key: string, cursor: CursorState | null): Sear
       if (r.capped) complete = false;
     } else {
       expr = { and: ftsExpression(parsed, "AND", ctx.ctag), or: ftsExpression(parsed, "OR", ctx.ctag) };
-      let r = ftsMessageCandidates(ctx, expr.and, want, sort);
+      let r = ftsMessageCandidates(ctx, parsed, "AND", want, sort);
       if (r.rows.length === 0 && parsed.terms.length > 1) {
-        r = ftsMessageCandidates(ctx, expr.or, want, sort);
+        r = ftsMessageCandidates(ctx, parsed, "OR", want, sort);
         usedOr = r.rows.length > 0;
         if (usedOr) ctx.notes.push("no message contains every word; showing messages with any of them");
       }
@@ -117,9 +118,28 @@ function fullTextSearch(ctx: Ctx, key: string, cursor: CursorState | null): Sear
   };
 }
 
-function timeAndRoleSql(ctx: Ctx, alias: string): { sql: string; params: unknown[] } {
+/**
+ * The id range of the scoped conversation. Messages of one session are mostly
+ * contiguous in id order, so bounding the full-text scan by it lets FTS5 skip
+ * the other conversations' doclist segments entirely.
+ */
+function idRange(ctx: Ctx): { lo: number; hi: number } | null {
+  if (ctx.q.conversationId == null) return null;
+  const db = ctx.store.db;
+  const lo = stmt(db, "SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq LIMIT 1").get(ctx.q.conversationId) as { id: number } | undefined;
+  const hi = stmt(db, "SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1").get(ctx.q.conversationId) as { id: number } | undefined;
+  return lo && hi ? { lo: Math.min(lo.id, hi.id), hi: Math.max(lo.id, hi.id) } : { lo: 1, hi: 0 };
+}
+
+function timeAndRoleSql(ctx: Ctx, alias: string, rowidColumn?: string): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
+  const range = rowidColumn ? idRange(ctx) : null;
+  if (range && rowidColumn) {
+    // ids grow with seq inside a conversation (every insert takes max(id) + 1), so this is exact.
+    parts.push(`${rowidColumn} BETWEEN ? AND ?`);
+    params.push(range.lo, range.hi);
+  }
   if (ctx.q.since !== undefined) {
     parts.push(`${alias}.created_at >= ?`);
     params.push(ctx.q.since);
@@ -135,22 +155,38 @@ function timeAndRoleSql(ctx: Ctx, alias: string): { sql: string; params: unknown
   return { sql: parts.length ? ` AND ${parts.join(" AND ")}` : "", params };
 }
 
-function ftsMessageCandidates(ctx: Ctx, expression: string, want: number, sort: string): { rows: Candidate[]; capped: boolean } {
-  const f = timeAndRoleSql(ctx, "m");
-  const score = sort === "recency" ? "0" : "bm25(messages_fts, 1.0, 0.0)";
-  const sql = `SELECT f.rowid AS rowid, ${score} AS r, m.created_at AS t FROM messages_fts f JOIN messages m ON m.id = f.rowid
+function ftsMessageCandidates(ctx: Ctx, parsed: ParsedQuery, op: "AND" | "OR", want: number, sort: string): { rows: Candidate[]; capped: boolean } {
+  const expression = ftsExpression(parsed, op, ctx.ctag);
+  const f = timeAndRoleSql(ctx, "m", "f.rowid");
+  const sql = `SELECT f.rowid AS rowid, m.created_at AS t FROM messages_fts f JOIN messages m ON m.id = f.rowid
                WHERE messages_fts MATCH ?${f.sql} ORDER BY f.rowid DESC LIMIT ?`;
-  const rows = stmt(ctx.store.db, sql).all(expression, ...f.params, want + 1) as Array<{ rowid: number; r: number; t: number }>;
+  const rows = stmt(ctx.store.db, sql).all(expression, ...f.params, want + 1) as Array<{ rowid: number; t: number }>;
   const capped = rows.length > want;
+  const kept = rows.slice(0, want);
+  let scores: Map<number, number> | null = null;
+  if (sort !== "recency" && kept.length > 0) {
+    // Document frequencies within the scope (conversation id range, or everything).
+    const range = ctx.q.conversationId == null ? null : idRange(ctx);
+    const countSql = `SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?${range ? " AND rowid BETWEEN ? AND ?" : ""}`;
+    const df = parsed.terms.map((term) => {
+      const e = ftsExpression({ ...parsed, terms: [term], excluded: [] }, "AND", ctx.ctag);
+      return (stmt(ctx.store.db, countSql).get(e, ...(range ? [range.lo, range.hi] : [])) as { n: number }).n;
+    });
+    const docs =
+      ctx.q.conversationId == null
+        ? (stmt(ctx.store.db, "SELECT count(*) AS n FROM messages").get() as { n: number }).n
+        : (ctx.store.getConversation(ctx.q.conversationId)?.messageCount ?? kept.length);
+    scores = bm25Scores({ store: ctx.store, rowids: kept.map((r) => r.rowid), terms: parsed.raw, df, docs });
+  }
   return {
-    rows: rows.slice(0, want).map((r) => ({ type: "message", rowid: r.rowid, score: -r.r, createdAt: r.t, via: "fts" })),
+    rows: kept.map((r) => ({ type: "message", rowid: r.rowid, score: scores?.get(r.rowid) ?? 0, createdAt: r.t, via: "fts" })),
     capped,
   };
 }
 
 function cjkMessageCandidates(ctx: Ctx, parsed: ParsedQuery, want: number): { rows: Candidate[]; capped: boolean } {
   const { match, like } = trigramParts(parsed);
-  const f = timeAndRoleSql(ctx, "m");
+  const f = timeAndRoleSql(ctx, "m", match ? "f.rowid" : undefined);
   const conv = ctx.q.conversationId == null ? "" : " AND m.conversation_id = ?";
   const convParams = ctx.q.conversationId == null ? [] : [ctx.q.conversationId];
   if (match) {
@@ -284,9 +320,10 @@ function regexSearch(ctx: Ctx, key: string, cursor: CursorState | null): SearchR
   let sql: string;
   let params: unknown[];
   if (word) {
+    const fw = timeAndRoleSql(ctx, "m", "f.rowid");
     sql = `SELECT m.id AS id, m.id AS pos, m.created_at AS t, m.flags AS flags, m.text AS text FROM messages_fts f JOIN messages m ON m.id = f.rowid
-           WHERE messages_fts MATCH ? AND f.rowid < ?${f.sql} ORDER BY f.rowid DESC`;
-    params = [ftsExpression(parseQuery(`"${word}"`), "AND", ctx.ctag), upper, ...f.params];
+           WHERE messages_fts MATCH ? AND f.rowid < ?${fw.sql} ORDER BY f.rowid DESC`;
+    params = [ftsExpression(parseQuery(`"${word}"`), "AND", ctx.ctag), upper, ...fw.params];
     ctx.notes.push(`narrowed by the index to messages containing the word "${word}"`);
   } else if (scoped) {
     sql = `SELECT m.id AS id, m.seq AS pos, m.created_at AS t, m.flags AS flags, m.text AS text FROM messages m
@@ -340,8 +377,7 @@ function regexSearch(ctx: Ctx, key: string, cursor: CursorState | null): SearchR
 
 /** The searchable body of a message (content text + tool calls), as indexed. */
 export function messageBody(store: SqliteLcmStore, id: number): string {
-  const r = stmt(store.db, "SELECT body FROM message_search WHERE id = ?").get(id) as { body: string } | undefined;
-  return r?.body ?? "";
+  return fastBody(store, id);
 }
 
 function sessionOf(ctx: Ctx, conversationId: number): string {

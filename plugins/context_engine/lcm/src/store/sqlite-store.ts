@@ -167,7 +167,11 @@ export class SqliteLcmStore implements LcmStore {
     this.db = new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 });
     try {
       const fresh = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
-      if (fresh) this.db.pragma("auto_vacuum = INCREMENTAL");
+      if (fresh) {
+        // Both only take effect before the first table: bigger pages keep long tool output off overflow chains.
+        this.db.pragma("page_size = 8192");
+        this.db.pragma("auto_vacuum = INCREMENTAL");
+      }
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("foreign_keys = ON");
