@@ -15,14 +15,14 @@ describe("context-engine chat (built binary, piped stdin)", () => {
   it("without an endpoint says exactly what to set and exits 5 without a stack trace", async () => {
     const s = sandbox();
     const r = await runBin(["chat"], { ...s, input: "hello\n" });
-    expect(r.code).toBe(5);
+    expect(r.code, r.stderr).toBe(5);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("no model endpoint configured");
     for (const key of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL", "model:", "base_url:"]) expect(r.stderr).toContain(key);
     expect(r.stderr).not.toMatch(NO_STACK);
     // A model alone is not an endpoint either.
     const modelOnly = await runBin(["chat"], { ...s, env: { ...s.env, OPENAI_MODEL: "gpt-4o-mini" }, input: "hello\n" });
-    expect(modelOnly.code).toBe(5);
+    expect(modelOnly.code, modelOnly.stderr).toBe(5);
     expect(modelOnly.stderr).toContain("neither a base URL nor an API key is set");
   });
 
@@ -52,7 +52,7 @@ describe("context-engine chat (built binary, piped stdin)", () => {
     ];
     const r = await runBin(["chat"], { ...s, env: { ...s.env, OPENAI_API_KEY: "sk-test" }, input: `${lines.join("\n")}\n` });
     expect(r.stderr).not.toMatch(NO_STACK);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("echo: first question about the alpha release");
     expect(r.stdout).toContain("echo: fourth question about the delta fix");
     expect(r.stdout).toMatch(/Context: ~[\d,]+ tokens estimated in \d+ messages; window 32,000/);
@@ -85,7 +85,7 @@ describe("context-engine chat (built binary, piped stdin)", () => {
     writeFileSync(join(s.cwd, "config.yaml"), `context:\n  engine: lcm\nmodel:\n  name: scripted-model\n  base_url: ${server.url}\n`);
     const r = await runBin(["chat"], { ...s, input: "the alpha value is 42\nplease search for it\n/engine\n" });
     expect(r.stderr).not.toMatch(NO_STACK);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/engine lcm/);
     expect(r.stderr).toMatch(/⚙ lcm_grep\("query":"alpha"\) → ok/);
     expect(r.stdout).toContain("I searched the history.");
@@ -101,7 +101,7 @@ describe("context-engine chat (built binary, piped stdin)", () => {
     server = await startChatServer(() => ({ status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } } }));
     const s = sandbox();
     const r = await runBin(["chat"], { ...s, env: { ...s.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-wrong", OPENAI_MODEL: "m" }, input: "hello\n" });
-    expect(r.code).toBe(5);
+    expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/✖ provider_error:auth/);
     expect(r.stderr).toContain("Check OPENAI_API_KEY");
     expect(r.stderr).not.toMatch(NO_STACK);
@@ -112,10 +112,10 @@ describe("context-engine chat (built binary, piped stdin)", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "config.yaml"), `context:\n  engine: nope\nmodel:\n  name: m\n  base_url: ${server.url}\n`);
     const fromConfig = await runBin(["chat"], { ...s, input: "" });
-    expect(fromConfig.code).toBe(3);
+    expect(fromConfig.code, fromConfig.stderr).toBe(3);
     expect(fromConfig.stderr).toMatch(/cannot load context engine "nope".*available engines: compressor, lcm/);
     const fromFlag = await runBin(["chat", "--engine", "nada", "--config", "config.yaml"], { ...s, input: "" });
-    expect(fromFlag.code).toBe(2);
+    expect(fromFlag.code, fromFlag.stderr).toBe(2);
     expect(fromFlag.stderr).toMatch(/cannot load context engine "nada"/);
   });
 });

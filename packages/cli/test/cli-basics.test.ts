@@ -10,7 +10,7 @@ describe("context-engine (built binary): usage, help, errors", () => {
   it("--version prints the package version on stdout", async () => {
     const s = sandbox();
     const r = await runBin(["--version"], s);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(version);
     expect(r.stderr).toBe("");
   });
@@ -18,15 +18,15 @@ describe("context-engine (built binary): usage, help, errors", () => {
   it("--help lists the commands and exit codes; no command is a usage error on stderr", async () => {
     const s = sandbox();
     const help = await runBin(["--help"], s);
-    expect(help.code).toBe(0);
+    expect(help.code, help.stderr).toBe(0);
     for (const cmd of ["replay", "chat", "plugins list", "plugins info", "config check"]) expect(help.stdout).toContain(cmd);
     expect(help.stdout).toMatch(/6 replay check failed/);
     const bare = await runBin([], s);
-    expect(bare.code).toBe(2);
+    expect(bare.code, bare.stderr).toBe(2);
     expect(bare.stdout).toBe("");
     expect(bare.stderr).toContain("Usage:");
     const replayHelp = await runBin(["replay", "--help"], s);
-    expect(replayHelp.code).toBe(0);
+    expect(replayHelp.code, replayHelp.stderr).toBe(0);
     expect(replayHelp.stdout).toContain("--context-length");
     expect((await runBin(["help", "chat"], s)).stdout).toContain("/compress [focus]");
   });
@@ -34,15 +34,15 @@ describe("context-engine (built binary): usage, help, errors", () => {
   it("an unknown command or option exits 2 with a hint and no stack trace", async () => {
     const s = sandbox();
     const cmd = await runBin(["replya"], s);
-    expect(cmd.code).toBe(2);
+    expect(cmd.code, cmd.stderr).toBe(2);
     expect(cmd.stderr).toContain('unknown command "replya"');
     expect(cmd.stderr).toContain("Did you mean 'replay'?");
     const opt = await runBin(["replay", "--bogus", "x.jsonl"], s);
-    expect(opt.code).toBe(2);
+    expect(opt.code, opt.stderr).toBe(2);
     expect(opt.stderr).toContain("replay: Unknown option '--bogus'");
     expect(opt.stderr).toContain("context-engine replay --help");
     const bad = await runBin(["replay", "--context-length", "lots", "x.jsonl"], s);
-    expect(bad.code).toBe(2);
+    expect(bad.code, bad.stderr).toBe(2);
     expect(bad.stderr).toContain('--context-length: expected a positive whole number (e.g. 16000 or 16k), got "lots"');
     for (const r of [cmd, opt, bad]) {
       expect(r.stdout).toBe("");
@@ -53,7 +53,7 @@ describe("context-engine (built binary): usage, help, errors", () => {
   it("a missing session file exits 4 naming the path", async () => {
     const s = sandbox();
     const r = await runBin(["replay", "nowhere/session.jsonl"], s);
-    expect(r.code).toBe(4);
+    expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain(`no such file or folder: ${join(s.cwd, "nowhere/session.jsonl")}`);
     expect(r.stderr).not.toMatch(NO_STACK);
   });
@@ -62,7 +62,7 @@ describe("context-engine (built binary): usage, help, errors", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "notes.json"), JSON.stringify({ hello: "world" }));
     const r = await runBin(["replay", "notes.json"], s);
-    expect(r.code).toBe(4);
+    expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/notes\.json: not a recognised recorded-session format/);
     expect(r.stderr).not.toMatch(NO_STACK);
   });
@@ -70,7 +70,7 @@ describe("context-engine (built binary): usage, help, errors", () => {
   it("an unknown engine exits 2 and lists the available ones", async () => {
     const s = sandbox();
     const r = await runBin(["replay", "--demo", "--engine", "compressor,nope"], s);
-    expect(r.code).toBe(2);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/unknown engine "nope"; available: compressor, lcm/);
     expect(r.stderr).toContain("context-engine plugins list");
   });
@@ -79,7 +79,7 @@ describe("context-engine (built binary): usage, help, errors", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: compressor\ncompression:\n  threshold: 7\n");
     const r = await runBin(["replay", "--demo"], s);
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(`${join(s.cwd, "config.yaml")}:4`);
     expect(r.stderr).toMatch(/compression\.threshold/);
     expect(r.stderr).toContain("context-engine config check");

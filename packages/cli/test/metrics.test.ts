@@ -62,6 +62,16 @@ describe("MetricsCollector", () => {
     expect(m.summary.engineToolCalls).toBe(1);
   });
 
+  it("notes prefix breaks that no compaction explains, and whether selectContext caused them", () => {
+    const c = new MetricsCollector({ contextLength: 0, countMessage: count });
+    c.observe({ type: "request", turn: 0, messages: [sys, u1, a1, t1], selection: "applied" });
+    c.observe({ type: "request", turn: 0, messages: [{ role: "system", content: "other" }, u1, a1, t1], selection: "applied" });
+    const m = c.finish({ engine: "x", sessionId: "s", thresholdTokens: null, lossless: false, recoverability: null, wallMs: 1 });
+    expect(m.requests[1]!.selection).toBe("applied");
+    expect(m.notes).toEqual(["1 request(s) kept less than half of the previous request's prefix without a compaction (1 with the engine's selectContext applied)"]);
+    expect(m.errors).toEqual([]);
+  });
+
   it("flags lost messages of a lossless engine as an error", () => {
     const c = new MetricsCollector({ contextLength: 0, countMessage: count });
     c.observe({ type: "request", turn: 0, messages: [sys, u1] });

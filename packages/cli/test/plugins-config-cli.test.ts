@@ -17,7 +17,7 @@ describe("context-engine plugins (built binary)", () => {
     brokenUserPlugin(s.home);
     writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: lcm\n");
     const r = await runBin(["plugins", "list"], s);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ +compressor +builtin +[\d.]+ +ok /m);
     expect(r.stdout).toMatch(/^● +lcm +bundled +[\d.]+ +ok /m);
     expect(r.stdout).toMatch(/^ +broken +user +0\.0\.1 +plugin\.yaml name "other" does not match its directory "broken"/m);
@@ -30,16 +30,16 @@ describe("context-engine plugins (built binary)", () => {
   it("info shows one engine; an unknown name exits 2; a missing subcommand exits 2", async () => {
     const s = sandbox();
     const info = await runBin(["plugins", "info", "lcm"], s);
-    expect(info.code).toBe(0);
+    expect(info.code, info.stderr).toBe(0);
     expect(info.stdout).toMatch(/^lcm$/m);
     expect(info.stdout).toMatch(/source: +bundled/);
     expect(info.stdout).toMatch(/path: +.*plugins[/\\]context_engine[/\\]lcm/);
     expect(info.stdout).toContain("lcm_grep");
     const unknown = await runBin(["plugins", "info", "nope"], s);
-    expect(unknown.code).toBe(2);
+    expect(unknown.code, unknown.stderr).toBe(2);
     expect(unknown.stderr).toContain('unknown engine "nope"; found: compressor, lcm');
     const missing = await runBin(["plugins"], s);
-    expect(missing.code).toBe(2);
+    expect(missing.code, missing.stderr).toBe(2);
     expect(missing.stderr).toContain("plugins: missing subcommand");
   });
 
@@ -47,10 +47,10 @@ describe("context-engine plugins (built binary)", () => {
     const s = sandbox();
     brokenUserPlugin(s.home);
     const all = await runBin(["replay", join(FIXTURES, "debug-session.jsonl"), "--max-turns", "1", "--json", "--no-report"], s);
-    expect(all.code).toBe(0);
+    expect(all.code, all.stderr).toBe(0);
     expect((JSON.parse(all.stdout) as { engines: string[] }).engines).toEqual(["compressor", "lcm"]);
     const r = await runBin(["replay", "--demo", "--engine", "broken", "--no-report"], s);
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain('engine "broken" cannot be loaded: plugin.yaml name "other" does not match its directory "broken"');
   });
 });
@@ -60,7 +60,7 @@ describe("context-engine config check (built binary)", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: lcm\nengines:\n  lcm:\n    fresh_tail_count: 16\n");
     const r = await runBin(["config", "check"], s);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`✔ ${join(s.cwd, "config.yaml")} is valid`);
   });
 
@@ -68,7 +68,7 @@ describe("context-engine config check (built binary)", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "bad.yaml"), "model:\n  name: gpt-4o\n  base_url: ftp://example.com\n  contxt_length: 5\ncompression:\n  threshold: 7\n");
     const r = await runBin(["config", "check", "--config", "bad.yaml"], s);
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     const file = join(s.cwd, "bad.yaml");
     expect(r.stdout).toContain(`${file}:3:13: model.base_url: not an http(s) URL`);
     expect(r.stdout).toContain(`${file}:4:3: model.contxt_length: unknown key "contxt_length" (did you mean "context_length"?)`);
@@ -80,7 +80,7 @@ describe("context-engine config check (built binary)", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: lcm\nengines:\n  lcm:\n    fresh_tail_count: -3\n  ghost: {}\n");
     const r = await runBin(["config", "check", "--json"], s);
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     const out = JSON.parse(r.stdout) as { valid: boolean; problems: Array<{ line: number; key: string; severity: string }> };
     expect(out.valid).toBe(false);
     expect(out.problems.map((p) => [p.line, p.key, p.severity])).toEqual([
@@ -93,17 +93,17 @@ describe("context-engine config check (built binary)", () => {
     const s = sandbox();
     writeFileSync(join(s.cwd, "config.yaml"), "# my config\ncontext:\n  engine: nope\n");
     const r = await runBin(["config", "check"], s);
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toMatch(/config\.yaml:3:\d+: context\.engine: unknown engine "nope" \(expected one of compressor, lcm\)/);
   });
 
   it("a missing --config file exits 4; no config at all means defaults", async () => {
     const s = sandbox();
     const missing = await runBin(["config", "check", "--config", "absent.yaml"], s);
-    expect(missing.code).toBe(4);
+    expect(missing.code, missing.stderr).toBe(4);
     expect(missing.stderr).toContain(`no such config file: ${join(s.cwd, "absent.yaml")}`);
     const none = await runBin(["config", "check"], s);
-    expect(none.code).toBe(0);
+    expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toContain("No config.yaml found");
   });
 });

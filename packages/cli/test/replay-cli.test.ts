@@ -18,7 +18,7 @@ describe("context-engine replay (built binary)", () => {
     const s = sandbox();
     const r = await runBin(["replay", SESSION, "--engine", "compressor,lcm", "--context-length", "3000", "--report", "out/report.html"], s);
     expect(r.stderr).not.toContain("error");
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^debug-session \(openai-jsonl, 21 messages, 3 turns, context length 3,000\)$/m);
     const compressor = r.stdout.match(/^compressor +(\d+) +([\d,]+) +([\d,]+) .* (\d+) +([\d.]+%) +n\/a \(lossy\)$/m);
     const lcm = r.stdout.match(/^lcm +(\d+) +.* (\d+) +([\d.]+%) +(\d+)\/(\d+)$/m);
@@ -39,7 +39,7 @@ describe("context-engine replay (built binary)", () => {
   it("--json prints the report only, with per-request metrics computed from the host's events", async () => {
     const s = sandbox();
     const r = await runBin(["replay", SESSION, "-e", "compressor", "-e", "lcm", "-n", "3k", "--json", "--no-report"], s);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as ReplayReport;
     expect(report.schema).toBe("context-engine/replay-report@1");
     expect(report.engines).toEqual(["compressor", "lcm"]);
@@ -69,7 +69,7 @@ describe("context-engine replay (built binary)", () => {
   it("--max-turns replays only the first turns", async () => {
     const s = sandbox();
     const r = await runBin(["replay", SESSION, "-e", "compressor", "--max-turns", "1", "--json", "--no-report"], s);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as ReplayReport;
     expect(report.sessions[0]!.turns).toBe(1);
     expect(report.sessions[0]!.runs[0]!.summary.requests).toBe(5);
@@ -78,7 +78,7 @@ describe("context-engine replay (built binary)", () => {
   it("a window too small for the session's turn fails the budget check with exit 6", async () => {
     const s = sandbox();
     const r = await runBin(["replay", SESSION, "-e", "compressor", "-n", "400", "--no-report"], s);
-    expect(r.code).toBe(6);
+    expect(r.code, r.stderr).toBe(6);
     expect(r.stdout).toMatch(/Checks failed:/);
     expect(r.stdout).toMatch(/exceeded the 400-token context length/);
   });

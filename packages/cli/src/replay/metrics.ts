@@ -14,6 +14,8 @@ export interface RequestMetric {
   prefixReusedTokens: number;
   /** Message tokens of the previous request: the base of `prefixReuse` (0 for the first). */
   prefixBaseTokens: number;
+  /** The engine's selectContext replaced this request's messages (`applied`), was rejected, or is not implemented. */
+  selection?: "applied" | "ignored" | "not_implemented";
   /** A compaction (or a tool-result pruning) changed the conversation since the previous request. */
   afterCompaction: boolean;
 }
@@ -194,6 +196,7 @@ export class MetricsCollector {
       prefixReusedTokens: reused,
       prefixBaseTokens: this.#previous?.total ?? 0,
       afterCompaction: this.#compactedSinceLast,
+      ...(obs.selection ? { selection: obs.selection } : {}),
     });
     this.#previous = snap;
     this.#compactedSinceLast = false;
@@ -220,6 +223,15 @@ export class MetricsCollector {
     if (overBudget > 0) {
       const refused = this.#refused ? ` (${this.#refused} refused by the host, not sent)` : "";
       errors.push(`${overBudget} request(s) exceeded the ${this.#contextLength}-token context length${refused}`);
+    }
+    // Prefix breaks with no compaction to explain them cost prompt-cache hits for nothing.
+    const breaks = reqs.filter((r) => r.prefixReuse !== null && r.prefixReuse < 0.5 && !r.afterCompaction);
+    if (breaks.length > 0) {
+      const bySelection = breaks.filter((r) => r.selection === "applied").length;
+      this.notes.push(
+        `${breaks.length} request(s) kept less than half of the previous request's prefix without a compaction` +
+          (bySelection ? ` (${bySelection} with the engine's selectContext applied)` : ""),
+      );
     }
     const rec = meta.recoverability;
     if (rec && rec.recovered < rec.checked) {

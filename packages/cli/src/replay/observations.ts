@@ -15,6 +15,8 @@ export type ReplayObservation =
       tokens?: number;
       /** Tokens of the tool schemas sent with the request, when known. */
       toolTokens?: number;
+      /** Whether the engine's selectContext replaced this request's messages. */
+      selection?: "applied" | "ignored" | "not_implemented";
     }
   | {
       type: "compaction";

@@ -124,7 +124,16 @@ function reuseChart(report: ReplayReport, session: ReplaySessionResult): string 
   const series: ChartSeries[] = session.runs.map((run) => ({
     name: run.engine,
     color: engineColor(report, run.engine),
-    points: run.requests.filter((r) => r.prefixReuse !== null).map((r) => ({ x: r.index, y: (r.prefixReuse ?? 0) * 100 })),
+    points: run.requests
+      .filter((r) => r.prefixReuse !== null)
+      .map((r) => ({
+        x: r.index,
+        y: (r.prefixReuse ?? 0) * 100,
+        title:
+          `${run.engine} · request ${r.index}: ${formatShare(r.prefixReuse)} of the previous request reused` +
+          (r.afterCompaction ? " (after a compaction)" : "") +
+          (r.selection === "applied" ? " (the engine selected this request's context)" : ""),
+      })),
   }));
   const chart = renderLineChart({
     kind: "prefix-reuse",

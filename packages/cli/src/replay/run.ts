@@ -202,7 +202,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
 export function toObservation(event: HostEvent, turn: number): ReplayObservation | null {
   switch (event.type) {
     case "provider.request":
-      return { type: "request", turn, messages: event.messages, tokens: event.estimatedTokens };
+      return { type: "request", turn, messages: event.messages, tokens: event.estimatedTokens, selection: event.selection };
     case "tool_results.pruned":
       return { type: "pruned", turn, pruned: event.pruned, beforeTokens: event.tokensBefore, afterTokens: event.tokensAfter };
     case "request.over_budget":
