@@ -236,6 +236,20 @@ describe("compress: guarantees", () => {
     expect(tailTokens).toBeLessThanOrEqual(4_000 * 1.5);
   });
 
+  it("refuses a compaction that would not shrink the conversation", async () => {
+    const engine = new ContextCompressor({ contextLength: 64_000, config: { protect_first_n: 0, protect_last_n: 1 } });
+    const messages: Message[] = [
+      { role: "system", content: "s" },
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "user", content: "ok" },
+      { role: "assistant", content: "fine" },
+      { role: "user", content: "bye" },
+    ];
+    expect(await engine.compress(messages, { force: true })).toBe(messages);
+    expect(engine.compressionCount).toBe(0);
+  });
+
   it("hasContentToCompress says whether a manual compaction has a middle to work on", () => {
     const engine = new ContextCompressor({ contextLength: 64_000 });
     expect(engine.hasContentToCompress([{ role: "system", content: "s" }, { role: "user", content: "u" }])).toBe(false);
