@@ -420,18 +420,20 @@ export class LcmEngine extends ContextEngine {
   }
 
   /**
-   * Request-only safety net: when a request is over the threshold and the
-   * host has not compacted (timeout, no compress configured), send the
-   * assembled context instead. Otherwise nothing (the request stays
-   * byte-identical).
+   * Request-only safety net: when a request would overflow the window (the
+   * host's compress timed out, is not configured, or its usage figure lags),
+   * send the assembled context instead. Otherwise nothing: the request stays
+   * byte-identical and the provider's prompt cache keeps working.
    */
   override async selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Promise<Message[] | null> {
     if (this.#closed) return null;
     try {
-      // Under the threshold there is nothing to do on the request path: the turn is ingested by
-      // onTurnComplete / handleToolCall / compress, so the common case costs one token estimate.
+      // Only a request that would not fit the window is replaced: anything smaller is left to the
+      // host's compress, because every replacement rewrites the prompt-cache prefix. Nothing else
+      // happens on the request path (the turn is ingested by onTurnComplete / tools / compress).
       const tokens = defaultTokenCounter.countMessages(requestMessages);
-      if (tokens < this.#threshold()) return null;
+      const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.#window();
+      if (tokens < Math.floor(window * 0.95)) return null;
       const s = this.#session(options.sessionId);
       return await this.#locked(s, async () => {
         const { head, live } = this.#ingest(s, requestMessages);

@@ -271,6 +271,12 @@ describe("selectContext and tools", () => {
     expect(checkConversation(selected!)).toEqual([]);
     const again = await engine.selectContext(big, { sessionId: "a" });
     expect(JSON.stringify(again)).toBe(JSON.stringify(selected));
+    // Over the threshold but within the window: left to compress, so the cache prefix is not rewritten.
+    let n = 2;
+    while (defaultTokenCounter.countMessages(big.slice(0, n + 1)) < engine.thresholdTokens + 200) n++;
+    const mid = big.slice(0, n + 1);
+    expect(defaultTokenCounter.countMessages(mid)).toBeLessThan(engine.contextLength * 0.95);
+    expect(await engine.selectContext(mid, { sessionId: "a" })).toBeNull();
   });
 
   it("exposes the LCM tools and answers them for the calling session", async () => {
