@@ -14,7 +14,8 @@ import type { CallInfo } from "./prune.js";
  *    summary), keeping their start and end;
  * 4. reduce trimmed tool results to one-line stubs.
  *
- * Messages in `untouchable` are never changed.
+ * Messages in `untouchable` and system prompts are never changed: a result
+ * slightly over the threshold is better than an agent with half its rules.
  */
 export function relievePressure(
   messages: Message[],
@@ -58,14 +59,6 @@ export function relievePressure(
     const m = out[i]!;
     if (contentText(m.content).length < 300) continue;
     replace(i, trimToolResult(m, calls.get((m as { tool_call_id: string }).tool_call_id), { keepHead: 0, keepTail: 0 }));
-  }
-  // 5: system prompts over a quarter of the limit keep their start and end.
-  for (let i = 0; i < out.length && total > limit; i++) {
-    const m = out[i]!;
-    if ((m.role === "system" || m.role === "developer") && !untouchable.has(m) && counter.countMessage(m) > limit / 4) {
-      const shortened = shortenMessage(m, Math.max(2_000, Math.floor(limit)));
-      if (shortened !== m) replace(i, shortened);
-    }
   }
   return out;
 }
