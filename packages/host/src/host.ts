@@ -117,10 +117,10 @@ export class AgentHost {
     return [...this.#sessions.keys()];
   }
 
-  /** End sessions idle for at least `maxIdleMs` (`onSessionEnd`, reason `expired`). */
+  /** End sessions idle (nothing running or queued) for at least `maxIdleMs` (`onSessionEnd`, reason `expired`). */
   async expireIdleSessions(maxIdleMs: number): Promise<number> {
     const now = Date.now();
-    const stale = this.sessions.filter((s) => now - s.lastActivity >= maxIdleMs);
+    const stale = this.sessions.filter((s) => !s.busy && now - s.lastActivity >= maxIdleMs);
     await Promise.all(stale.map((s) => s.end("expired")));
     return stale.length;
   }

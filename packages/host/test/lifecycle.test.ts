@@ -234,3 +234,24 @@ describe("fail-open on every other hook", () => {
     expect((await session.send("go")).status).toBe("completed");
   });
 });
+
+describe("idle expiry", () => {
+  it("never expires a session while a turn is running", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    server.script(async () => {
+      await gate;
+      return { content: "done" };
+    });
+    const { host } = makeHost(server, { engine: new RecordingEngine() });
+    const s = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const turn = s.send("slow");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.busy).toBe(true);
+    expect(await host.expireIdleSessions(0)).toBe(0);
+    release();
+    expect((await turn).status).toBe("completed");
+    expect(s.busy).toBe(false);
+    expect(await host.expireIdleSessions(0)).toBe(1);
+  });
+});

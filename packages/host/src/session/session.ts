@@ -57,6 +57,7 @@ export class Session {
   #turns = 0;
   #compactions = 0;
   #lastActivity = Date.now();
+  #pending = 0;
   readonly #onEnded: (session: Session) => void;
 
   /** @internal Use `AgentHost.openSession`. */
@@ -95,8 +96,13 @@ export class Session {
   get tools(): readonly FunctionTool[] {
     return this.#tools;
   }
+  /** When the last operation started or finished (ms since the epoch). */
   get lastActivity(): number {
     return this.#lastActivity;
+  }
+  /** Whether an operation (a turn, a compaction, …) is running or queued. */
+  get busy(): boolean {
+    return this.#pending > 0;
   }
 
   /** @internal Engine start-up for this session: updateModel, onSessionStart, engine tools. */
@@ -233,19 +239,17 @@ export class Session {
 
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
     if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
+    this.#pending++;
     const run = this.#queue.then(() => {
       if (this.#ended && !allowWhenEnded) throw new SessionClosedError(this.#id);
       this.#lastActivity = Date.now();
       return fn();
     });
-    this.#queue = run.then(
-      () => {
-        this.#lastActivity = Date.now();
-      },
-      () => {
-        this.#lastActivity = Date.now();
-      },
-    );
+    const settled = () => {
+      this.#pending--;
+      this.#lastActivity = Date.now();
+    };
+    this.#queue = run.then(settled, settled);
     return run;
   }
 
