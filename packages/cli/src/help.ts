@@ -45,6 +45,8 @@ Options:
   -e, --engine <a,b,…>         Engines to compare (default: every engine that loads)
   -n, --context-length <N>     The model window in tokens, e.g. 16000 or 16k
                                (default: model.context_length from config, else 128000; demo 12000)
+  -m, --model <name>           Model name the requests carry (it selects compression.model_thresholds);
+                               default: the model recorded in the session
       --format <name>          Skip detection: openai-jsonl, mini-swe-agent, swe-agent, openhands,
                                tau-bench, locomo
       --limit <N>              Read at most N sessions

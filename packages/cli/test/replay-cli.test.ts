@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveDataDir } from "@context-engine/sessions";
 import { describe, expect, it } from "vitest";
@@ -73,6 +73,18 @@ describe("context-engine replay (built binary)", () => {
     const report = JSON.parse(r.stdout) as ReplayReport;
     expect(report.sessions[0]!.turns).toBe(1);
     expect(report.sessions[0]!.runs[0]!.summary.requests).toBe(5);
+  });
+
+  it("--model selects compression.model_thresholds from config.yaml for every engine", async () => {
+    const s = sandbox();
+    writeFileSync(join(s.cwd, "config.yaml"), "compression:\n  model_thresholds:\n    demo-model: 0.5\n");
+    const threshold = async (model: string) => {
+      const r = await runBin(["replay", SESSION, "-e", "compressor,lcm", "--max-turns", "1", "-n", "3000", "-m", model, "--json", "--no-report"], s);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as ReplayReport).sessions[0]!.runs.map((x) => x.thresholdTokens);
+    };
+    expect(await threshold("demo-model")).toEqual([1500, 1500]);
+    expect(await threshold("another-model")).toEqual([2250, 2250]);
   });
 
   it("a window too small for the session's turn fails the budget check with exit 6", async () => {

@@ -66,11 +66,11 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   });
 
   let engine: ContextEngine;
-  let engineInfo: { name: string; source: string; version: string | null; fallbackReason: string | null };
+  let engineInfo: { name: string; source: string; version: string | null; fallbackReason: string | null; dataDir: string | undefined };
   try {
     const l = await loadEngine(loaded, { contextLength, model: resolved.model, chatModel, logger }, { cwd: io.cwd, env, logger, nodeModules: engineSearchPaths(io.cwd), ...(values.engine ? { engine: values.engine } : {}) });
     engine = l.engine;
-    engineInfo = { name: l.name, source: l.source, version: l.version, fallbackReason: l.fallbackReason };
+    engineInfo = { name: l.name, source: l.source, version: l.version, fallbackReason: l.fallbackReason, dataDir: l.initContext.dataDir };
     for (const w of l.warnings) logger.warn(w);
   } catch (error) {
     // The same unknown engine is a usage error from --engine but a config error from config.yaml.
@@ -96,6 +96,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     ...(resolved.provider ? { provider: resolved.provider } : {}),
     ...(resolved.baseURL ? { baseUrl: resolved.baseURL } : {}),
     ...(values.system ? { systemPrompt: values.system } : {}),
+    ...(engineInfo.dataDir ? { dataDir: engineInfo.dataDir } : {}),
     platform: "cli",
   });
 
