@@ -12,7 +12,7 @@ import { ConversationGenerator, percentile } from "./synthetic.js";
 const TOTAL = Number(process.env.LCM_BENCH_GREP_MESSAGES ?? 1_000_000);
 const PER_CONV = 5_000;
 const CONVS = Math.ceil(TOTAL / PER_CONV);
-const GEN_VERSION = 2;
+const GEN_VERSION = 3;
 const dir = process.env.LCM_BENCH_DIR ?? "/tmp/lcm-bench";
 const file = join(dir, `grep-s${SCHEMA_VERSION}-g${GEN_VERSION}-${TOTAL}.sqlite`);
 const meta = `${file}.json`;

@@ -430,7 +430,7 @@ function toHit(ctx: Ctx, c: Candidate, parsed: ParsedQuery | null, expression: s
     created_at: number;
   };
   const snip = snippet ?? buildSnippet(messageBody(store, c.rowid), ctx.matcher, ctx.q.snippetChars);
-  const inContext = stmt(store.db, "SELECT 1 FROM frontier WHERE message_id = ? LIMIT 1").get(m.id) !== undefined;
+  const inContext = stmt(store.db, "SELECT 1 FROM frontier WHERE conversation_id = ? AND message_id = ? LIMIT 1").get(m.conversation_id, m.id) !== undefined;
   const coveredBy = coveringChain(store, m.id);
   return {
     type: "message",

@@ -50,7 +50,7 @@ export interface EncodedMessage {
   toolCallIds: string[];
   /** The redacted message as it will be read back (for token counting). */
   message: Message;
-  /** 16-byte identity hash of the redacted canonical form. */
+  /** 8-byte identity hash of the redacted canonical form (compared within one conversation only). */
   hash: Buffer;
   redacted: boolean;
   /** Secrets found, per kind. */
@@ -167,7 +167,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
   const hash = createHash("sha256")
     .update(`${role}\u0000${canonicalContent}\u0000${name ?? ""}\u0000${toolCallId ?? ""}\u0000${canonicalCalls}`)
     .digest()
-    .subarray(0, 16);
+    .subarray(0, 8);
 
   const searchText = callText ? text + callText : text;
   return {

@@ -61,7 +61,6 @@ export const MIGRATIONS: readonly Migration[] = [
         );
         CREATE INDEX messages_hash ON messages (conversation_id, hash);
         CREATE INDEX messages_tool_result ON messages (conversation_id, tool_call_id) WHERE tool_call_id IS NOT NULL;
-        CREATE INDEX messages_created ON messages (created_at);
         CREATE INDEX messages_payload ON messages (payload) WHERE payload IS NOT NULL;
 
         -- Tool calls and non-plain content parts, as structure.
@@ -126,7 +125,6 @@ export const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (conversation_id, ordinal),
           CHECK ((message_id IS NULL) <> (summary_id IS NULL))
         ) WITHOUT ROWID;
-        CREATE INDEX frontier_message ON frontier (message_id) WHERE message_id IS NOT NULL;
         CREATE INDEX frontier_summary ON frontier (summary_id) WHERE summary_id IS NOT NULL;
 
         -- What the full-text indexes see; read back only for snippets (external content: no second copy).

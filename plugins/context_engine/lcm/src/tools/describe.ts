@@ -13,8 +13,8 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
   const ref = parseRef(args.id);
   if (!ref) return toolError(`lcm_describe: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
   const db = sqliteStore(store).db;
-  const inFrontier = (column: "message_id" | "summary_id", id: number | string) =>
-    stmt(db, `SELECT 1 FROM frontier WHERE ${column} = ? LIMIT 1`).get(id) !== undefined;
+  const inFrontier = (conversationId: number, column: "message_id" | "summary_id", id: number | string) =>
+    stmt(db, `SELECT 1 FROM frontier WHERE conversation_id = ? AND ${column} = ? LIMIT 1`).get(conversationId, id) !== undefined;
 
   if (ref.kind === "summary") {
     const s = store.getSummary(ref.id);
@@ -44,7 +44,7 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
       covers_messages: s.descendantMessages,
       source_tokens: s.sourceTokens,
       compression: s.sourceTokens > 0 ? Math.round((s.tokens / s.sourceTokens) * 1000) / 1000 : null,
-      in_context: inFrontier("summary_id", s.id),
+      in_context: inFrontier(s.conversationId, "summary_id", s.id),
       parents: lineage.parentSummaryIds,
       ...(children.length ? { children, children_total: lineage.childSummaryIds.length } : {}),
       ...(lineage.messageIds.length
@@ -72,7 +72,7 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
     ...(m.toolCallIds.length ? { tool_calls: m.toolCallIds } : {}),
     ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
     ...(m.redacted ? { redacted: true } : {}),
-    in_context: inFrontier("message_id", m.id),
+    in_context: inFrontier(m.conversationId, "message_id", m.id),
     covered_by: chain,
     preview: m.text.length > 400 ? `${m.text.slice(0, 400)}…` : m.text,
   });
