@@ -48,6 +48,8 @@ interface SessionState {
   abort: AbortController;
   lastAssembly: { key: string; result: AssembleResult } | null;
   lastCompaction: Record<string, unknown> | null;
+  /** The last request selectContext replaced: its selection and the host list it stood for. */
+  rescue: { selection: Message[]; hostLength: number; hostLast: string } | null;
 }
 
 /**
@@ -194,6 +196,7 @@ export class LcmEngine extends ContextEngine {
         abort: new AbortController(),
         lastAssembly: null,
         lastCompaction: null,
+        rescue: null,
       };
       this.#sessions.set(id, s);
     }
@@ -392,6 +395,7 @@ export class LcmEngine extends ContextEngine {
           tokensAfter: result.tokens,
           omittedItems: result.omittedItems,
         };
+        s.rescue = null;
         if (sameMessages(result.messages, messages)) return messages;
         this.compressionCount++;
         return fresh(result.messages);
@@ -402,8 +406,7 @@ export class LcmEngine extends ContextEngine {
     });
   }
 
-  #assemble(s: SessionState, head: Message[], live: ReadonlyMap<number, Message>): AssembleResult {
-    const budget = this.#assemblyBudget();
+  #assemble(s: SessionState, head: Message[], live: ReadonlyMap<number, Message>, budget = this.#assemblyBudget()): AssembleResult {
     const conv = this.store.getConversation(s.conversationId);
     const key = `${conv?.frontierVersion}|${budget}|${this.config.large_message_tokens}|${JSON.stringify(head)}`;
     if (s.lastAssembly?.key === key) return s.lastAssembly.result;
@@ -433,18 +436,39 @@ export class LcmEngine extends ContextEngine {
       // happens on the request path (the turn is ingested by onTurnComplete / tools / compress).
       const tokens = defaultTokenCounter.countMessages(requestMessages);
       const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.#window();
-      if (tokens < Math.floor(window * 0.95)) return null;
+      const limit = Math.floor(window * 0.95);
+      if (tokens < limit) {
+        const known = this.#sessions.get(this.#canonical(options.sessionId || this.#currentSession));
+        if (known) known.rescue = null;
+        return null;
+      }
       const s = this.#session(options.sessionId);
       return await this.#locked(s, async () => {
         const { head, live } = this.#ingest(s, requestMessages);
+        // While the host keeps appending to the list we rescued, keep our selection and append the
+        // same new messages to it: the prefix stays byte-identical until it no longer fits.
+        const r = s.rescue;
+        if (r && requestMessages.length > r.hostLength && JSON.stringify(requestMessages[r.hostLength - 1]) === r.hostLast) {
+          const extended = [...r.selection, ...requestMessages.slice(r.hostLength)];
+          if (defaultTokenCounter.countMessages(extended) < limit) {
+            s.rescue = { selection: extended, hostLength: requestMessages.length, hostLast: JSON.stringify(requestMessages[requestMessages.length - 1]) };
+            this.#metrics.selections++;
+            return fresh(extended);
+          }
+        }
         if (s.prepared?.steps.length) {
           const out = publishPrepared(this.store, s.prepared, this.#logger);
           this.#metrics.published += out.committed.length;
           s.prepared = null;
         }
-        const result = this.#assemble(s, head, live);
+        // Re-select below the usual budget, so the following requests can append for a while.
+        const budget = Math.floor((this.#target() + this.#assemblyBudget()) / 2);
+        const result = this.#assemble(s, head, live, budget);
         if (result.tokens >= tokens) return null;
         this.#metrics.selections++;
+        s.rescue = { selection: result.messages, hostLength: requestMessages.length, hostLast: JSON.stringify(requestMessages[requestMessages.length - 1]) };
+        // The host is not compacting: prepare summaries so the next re-selection keeps more.
+        if (this.config.prepare_in_background) this.#startPreparing(s);
         return fresh(result.messages);
       });
     } catch (error) {
@@ -606,6 +630,7 @@ export class LcmEngine extends ContextEngine {
       s.prepared = null;
       s.preparing = null;
       s.lastAssembly = null;
+      s.rescue = null;
     }
     this.#resetPending = id;
   }
