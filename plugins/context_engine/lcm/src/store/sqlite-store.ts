@@ -308,7 +308,7 @@ export class SqliteLcmStore implements LcmStore {
             this.#hashCache.set(m, { content: m.content, calls: m.tool_calls, hash: h });
             return h;
           },
-          mapLimit: 64,
+          mapLimit: 256,
           storedHash,
           isBoundaryRole: (i) => {
             const role = (messages[i] as { role?: unknown }).role;
