@@ -279,6 +279,18 @@ describe("selectContext and tools", () => {
     expect(await engine.selectContext(mid, { sessionId: "a" })).toBeNull();
   });
 
+  it("a rescued request keeps its selection as the host appends: the prefix stays byte-identical", async () => {
+    const engine = setup({ chatModel: new FakeSummarizer(), config: { prepare_in_background: false } });
+    const big = agentConversation(60, 18);
+    const first = (await engine.selectContext(big, { sessionId: "r" }))!;
+    expect(first).not.toBeNull();
+    const grown = [...big, { role: "user", content: "next step" } as Message];
+    const second = (await engine.selectContext(grown, { sessionId: "r" }))!;
+    expect(JSON.stringify(second.slice(0, first.length))).toBe(JSON.stringify(first));
+    expect(second[second.length - 1]).toEqual({ role: "user", content: "next step" });
+    expect(checkConversation(second)).toEqual([]);
+  });
+
   it("exposes the LCM tools and answers them for the calling session", async () => {
     const engine = setup({ chatModel: new FakeSummarizer() });
     const names = engine.getToolSchemas().map((t) => t.name);
