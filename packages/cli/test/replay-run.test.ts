@@ -53,6 +53,26 @@ describe("runReplay (in process)", () => {
     expect(report.ok).toBe(true);
   });
 
+  it("every message can also be found by lcm_grep and expanded, with no context to start from", async () => {
+    let result: Awaited<ReturnType<typeof checkRecoverable>> = null;
+    await runReplay({
+      sessions,
+      engines: ["lcm"],
+      createEngine: async (_name, ctx) => new LcmEngine({ contextLength: ctx.contextLength, dataDir: ctx.dataDir }),
+      contextLength: 3000,
+      counter: createEstimator(),
+      dataDir: mkdtempSync(join(tmpdir(), "ce-replay-run-")),
+      isLossless,
+      // Hide the context: every message must come back through search alone.
+      checkRecoverable: async (a) => (result = await checkRecoverable({ ...a, final: [], lastRequest: [] })),
+    });
+    expect(result).not.toBeNull();
+    // LCM keeps the leading system prompt in the head, not in its history store: with the context
+    // hidden, that one message is (rightly) not found; all 20 others come back through search.
+    expect(result!.missing.map((m) => m.role)).toEqual(["system"]);
+    expect(result!.via).toEqual({ inContext: 0, expandedSummaries: 0, searched: 20 });
+  });
+
   it("an engine hook that throws fails the run's checks (the host carried on fail-open)", async () => {
     const report = await replay(async (_name, ctx) => {
       const engine: ContextEngine = new ContextCompressor({ contextLength: ctx.contextLength });

@@ -137,10 +137,13 @@ export async function checkRecoverable(args: {
   sessionId: string;
   original: readonly Message[];
   final: readonly Message[];
+  lastRequest?: readonly Message[];
 }): Promise<RecoverabilityResult | null> {
   const { engine, sessionId, original, final } = args;
   if (!isLossless(engine)) return null;
-  const inContext = new Set(final.map(canonicalMessage));
+  // "The context" is both what the host keeps and what the engine last selected for the model.
+  const visible = [...final, ...(args.lastRequest ?? [])];
+  const inContext = new Set(visible.map(canonicalMessage));
   const pending: Array<{ index: number; fp: Fingerprint; message: Message }> = [];
   let recovered = 0;
   original.forEach((message, index) => {
@@ -152,7 +155,7 @@ export async function checkRecoverable(args: {
 
   // 1. Expand every summary the context refers to.
   const summaryIds = new Set<string>();
-  for (const m of final) for (const id of `${contentText(m.content)}`.match(SUMMARY_ID) ?? []) summaryIds.add(id.toLowerCase());
+  for (const m of visible) for (const id of contentText(m.content).match(SUMMARY_ID) ?? []) summaryIds.add(id.toLowerCase());
   const pool: ExpandedMessage[] = [];
   for (const id of summaryIds) pool.push(...(await expandAll(engine, sessionId, final, id)));
   const take = (fp: Fingerprint, candidates: ExpandedMessage[]): boolean => {

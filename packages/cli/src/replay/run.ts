@@ -25,6 +25,8 @@ export type RecoverabilityCheck = (args: {
   original: readonly Message[];
   /** The conversation as it stands at the end of the run. */
   final: readonly Message[];
+  /** The last request sent (what the model last saw, after the engine's selection). */
+  lastRequest?: readonly Message[];
 }) => Promise<RecoverabilityResult | null>;
 
 export interface ReplayProgressEvent {
@@ -125,7 +127,9 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   const answers = new RecordedAnswers({ counter: options.counter, model });
   let turn = 0;
   const observe = (obs: ReplayObservation) => collector.observe(obs);
+  let lastRequest: readonly Message[] = [];
   const onEvent = (event: HostEvent) => {
+    if (event.type === "provider.request") lastRequest = event.messages;
     const obs = toObservation(event, turn);
     if (obs) observe(obs);
     if (event.type === "provider.request") options.onProgress?.({ type: "request", engine: engineName, session: session.id });
@@ -169,7 +173,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     final = live.messages.slice();
     if (options.isLossless?.(engine) && options.checkRecoverable) {
       try {
-        const rec = await options.checkRecoverable({ engine, sessionId: live.id, original, final });
+        const rec = await options.checkRecoverable({ engine, sessionId: live.id, original, final, lastRequest });
         if (rec) return finishRun(rec);
       } catch (error) {
         collector.errors.push(`the recoverability check failed: ${message(error)}`);
