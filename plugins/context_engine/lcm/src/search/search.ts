@@ -12,6 +12,8 @@ import type { SearchHit, SearchQuery, SearchResult } from "./types.js";
 
 /** Relevance is ranked among at most this many newest matches per table: bounded cost at any history size. */
 export const RELEVANCE_CANDIDATES = 250;
+/** Document frequencies are counted over at most this many of the newest ids in scope. */
+const DF_WINDOW = 20_000;
 const SUMMARY_CANDIDATES = 400;
 const MAX_LIMIT = 100;
 
@@ -165,16 +167,23 @@ function ftsMessageCandidates(ctx: Ctx, parsed: ParsedQuery, op: "AND" | "OR", w
   const kept = rows.slice(0, want);
   let scores: Map<number, number> | null = null;
   if (sort !== "recency" && kept.length > 0) {
-    // Document frequencies within the scope (conversation id range, or everything).
-    const range = ctx.q.conversationId == null ? null : idRange(ctx);
-    const countSql = `SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?${range ? " AND rowid BETWEEN ? AND ?" : ""}`;
+    // Document frequencies within the scope, counted over at most the newest DF_WINDOW ids of it and scaled:
+    // IDF is logarithmic, and an exact count would walk a common word's whole doclist.
+    const db = ctx.store.db;
+    const range =
+      ctx.q.conversationId == null
+        ? { lo: 1, hi: ((stmt(db, "SELECT max(id) AS m FROM messages").get() as { m: number | null }).m ?? 0) }
+        : idRange(ctx) ?? { lo: 1, hi: 0 };
+    const windowLo = Math.max(range.lo, range.hi - DF_WINDOW + 1);
+    const scale = (range.hi - range.lo + 1) / Math.max(1, range.hi - windowLo + 1);
+    const countSql = "SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ?";
     const df = parsed.terms.map((term) => {
       const e = ftsExpression({ ...parsed, terms: [term], excluded: [] }, "AND", ctx.ctag);
-      return (stmt(ctx.store.db, countSql).get(e, ...(range ? [range.lo, range.hi] : [])) as { n: number }).n;
+      return Math.round((stmt(db, countSql).get(e, windowLo, range.hi) as { n: number }).n * scale);
     });
     const docs =
       ctx.q.conversationId == null
-        ? (stmt(ctx.store.db, "SELECT count(*) AS n FROM messages").get() as { n: number }).n
+        ? (stmt(db, "SELECT COALESCE(sum(message_count), 0) AS n FROM conversations").get() as { n: number }).n
         : (ctx.store.getConversation(ctx.q.conversationId)?.messageCount ?? kept.length);
     scores = bm25Scores({ store: ctx.store, rowids: kept.map((r) => r.rowid), terms: parsed.raw, df, docs });
   }
