@@ -12,8 +12,8 @@ import type { SearchHit, SearchQuery, SearchResult } from "./types.js";
 
 /** Relevance is ranked among at most this many newest matches per table: bounded cost at any history size. */
 export const RELEVANCE_CANDIDATES = 250;
-/** Document frequencies are counted over at most this many of the newest ids in scope. */
-const DF_WINDOW = 20_000;
+/** Document frequencies are extrapolated from at most this many of the newest matches. */
+const DF_SAMPLE = 2_000;
 const SUMMARY_CANDIDATES = 400;
 const MAX_LIMIT = 100;
 
@@ -167,19 +167,19 @@ function ftsMessageCandidates(ctx: Ctx, parsed: ParsedQuery, op: "AND" | "OR", w
   const kept = rows.slice(0, want);
   let scores: Map<number, number> | null = null;
   if (sort !== "recency" && kept.length > 0) {
-    // Document frequencies within the scope, counted over at most the newest DF_WINDOW ids of it and scaled:
+    // Document frequencies within the scope, estimated from the newest DF_SAMPLE matches (exact below that):
     // IDF is logarithmic, and an exact count would walk a common word's whole doclist.
     const db = ctx.store.db;
     const range =
       ctx.q.conversationId == null
         ? { lo: 1, hi: ((stmt(db, "SELECT max(id) AS m FROM messages").get() as { m: number | null }).m ?? 0) }
         : idRange(ctx) ?? { lo: 1, hi: 0 };
-    const windowLo = Math.max(range.lo, range.hi - DF_WINDOW + 1);
-    const scale = (range.hi - range.lo + 1) / Math.max(1, range.hi - windowLo + 1);
-    const countSql = "SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ?";
+    const sampleSql = `SELECT count(*) AS n, min(rowid) AS m FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ${DF_SAMPLE})`;
     const df = parsed.terms.map((term) => {
       const e = ftsExpression({ ...parsed, terms: [term], excluded: [] }, "AND", ctx.ctag);
-      return Math.round((stmt(db, countSql).get(e, windowLo, range.hi) as { n: number }).n * scale);
+      const r = stmt(db, sampleSql).get(e, range.lo, range.hi) as { n: number; m: number | null };
+      if (r.n < DF_SAMPLE || r.m === null) return r.n;
+      return Math.round((r.n * (range.hi - range.lo + 1)) / Math.max(1, range.hi - r.m + 1));
     });
     const docs =
       ctx.q.conversationId == null
