@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_DIR, runBin, sandbox } from "./helpers/run-bin.js";
@@ -65,6 +65,15 @@ describe("context-engine (built binary): usage, help, errors", () => {
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/notes\.json: not a recognised recorded-session format/);
     expect(r.stderr).not.toMatch(NO_STACK);
+  });
+
+  it("a folder without any recorded session exits 4", async () => {
+    const s = sandbox();
+    mkdirSync(join(s.cwd, "empty"));
+    writeFileSync(join(s.cwd, "empty", "README.md"), "nothing here");
+    const r = await runBin(["replay", "empty"], s);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toContain(`no recorded sessions found in ${join(s.cwd, "empty")}`);
   });
 
   it("an unknown engine exits 2 and lists the available ones", async () => {

@@ -70,21 +70,6 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     import("../replay/run.js"),
     import("../replay/recoverability.js"),
   ]);
-  const loaded = await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) });
-  const envForEngines = { cwd: io.cwd, env: { ...io.env }, loaded, logger };
-  let wanted = requestedEngines;
-  if (values.demo && wanted.length === 0) {
-    // An installation without the LCM package still gets a demo, with a notice.
-    const usable = new Set((await discoverEngineNames(envForEngines)).filter((l) => l.status === "ok").map((l) => l.name));
-    wanted = DEMO_ENGINES.filter((n) => usable.has(n));
-    const absent = DEMO_ENGINES.filter((n) => !usable.has(n));
-    if (absent.length) logger.warn(`the demo compares ${DEMO_ENGINES.join(" and ")}, but ${absent.join(", ")} is not installed here (npm i @context-engine/lcm); replaying with ${wanted.join(", ")}`);
-  }
-  const engines = await chooseEngines(envForEngines, wanted);
-  if (engines.length === 0) throw new UsageError("replay: no engine to replay with");
-
-  const contextLength = contextLengthFlag ?? (values.demo ? DEMO_CONTEXT_LENGTH : (loaded.config.model.context_length ?? 128_000));
-
   const sessions = [];
   for (const path of inputs) {
     const remaining = limit === undefined ? undefined : limit - sessions.length;
@@ -100,6 +85,21 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
       hints: ["Supported: OpenAI chat JSON/JSONL, mini-swe-agent, SWE-agent, OpenHands, tau-bench, LoCoMo."],
     });
   }
+
+  const loaded = await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) });
+  const envForEngines = { cwd: io.cwd, env: { ...io.env }, loaded, logger };
+  let wanted = requestedEngines;
+  if (values.demo && wanted.length === 0) {
+    // An installation without the LCM package still gets a demo, with a notice.
+    const usable = new Set((await discoverEngineNames(envForEngines)).filter((l) => l.status === "ok").map((l) => l.name));
+    wanted = DEMO_ENGINES.filter((n) => usable.has(n));
+    const absent = DEMO_ENGINES.filter((n) => !usable.has(n));
+    if (absent.length) logger.warn(`the demo compares ${DEMO_ENGINES.join(" and ")}, but ${absent.join(", ")} is not installed here (npm i @context-engine/lcm); replaying with ${wanted.join(", ")}`);
+  }
+  const engines = await chooseEngines(envForEngines, wanted);
+  if (engines.length === 0) throw new UsageError("replay: no engine to replay with");
+
+  const contextLength = contextLengthFlag ?? (values.demo ? DEMO_CONTEXT_LENGTH : (loaded.config.model.context_length ?? 128_000));
 
   const dataDir = mkdtempSync(join(tmpdir(), "context-engine-replay-"));
   const counter = createEstimator();

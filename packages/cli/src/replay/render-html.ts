@@ -164,7 +164,10 @@ function sessionSection(report: ReplayReport, session: ReplaySessionResult, inde
     ...r.errors.map((e) => `${r.engine}: ${e}`),
     ...(r.recoverability?.missing ?? []).map((m) => `${r.engine}: message ${m.index} (${m.role}) not recoverable — ${m.preview}`),
   ]);
-  const notes = session.runs.flatMap((r) => r.notes.map((n) => `${r.engine}: ${n}`));
+  const notes = [
+    ...(session.repairs ?? []).map((r) => `the session reader repaired the recording: ${r}`),
+    ...session.runs.flatMap((r) => r.notes.map((n) => `${r.engine}: ${n}`)),
+  ];
   const src = session.source;
   const body =
     `<p class="source">${escapeHtml(session.format)} · ${session.messages} messages · ${session.turns} turn${session.turns === 1 ? "" : "s"} · ` +

@@ -89,6 +89,9 @@ export function renderReplayTables(report: ReplayReport, p: Palette): string {
       for (const n of r.notes) noteRuns.set(n, [...(noteRuns.get(n) ?? []), `${s.id} / ${r.engine}`]);
     }
   }
+  for (const s of report.sessions) {
+    for (const repair of s.repairs ?? []) noteRuns.set(`reader repaired the recording: ${repair}`, [s.id]);
+  }
   const notes = [...noteRuns].map(([text, runs]) => (runs.length === 1 ? `${runs[0]}: ${text}` : `${text} (${runs.length} runs)`));
   if (notes.length) parts.push(`${p.dim("Notes:")}\n${notes.map((n) => p.dim(`  - ${n}`)).join("\n")}\n\n`);
   if (problems.length) parts.push(`${p.red("Checks failed:")}\n${problems.map((n) => `  - ${n}`).join("\n")}\n\n`);

@@ -8,6 +8,8 @@ export interface ReplaySessionResult {
   messages: number;
   /** Turns replayed (a turn starts at each real user message). */
   turns: number;
+  /** What the session reader had to fix to make the recording a valid conversation. */
+  repairs?: string[];
   runs: EngineRunMetrics[];
 }
 

@@ -90,6 +90,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
       source: { ...session.source },
       messages: session.messages.length,
       turns: replayed.length,
+      ...(session.repairs?.length ? { repairs: [...session.repairs] } : {}),
       runs,
     });
   }
