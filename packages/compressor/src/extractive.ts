@@ -1,11 +1,12 @@
 import type { Message } from "@context-engine/core";
 import { toolCallsOf } from "@context-engine/core";
 import { EXTRACTIVE_TAG, isSummaryMessage, unwrapMergedContent } from "./markers.js";
-import { HEADINGS, NO_USER_SENTINEL, quoteBlock } from "./prompt.js";
+import { ANCHOR_HEADING, HEADINGS, NO_USER_SENTINEL, quoteBlock } from "./prompt.js";
 import { describeCall, shorten } from "./prune.js";
 import type { CallInfo } from "./prune.js";
 import { redactSecrets } from "./redact.js";
 import { renderContent } from "./serialize.js";
+import { chooseIdentifiers, formatIdentifiers, harvestMessage, harvestStart, newHarvest, sampleOf } from "./identifiers.js";
 
 /**
  * The deterministic summary: what a compaction writes without a language
@@ -30,51 +31,9 @@ export interface ExtractiveInput {
   calls: Map<string, CallInfo>;
 }
 
-const PATH_RE =
-  /(?:~|\.{1,2})?\/?(?:[\w.@-]+\/)+[\w.@-]+|\b[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|cjs|json|md|ya?ml|toml|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|sh|txt|cfg|ini|lock|html|css|sql|ipynb|rst)\b/g;
-const URL_RE = /https?:\/\/[^\s)"'<>\]`]+/g;
-const IDENT_RE =
-  /\b(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z0-9]*[A-Z][A-Z0-9]*[0-9][A-Z0-9]*|[0-9a-f]{7,40})\b/g;
-const NUMBER_RE = /(?:[$€£#]\s?)?\b\d[\d,]*(?:\.\d+)+\b|[$€£#]\s?\d[\d,]*(?:\.\d+)?|\b\d{3,}\b|\b\d+(?:\.\d+)?\s?(?:%|ms|s|sec|min|h|KB|MB|GB|tokens?)\b/g;
 const ERROR_LINE_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
-const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
-
-const SAMPLE_HEAD = 3_000;
-const SAMPLE_TAIL = 1_500;
 const HARVEST_BUDGET_CHARS = 250_000;
-
-function sampleLength(m: Message): number {
-  const c = m.content;
-  return typeof c === "string" ? c.length : Array.isArray(c) ? 400 : 0;
-}
-
-const STOP_IDENTS = new Set(["e.g", "i.e", "etc.etc"]);
-
-interface Harvest {
-  score: Map<string, number>;
-  first: Map<string, number>;
-  order: number;
-}
-
-function collect(h: Harvest, re: RegExp, text: string, weight: number, minLength = 3): void {
-  re.lastIndex = 0;
-  for (const match of text.matchAll(re)) {
-    let token = match[0].replace(/[.,:;]+$/, "");
-    if (token.length < minLength || token.length > 200 || STOP_IDENTS.has(token)) continue;
-    if (/^[\d.]+$/.test(token) && token.length < 3) continue;
-    token = token.trim();
-    h.score.set(token, (h.score.get(token) ?? 0) + weight);
-    if (!h.first.has(token)) h.first.set(token, h.order++);
-  }
-}
-
-function topTokens(h: Harvest, limit: number): string[] {
-  return [...h.score.entries()]
-    .sort((a, b) => b[1] - a[1] || h.first.get(a[0])! - h.first.get(b[0])!)
-    .slice(0, limit)
-    .map(([t]) => t)
-    .sort((a, b) => h.first.get(a)! - h.first.get(b)!);
-}
+const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
 
 /** Sections of a previous summary, by heading. */
 export function splitSections(summary: string): Map<string, string> {
@@ -98,9 +57,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     if (m) turns.push(m);
   }
 
-  const paths: Harvest = { score: new Map(), first: new Map(), order: 0 };
-  const idents: Harvest = { score: new Map(), first: new Map(), order: 0 };
-  const numbers: Harvest = { score: new Map(), first: new Map(), order: 0 };
+  const harvest = newHarvest();
   const actions: string[] = [];
   const errors: string[] = [];
   const constraints: string[] = [];
@@ -119,24 +76,14 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   }
 
   // Identifier harvesting is bounded: each message contributes its start and
-  // end (huge outputs say most there), and only the newest messages up to a
-  // total budget are scanned, so a 20k-message middle stays fast.
-  let harvestFrom = turns.length;
-  for (let budget = HARVEST_BUDGET_CHARS; harvestFrom > 0 && budget > 0; ) {
-    harvestFrom--;
-    budget -= Math.min(sampleLength(turns[harvestFrom]!), SAMPLE_HEAD + SAMPLE_TAIL);
-  }
+  // end, and only the newest messages up to a total budget (plus every user
+  // message) are scanned, so a 20k-message middle stays fast.
+  const harvestFrom = harvestStart(turns, HARVEST_BUDGET_CHARS);
 
   for (const [i, m] of turns.entries()) {
     const text = renderContent(m.content);
-    const weight = m.role === "user" ? 3 : m.role === "tool" ? 1 : 2;
-    const sample = text.length > SAMPLE_HEAD + SAMPLE_TAIL ? `${text.slice(0, SAMPLE_HEAD)}\n${text.slice(-SAMPLE_TAIL)}` : text;
-    if (i >= harvestFrom || m.role === "user") {
-      collect(paths, PATH_RE, sample, weight, 4);
-      collect(paths, URL_RE, sample, weight, 8);
-      collect(idents, IDENT_RE, sample, weight, 4);
-      collect(numbers, NUMBER_RE, sample, weight, 2);
-    }
+    const sample = sampleOf(text);
+    if (i >= harvestFrom || m.role === "user") harvestMessage(harvest, m, sample);
     if (focusTerms.length && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
       focusHits.push(`- [${m.role}] ${oneLine(text, 400)}`);
     }
@@ -152,9 +99,6 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
       if (said && !calls.length) lastAssistantText = said;
       for (const call of calls) {
         const info = input.calls.get(call.id) ?? { name: call.function.name, arguments: call.function.arguments };
-        collect(paths, PATH_RE, info.arguments, 2, 4);
-        collect(idents, IDENT_RE, info.arguments, 2, 4);
-        collect(numbers, NUMBER_RE, info.arguments, 2, 2);
         const result = resultOf.get(call.id);
         actions.push(`${describeCall(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
       }
@@ -199,36 +143,9 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
 
   // Identifiers are what a continuation needs most: they get a fixed share of
   // the budget, filled in rank order (carried-over ones count as mentioned).
-  const prevIds = [...(previous.get(HEADINGS.files) ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-  const isPath = (t: string) => t.includes("/") || /\.[A-Za-z]\w{0,5}$/.test(t);
-  const isNumber = (t: string) => /^[$€£#]?\s?[\d,.]+\s?\S{0,6}$/.test(t) && /\d/.test(t);
-  for (const t of prevIds) {
-    const h = isPath(t) ? paths : isNumber(t) ? numbers : idents;
-    h.score.set(t, (h.score.get(t) ?? 0) + 2);
-    if (!h.first.has(t)) h.first.set(t, -1 - prevIds.length + prevIds.indexOf(t));
-  }
-  const ranked: Array<[string, number, "path" | "ident" | "number"]> = [];
-  for (const [t, sc] of paths.score) ranked.push([t, sc * 1.5, "path"]);
-  for (const [t, sc] of idents.score) ranked.push([t, sc * 1.2, "ident"]);
-  for (const [t, sc] of numbers.score) ranked.push([t, sc, "number"]);
-  ranked.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  const chosen = { path: [] as string[], ident: [] as string[], number: [] as string[] };
-  const seen = new Set<string>();
-  let idChars = 0;
-  const idBudget = Math.max(400, Math.floor(budgetChars * 0.25));
-  for (const [t, , kind] of ranked) {
-    if (seen.has(t) || idChars + t.length + 4 > idBudget) continue;
-    // An identifier that is part of a kept path adds nothing.
-    if (kind === "ident" && chosen.path.some((p) => p.includes(t))) continue;
-    seen.add(t);
-    chosen[kind].push(t);
-    idChars += t.length + 4;
-  }
-  const byFirst = (h: Harvest) => (a: string, b: string) => (h.first.get(a) ?? 0) - (h.first.get(b) ?? 0);
-  const idLines: string[] = [];
-  if (chosen.path.length) idLines.push(`Paths/URLs: ${chosen.path.sort(byFirst(paths)).map(tick).join(", ")}`);
-  if (chosen.ident.length) idLines.push(`Identifiers: ${chosen.ident.sort(byFirst(idents)).map(tick).join(", ")}`);
-  if (chosen.number.length) idLines.push(`Numbers: ${chosen.number.sort(byFirst(numbers)).map(tick).join(", ")}`);
+  const prevIdText = `${previous.get(HEADINGS.files) ?? ""}\n${previous.get(ANCHOR_HEADING) ?? ""}`;
+  const prevIds = [...new Set([...prevIdText.matchAll(/`([^`]+)`/g)].map((m) => m[1]!))];
+  const idLines = formatIdentifiers(chooseIdentifiers(harvest, prevIds, Math.max(400, Math.floor(budgetChars * 0.25))));
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
   const prevErrors = previous.get(HEADINGS.errors);
   const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
@@ -305,9 +222,6 @@ function oneLine(text: string, max: number): string {
   return shorten(text.replace(/\s+/g, " ").trim(), max);
 }
 
-function tick(t: string): string {
-  return `\`${t.replace(/`/g, "'")}\``;
-}
 
 function dedupe(items: string[]): string[] {
   return [...new Set(items)];

@@ -17,6 +17,9 @@ export const HEADINGS = {
   next: "## Next Steps",
 } as const;
 
+/** Heading of the deterministic identifier block appended to model summaries. */
+export const ANCHOR_HEADING = "## Exact Identifiers (deterministic, from the compacted turns)";
+
 export const NO_USER_SENTINEL = "None. The compacted turns contain no user-authored message.";
 
 export interface SummaryPromptInput {

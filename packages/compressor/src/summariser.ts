@@ -1,7 +1,8 @@
 import type { ChatModel, Logger, Message } from "@context-engine/core";
 import { ChatModelError } from "@context-engine/core";
 import { classifyError, describeError } from "./failure-policy.js";
-import { buildSummaryPrompt } from "./prompt.js";
+import { chooseIdentifiers, formatIdentifiers, harvestTurns } from "./identifiers.js";
+import { ANCHOR_HEADING, buildSummaryPrompt } from "./prompt.js";
 import { serializeTurns } from "./serialize.js";
 import type { SessionState } from "./session-state.js";
 import { groundLatestRequest, requestSummary } from "./summary-call.js";
@@ -59,7 +60,7 @@ export async function summarise(p: SummariseParams): Promise<string> {
       p.state.useMainModel = true;
       body = await requestSummary({ chatModel: p.chatModel, prompt, signal: deadline.signal });
     }
-    return groundLatestRequest(body, p.latestRequest);
+    return anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget);
   } finally {
     deadline.dispose();
   }
@@ -81,4 +82,17 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
   timer.unref?.();
   const signal = hostSignal ? AbortSignal.any([hostSignal, controller.signal]) : controller.signal;
   return { signal, dispose: () => clearTimeout(timer) };
+}
+
+
+/**
+ * Models paraphrase; a continuation needs exact strings. The most recurring
+ * paths, identifiers and numbers of the compacted turns that the model's
+ * summary does not contain are appended verbatim (about a tenth of the
+ * summary budget, from the newest ~16k characters).
+ */
+export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number): string {
+  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * 0.4)), (t) => summary.includes(t));
+  const lines = formatIdentifiers(chosen);
+  return lines.length ? `${summary}\n\n${ANCHOR_HEADING}\n${lines.join("\n")}` : summary;
 }

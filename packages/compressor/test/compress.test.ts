@@ -126,6 +126,15 @@ describe("compress: guarantees", () => {
     expect(secondPrompt.split("[CONTEXT SUMMARY —").length).toBe(1);
   });
 
+  it("anchors exact identifiers the model summary left out", async () => {
+    const engine = new ContextCompressor({ contextLength: 16_000, chatModel: fakeSummariser({ reply: () => "## Latest Request\nNone\n## Goal\nFix the bugs." }) });
+    const out = await engine.compress(agentConversation({ turns: 12 }));
+    const text = contentText(out.find(isSummaryMessage)!.content);
+    expect(text).toContain("## Exact Identifiers (deterministic, from the compacted turns)");
+    expect(text).toMatch(/`src\/module_\d+\.ts`/);
+    expect(text).toMatch(/`bug_\d+`/);
+  });
+
   it("rehydrates the previous summary from the transcript after a restart", async () => {
     const first = new ContextCompressor({ contextLength: 16_000, chatModel: fakeSummariser({ reply: () => "## Latest Request\nNone\n## Goal\nShip feature FOO_42." }) });
     const compacted = await first.compress(agentConversation({ turns: 12 }));
