@@ -42,11 +42,12 @@ function words(n: number): string {
 }
 
 /** Agent-like messages: user, assistant with a tool call, tool result, assistant answer. */
+let call = 0;
+let step = 0;
 function generate(total: number): Message[] {
   const out: Message[] = [];
-  let call = 0;
   while (out.length < total) {
-    const t = out.length;
+    const t = step++;
     out.push({ role: "user", content: `step ${t}: check src/mod${t % 97}.ts ${words(10)}` });
     const id = `call_${call++}`;
     out.push({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "bash", arguments: JSON.stringify({ cmd: `grep -n ${words(2)} src/mod${t % 97}.ts` }) } }] });
@@ -56,10 +57,14 @@ function generate(total: number): Message[] {
   return out.slice(0, total);
 }
 
-function ingestAll(store: LcmStore, conversationId: number, messages: Message[]): number {
+/** Ingest `total` generated messages in batches, never holding them all (keeps the heap small for the timings). */
+function ingestAll(store: LcmStore, conversationId: number, total: number): number {
+  seed = 42;
+  call = 0;
+  step = 0;
   const started = performance.now();
-  for (let i = 0; i < messages.length; i += 1_000) {
-    store.ingest(conversationId, messages.slice(i, i + 1_000), { mode: "append" });
+  for (let i = 0; i < total; i += 1_000) {
+    store.ingest(conversationId, generate(Math.min(1_000, total - i)), { mode: "append" });
   }
   return performance.now() - started;
 }
@@ -128,11 +133,8 @@ function measure(label: string, fn: () => { tokens: number; shownItems: number }
   const wall: number[] = [];
   const cpu: number[] = [];
   let last = { tokens: 0, shownItems: 0 };
-  const gc = (globalThis as { gc?: () => void }).gc;
   for (let i = 0; i < runs; i++) {
     before?.();
-    // Collect the setup's garbage outside the timed region (run with --expose-gc).
-    if (gc && i % 8 === 0) gc();
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     last = fn();
@@ -153,14 +155,13 @@ function measure(label: string, fn: () => { tokens: number; shownItems: number }
 const dir = mkdtempSync(join(tmpdir(), "lcm-bench-assembly-"));
 try {
   const store = openLcmStore({ dataDir: dir, redaction: false });
-  const messages = generate(TOTAL);
   const head: Message[] = [{ role: "system", content: "You are a careful coding agent." }];
 
   const compacted = store.conversation("compacted");
-  const ingestMs = ingestAll(store, compacted.id, messages);
+  const ingestMs = ingestAll(store, compacted.id, TOTAL);
   const dag = buildDag(store, compacted.id, TOTAL);
   const raw = store.conversation("never-compacted");
-  ingestAll(store, raw.id, messages);
+  ingestAll(store, raw.id, TOTAL);
 
   console.log(`LCM assembly benchmark: ${TOTAL.toLocaleString()} messages per conversation, budget ${BUDGET.toLocaleString()} tokens, ${RUNS} runs`);
   console.log(`  setup: ingest ${(TOTAL / (ingestMs / 1000)).toFixed(0)} msg/s; DAG of ${dag.summaries} summaries, ${dag.roots} roots + ${TAIL} tail messages in the frontier`);

@@ -8,10 +8,11 @@ import { splitUnits } from "./units.js";
  * can be computed now and published later with a compare-and-swap.
  */
 
+/** `ordinal` is the item's frontier sort key (a pending summary takes the first ordinal of the run it replaces). */
 export type VirtualItem =
-  | { kind: "message"; messageId: number; tokens: number }
-  | { kind: "summary"; summaryId: string; tokens: number; depth: number }
-  | { kind: "pending"; ref: number; tokens: number; depth: number };
+  | { kind: "message"; messageId: number; tokens: number; ordinal: number }
+  | { kind: "summary"; summaryId: string; tokens: number; depth: number; ordinal: number }
+  | { kind: "pending"; ref: number; tokens: number; depth: number; ordinal: number };
 
 export type SummaryItem = Extract<VirtualItem, { kind: "summary" | "pending" }>;
 
@@ -23,6 +24,8 @@ export interface LeafPlan {
   at: number;
   /** The summary item just before the run, for continuity. */
   previous: SummaryItem | null;
+  fromOrdinal: number;
+  toOrdinal: number;
 }
 
 export interface CondensePlan {
@@ -32,6 +35,8 @@ export interface CondensePlan {
   children: SummaryItem[];
   sourceTokens: number;
   at: number;
+  fromOrdinal: number;
+  toOrdinal: number;
 }
 
 export type Plan = LeafPlan | CondensePlan;
@@ -137,6 +142,8 @@ function planLeaf(items: readonly VirtualItem[], tailStart: number, load: ShapeL
     sourceTokens: tokens,
     at: i,
     previous: prevItem && isSummaryItem(prevItem) ? prevItem : null,
+    fromOrdinal: items[i]!.ordinal,
+    toOrdinal: items[i + chosen.length - 1]!.ordinal,
   };
 }
 
@@ -173,7 +180,15 @@ function planCondense(items: readonly VirtualItem[], tailStart: number, o: PlanO
     tokens += child.tokens;
   }
   if (children.length < Math.min(minFanout, 2) || children.length < 2) return null;
-  return { kind: "condense", depth: best.depth + 1, children, sourceTokens: tokens, at: best.at };
+  return {
+    kind: "condense",
+    depth: best.depth + 1,
+    children,
+    sourceTokens: tokens,
+    at: best.at,
+    fromOrdinal: children[0]!.ordinal,
+    toOrdinal: children[children.length - 1]!.ordinal,
+  };
 }
 
 /** The next step that makes the frontier smaller, or null when nothing is eligible. */
@@ -203,5 +218,5 @@ export function planNext(items: readonly VirtualItem[], load: ShapeLoader, o: Pl
 export function applyPlan(items: VirtualItem[], plan: Plan, ref: number, tokens: number): void {
   const count = plan.kind === "leaf" ? plan.messageIds.length : plan.children.length;
   const depth = plan.kind === "leaf" ? 0 : plan.depth;
-  items.splice(plan.at, count, { kind: "pending", ref, tokens, depth });
+  items.splice(plan.at, count, { kind: "pending", ref, tokens, depth, ordinal: plan.fromOrdinal });
 }

@@ -48,8 +48,8 @@ export function virtualFrontier(store: LcmStore, items: readonly FrontierItem[])
   if (summaryIds.length) for (const s of store.getSummaries(summaryIds)) depth.set(s.id, s.depth);
   return items.map((i) =>
     i.kind === "message"
-      ? { kind: "message", messageId: i.messageId, tokens: i.tokens }
-      : { kind: "summary", summaryId: i.summaryId, tokens: i.tokens, depth: depth.get(i.summaryId) ?? 0 },
+      ? { kind: "message", messageId: i.messageId, tokens: i.tokens, ordinal: i.ordinal }
+      : { kind: "summary", summaryId: i.summaryId, tokens: i.tokens, depth: depth.get(i.summaryId) ?? 0, ordinal: i.ordinal },
   );
 }
 
@@ -154,10 +154,7 @@ export function publishPrepared(store: LcmStore, work: PreparedWork, logger: Log
           else expect.push({ kind: "summary", summaryId: sid });
         }
       }
-      const frontier = unresolved ? null : store.getFrontier(work.conversationId);
-      const startIdx = frontier ? frontier.items.findIndex((i) => sameKey(i, expect[0]!)) : -1;
-      const run = frontier && startIdx >= 0 ? frontier.items.slice(startIdx, startIdx + expect.length) : [];
-      if (!frontier || startIdx < 0 || run.length !== expect.length || !run.every((it, n) => sameKey(it, expect[n]!))) {
+      if (unresolved || expect.length === 0) {
         stale = work.steps.length - k;
         break;
       }
@@ -177,11 +174,17 @@ export function publishPrepared(store: LcmStore, work: PreparedWork, logger: Log
           ? { sourceMessageIds: step.plan.messageIds }
           : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
       };
-      const res = store.commitSummary(summary, {
-        fromOrdinal: run[0]!.ordinal,
-        toOrdinal: run[run.length - 1]!.ordinal,
-        expect,
-      });
+      // The planned ordinals are tried first (no frontier read); if the run moved but still exists
+      // (ordinals renumbered), it is located once. The store's compare-and-swap decides either way.
+      let res = store.commitSummary(summary, { fromOrdinal: step.plan.fromOrdinal, toOrdinal: step.plan.toOrdinal, expect });
+      if (!res.ok && res.reason === "frontier_changed") {
+        const items = store.getFrontier(work.conversationId).items;
+        const at = items.findIndex((i) => sameKey(i, expect[0]!));
+        const run = at >= 0 ? items.slice(at, at + expect.length) : [];
+        if (run.length === expect.length && run.every((it, n) => sameKey(it, expect[n]!))) {
+          res = store.commitSummary(summary, { fromOrdinal: run[0]!.ordinal, toOrdinal: run[run.length - 1]!.ordinal, expect });
+        }
+      }
       if (!res.ok) {
         logger.debug("lcm: prepared step dropped", { reason: res.reason, detail: res.detail });
         stale = work.steps.length - k;
