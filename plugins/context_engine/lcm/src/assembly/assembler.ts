@@ -51,12 +51,36 @@ export class RowCache {
       else missing.push(id);
     }
     if (missing.length) {
-      for (const m of store.getMessagesByIds(missing)) {
+      for (const m of this.#read(store, missing)) {
         out.set(m.id, m);
         this.#remember(this.#messages, m.id, m);
       }
     }
     return out;
+  }
+
+  /**
+   * Rows by id. A large batch of a tail is usually one contiguous seq range of
+   * one conversation: read it with one range query instead of one query per id.
+   */
+  #read(store: LcmStore, ids: readonly number[]): StoredMessage[] {
+    if (ids.length < 32) return store.getMessagesByIds(ids);
+    let lo = ids[0]!;
+    let hi = ids[0]!;
+    for (const id of ids) {
+      if (id < lo) lo = id;
+      if (id > hi) hi = id;
+    }
+    const first = store.getMessage(lo);
+    const last = store.getMessage(hi);
+    if (!first || !last || first.conversationId !== last.conversationId) return store.getMessagesByIds(ids);
+    const span = last.seq - first.seq + 1;
+    if (span <= 0 || span > ids.length * 1.25 + 8) return store.getMessagesByIds(ids);
+    const wanted = new Set(ids);
+    const rows = store.getMessages(first.conversationId, { fromSeq: first.seq, toSeq: last.seq }).filter((m) => wanted.has(m.id));
+    if (rows.length === wanted.size) return rows;
+    const found = new Set(rows.map((m) => m.id));
+    return [...rows, ...store.getMessagesByIds(ids.filter((id) => !found.has(id)))];
   }
 
   summaries(store: LcmStore, ids: readonly string[]): Map<string, { record: SummaryRecord; rendered: string; tokens: number }> {
