@@ -242,28 +242,31 @@ export class SqliteLcmStore implements LcmStore {
     const n = messages.length;
     const ids: Array<number | null> = new Array<number | null>(n).fill(null);
     const rejected: Array<{ index: number; reason: string }> = [];
+    // 0 = not looked at yet, 1 = synthetic, 2 = rejected, 3 = a real message. Decided lazily: alignment
+    // only looks at the end of a long transcript, so a turn costs O(new messages), not O(transcript).
     const synthetic = new Uint8Array(n);
     let syntheticCount = 0;
     const isSynthetic = options.isSynthetic;
-    for (let i = 0; i < n; i++) {
+    const kind = (i: number): number => {
+      let k = synthetic[i]!;
+      if (k !== 0) return k;
       const m = messages[i];
       if (m === null || typeof m !== "object" || Array.isArray(m)) {
-        synthetic[i] = 2;
+        k = 2;
         rejected.push({ index: i, reason: "not a message object" });
-        continue;
-      }
-      if (isSynthetic?.(m, i)) {
-        synthetic[i] = 1;
+      } else if (isSynthetic?.(m, i)) {
+        k = 1;
         syntheticCount++;
-      }
-    }
-
+      } else k = 3;
+      synthetic[i] = k;
+      return k;
+    };
     const encoded = new Array<EncodedMessage | null | undefined>(n);
     const encode = (i: number): EncodedMessage | null => {
       const cached = encoded[i];
       if (cached !== undefined) return cached;
       let e: EncodedMessage | null = null;
-      if (!synthetic[i]) {
+      if (kind(i) === 3) {
         try {
           e = encodeMessage(messages[i] as Message, this.redactor);
         } catch (error) {
@@ -288,7 +291,7 @@ export class SqliteLcmStore implements LcmStore {
           while (storedTail.length <= k) {
             const fromSeq = conv.message_count - 1 - storedTail.length;
             if (fromSeq < 0) return null;
-            const rows = this.#s.tailHashes.all(conversationId, fromSeq, 64) as Array<{ id: number; hash: Buffer }>;
+            const rows = this.#s.tailHashes.all(conversationId, fromSeq, 320) as Array<{ id: number; hash: Buffer }>;
             if (rows.length === 0) return null;
             for (const r of rows) storedTail.push({ id: r.id, hash: hex(r.hash) });
           }
@@ -298,7 +301,7 @@ export class SqliteLcmStore implements LcmStore {
           length: n,
           storedCount: conv.message_count,
           inputHash: (i) => {
-            if (synthetic[i]) return null;
+            if (kind(i) !== 3) return null;
             const m = messages[i] as unknown as Record<string, unknown>;
             const hit = this.#hashCache.get(m);
             if (hit && hit.content === m.content && hit.calls === m.tool_calls) return hit.hash;
@@ -401,7 +404,7 @@ export class SqliteLcmStore implements LcmStore {
       firstSeq,
       lastSeq: appended ? seq - 1 : null,
       alignment,
-      rejected,
+      rejected: rejected.sort((a, b) => a.index - b.index),
       redactions,
     };
   }

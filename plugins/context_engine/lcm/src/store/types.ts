@@ -84,7 +84,7 @@ export interface IngestResult {
   appended: number;
   /** Input messages recognised as already stored. */
   alreadyStored: number;
-  /** Input messages skipped as synthetic. */
+  /** Input messages skipped as synthetic (among those looked at: the appended part and the alignment window). */
   synthetic: number;
   /**
    * Stored message id for each input index: the new ones, and the known ones
@@ -97,7 +97,7 @@ export interface IngestResult {
   lastSeq: number | null;
   /** How the split between old and new was found (for logs). */
   alignment: "empty-store" | "anchored" | "no-overlap" | "hash-fallback" | "append";
-  /** Input messages that could not be stored (not an object, unknown role), with the reason. */
+  /** Input messages that could not be stored (not an object, unknown role), with the reason (among those looked at). */
   rejected: Array<{ index: number; reason: string }>;
   /** Secrets redacted from the appended messages, per kind. */
   redactions: Record<string, number>;
