@@ -117,14 +117,28 @@ async function measure(label: string, engineInstance: ContextEngine, server: Fak
   for (let i = 0; i < WARMUP + ITERATIONS; i++) {
     const user = `Question ${i}: what changed?`;
     // Bare: the same list the host is about to send, straight to the model.
+    // The order alternates so neither side always runs right after the other.
     const messages = [...session.messages, { role: "user", content: user } as Message];
-    let t = performance.now();
-    await chatModel.completeOnce({ messages, model: "bench-model" });
-    const bareMs = performance.now() - t;
-    providerMs = 0;
-    t = performance.now();
-    await session.send(user);
-    const hostMs = performance.now() - t;
+    const bareCall = async () => {
+      const t = performance.now();
+      await chatModel.completeOnce({ messages, model: "bench-model" });
+      return performance.now() - t;
+    };
+    const hostCall = async () => {
+      providerMs = 0;
+      const t = performance.now();
+      await session.send(user);
+      return performance.now() - t;
+    };
+    let bareMs: number;
+    let hostMs: number;
+    if (i % 2 === 0) {
+      bareMs = await bareCall();
+      hostMs = await hostCall();
+    } else {
+      hostMs = await hostCall();
+      bareMs = await bareCall();
+    }
     if (i >= WARMUP) {
       bare.push(bareMs);
       hosted.push(hostMs);
