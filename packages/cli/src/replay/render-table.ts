@@ -78,23 +78,35 @@ export function renderReplayTables(report: ReplayReport, p: Palette): string {
     parts.push("\n");
   }
   const problems: string[] = [];
+  // The same error in many sessions (an engine that cannot load) is shown once.
+  const errorRuns = new Map<string, string[]>();
   // The same note in many runs (a format quirk) is shown once with where it occurred.
   const noteRuns = new Map<string, string[]>();
   for (const s of report.sessions) {
     for (const r of s.runs) {
-      for (const e of r.errors) problems.push(`${s.id} / ${r.engine}: ${e}`);
+      for (const e of r.errors) errorRuns.set(`${r.engine}: ${e}`, [...(errorRuns.get(`${r.engine}: ${e}`) ?? []), s.id]);
       for (const missing of r.recoverability?.missing ?? []) {
         problems.push(`${s.id} / ${r.engine}: message ${missing.index} (${missing.role}) not recoverable: ${missing.preview}`);
       }
       for (const n of r.notes) noteRuns.set(n, [...(noteRuns.get(n) ?? []), `${s.id} / ${r.engine}`]);
     }
   }
-  for (const s of report.sessions) {
-    for (const repair of s.repairs ?? []) noteRuns.set(`reader repaired the recording: ${repair}`, [s.id]);
-  }
+  problems.unshift(...[...errorRuns].map(([text, ids]) => (ids.length === 1 ? `${ids[0]} / ${text}` : `${text} (${ids.length} sessions)`)));
+  const repaired = report.sessions.filter((s) => s.repairs?.length);
   const notes = [...noteRuns].map(([text, runs]) => (runs.length === 1 ? `${runs[0]}: ${text}` : `${text} (${runs.length} runs)`));
-  if (notes.length) parts.push(`${p.dim("Notes:")}\n${notes.map((n) => p.dim(`  - ${n}`)).join("\n")}\n\n`);
-  if (problems.length) parts.push(`${p.red("Checks failed:")}\n${problems.map((n) => `  - ${n}`).join("\n")}\n\n`);
+  if (repaired.length) {
+    const first = repaired[0]!;
+    const count = repaired.reduce((n, s) => n + s.repairs!.length, 0);
+    notes.push(`the session reader made ${count} repair(s) in ${repaired.length} recording(s), e.g. ${first.id}: ${first.repairs![0]}`);
+  }
+  if (notes.length) parts.push(`${p.dim("Notes:")}\n${capped(notes, 8).map((n) => p.dim(`  - ${n}`)).join("\n")}\n\n`);
+  if (problems.length) parts.push(`${p.red("Checks failed:")}\n${capped(problems, 20).map((n) => `  - ${n}`).join("\n")}\n\n`);
   else parts.push(`${p.green("✔")} every request fit the context length${report.totals.some((t) => t.recoverable) ? "; every message is still recoverable from the lossless engines" : ""}\n`);
   return parts.join("");
+}
+
+/** At most `max` lines; the rest are counted (all of them are in --json and the HTML report). */
+function capped(lines: string[], max: number): string[] {
+  if (lines.length <= max) return lines;
+  return [...lines.slice(0, max - 1), `… and ${lines.length - max + 1} more (see --json or the HTML report)`];
 }
