@@ -21,8 +21,8 @@ const sources: Array<{ path: string; limit: number; context: number }> = [
   { path: "agent-traces/mini-swe-agent-gemini3pro", limit: 10, context: 16_000 },
   { path: "agent-traces/swe-agent-function-calling", limit: 1, context: 4_000 },
   { path: "agent-traces/swe-gym-openhands/sample_raw.json", limit: 5, context: 6_000 },
-  { path: "agent-traces/tau-bench/gpt-4o-airline.json", limit: 20, context: 3_000 },
-  { path: "locomo/locomo7.json", limit: 2, context: 8_000 },
+  { path: "agent-traces/tau-bench/gpt-4o-airline.json", limit: 12, context: 3_000 },
+  { path: "locomo/locomo7.json", limit: 1, context: 8_000 },
 ];
 
 const tmp = tempDir();
@@ -134,10 +134,15 @@ describe.skipIf(!dataDir)("replay of the real sessions in shared/data", () => {
       });
       try {
         let compactions = 0;
+        let requests = 0;
+        let peak = 0;
+        let messages = 0;
         for (const session of sessions) {
           const report = await replay(engine, session, src.context);
           expect(report.problems).toEqual([]);
           compactions += report.compactions;
+          requests += report.requests;
+          peak = Math.max(peak, report.maxRequestTokens);
           const conv = engine.store.findConversation(session.id)!;
           const originals = session.messages.filter((m) => m.role !== "system" && m.role !== "developer");
           expect(conv.messageCount).toBe(originals.length);
@@ -147,7 +152,12 @@ describe.skipIf(!dataDir)("replay of the real sessions in shared/data", () => {
             return !r || JSON.stringify([r.role, r.content, r.toolCalls, r.toolCallId]) !== fingerprint(m);
           });
           expect(missing.length, `${session.id}: ${missing.length} of ${originals.length} not recoverable`).toBe(0);
+          messages += originals.length;
         }
+        console.info(
+          `[lcm replay] ${src.path}: ${sessions.length} sessions, ${messages} messages recovered 100% through lcm_expand, ` +
+            `${requests} requests (peak ${peak} / ${src.context} tokens), ${compactions} compactions, no invalid tool sequence`,
+        );
         expect(compactions).toBeGreaterThan(0);
       } finally {
         engine.close();
