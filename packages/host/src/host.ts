@@ -75,6 +75,7 @@ export class AgentHost {
       config: this.config,
       agentTools,
       executeTool: options.executeTool,
+      engineEpoch: { value: 0 },
     };
     // compression.model_thresholds reaches the engine before its first updateModel.
     if (this.config.modelThresholds) {

@@ -26,4 +26,10 @@ export interface HostRuntime {
   config: HostConfig;
   agentTools: FunctionTool[];
   executeTool: ToolExecutor | undefined;
+  /**
+   * Bumped whenever the host lets the engine's public figures change for a
+   * legitimate reason (usage, model switch, reset, a committed compaction),
+   * so a discarded late pass can tell whether its writes are the only ones.
+   */
+  engineEpoch: { value: number };
 }

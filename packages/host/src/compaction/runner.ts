@@ -31,6 +31,8 @@ export interface CompactionDeps {
   timeoutSeconds: number;
   /** The caller's signal (turn interrupt, shutdown); aborts the pass too. */
   signal?: AbortSignal | undefined;
+  /** See HostRuntime.engineEpoch; without it a late pass's writes are only undone at the timeout. */
+  engineEpoch?: { value: number };
 }
 
 // Public engine figures a pass may move; restored when the host gives up on it.
@@ -110,11 +112,15 @@ export async function runCompaction(
       if (!controller.signal.aborted) controller.abort(new Error(`compression timed out after ${deps.timeoutSeconds}s`));
       restoreFields(engine, fields);
       const gaveUpAt = performance.now();
+      const epochAtGiveUp = deps.engineEpoch?.value;
       pass.then(
         () => reportLate("result"),
         () => reportLate("error"),
       );
       function reportLate(outcome: "result" | "error") {
+        // Undo what the abandoned pass wrote to the engine's public figures,
+        // unless something legitimate changed them in the meantime.
+        if (epochAtGiveUp !== undefined && deps.engineEpoch?.value === epochAtGiveUp) restoreFields(engine, fields);
         deps.logger.warn("a compression pass finished after the host gave up on it; its result was discarded", {
           sessionId,
           trigger: request.trigger,

@@ -1,6 +1,9 @@
 import type { HostRuntime } from "../runtime.js";
 import { describeError } from "../errors.js";
 
+// Hooks through which the engine's public figures legitimately change.
+const WRITING_HOOKS = new Set(["updateFromResponse", "updateModel", "onSessionReset", "onSessionStart", "onSessionEnd"]);
+
 /**
  * Call an engine hook fail-open: a throw (or a rejected promise) is logged,
  * reported as `hook.failed`, and replaced by `fallback`.
@@ -13,6 +16,7 @@ export async function callHook<T>(
   fallback: T,
   fn: () => T | Promise<T>,
 ): Promise<T> {
+  if (WRITING_HOOKS.has(hook)) runtime.engineEpoch.value++;
   try {
     return await fn();
   } catch (error) {
@@ -30,6 +34,7 @@ export function callHookSync<T>(
   fallback: T,
   fn: () => T,
 ): T {
+  if (WRITING_HOOKS.has(hook)) runtime.engineEpoch.value++;
   try {
     return fn();
   } catch (error) {

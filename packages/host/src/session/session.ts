@@ -194,6 +194,7 @@ export class Session {
       );
       // Figures measured against the old model no longer apply ("model switch writes 0").
       this.#lastPromptTokens = 0;
+      r.engineEpoch.value++;
       try {
         r.engine.lastPromptTokens = 0;
       } catch {
@@ -291,6 +292,7 @@ export class Session {
         logger: r.logger,
         timeoutSeconds: r.config.contextTimeoutSeconds,
         signal,
+        engineEpoch: r.engineEpoch,
       });
       if (outcome.status !== "committed") return outcome;
       await this.#commit(before, outcome, request);
@@ -312,6 +314,7 @@ export class Session {
     this.#compactions++;
     // "Compression just ran; wait for real usage."
     this.#lastPromptTokens = -1;
+    r.engineEpoch.value++;
     try {
       engine.lastPromptTokens = -1;
       engine.lastCompletionTokens = 0;
