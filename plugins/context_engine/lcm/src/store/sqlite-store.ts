@@ -765,7 +765,7 @@ function prepare(db: Database.Database) {
     convBySession: db.prepare("SELECT * FROM conversations WHERE session_id = ?"),
     convById: db.prepare("SELECT * FROM conversations WHERE id = ?"),
     listConvs: db.prepare("SELECT * FROM conversations ORDER BY id"),
-    insertConv: db.prepare("INSERT INTO conversations (session_id, created_at, updated_at) VALUES (?, ?, ?)"),
+    insertConv: db.prepare("INSERT OR IGNORE INTO conversations (session_id, created_at, updated_at) VALUES (?, ?, ?)"),
     bumpConvAfterIngest: db.prepare(
       `UPDATE conversations SET message_count = message_count + ?, message_tokens = message_tokens + ?, text_bytes = text_bytes + ?,
          updated_at = ?, frontier_tokens = frontier_tokens + ?, frontier_count = frontier_count + ?, frontier_version = frontier_version + ?
