@@ -33,6 +33,8 @@ export interface ExtractiveInput {
 
 const ERROR_LINE_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
 const HARVEST_BUDGET_CHARS = 250_000;
+const HARVEST_USERS = 200;
+const DETAIL_MESSAGES = 1_500;
 const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
 
 /** Sections of a previous summary, by heading. */
@@ -70,21 +72,31 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   let lastAssistantText = "";
   let firstUser: string | null = null;
 
+  // Work is bounded so a 20k-message middle stays fast: actions and errors are
+  // listed for the newest DETAIL_MESSAGES (older ones only counted: the list
+  // keeps its newest entries anyway), identifiers are harvested from the newest
+  // text up to a budget plus the newest HARVEST_USERS user messages.
+  const detailFrom = Math.max(0, turns.length - DETAIL_MESSAGES);
+  const harvestFrom = harvestStart(turns, HARVEST_BUDGET_CHARS);
+  let userHarvestFrom = 0;
+  for (let i = turns.length - 1, users = 0; i >= 0; i--) {
+    if (turns[i]!.role === "user" && ++users > HARVEST_USERS) {
+      userHarvestFrom = i + 1;
+      break;
+    }
+  }
   const resultOf = new Map<string, string>();
-  for (const m of turns) {
+  for (let i = detailFrom; i < turns.length; i++) {
+    const m = turns[i]!;
     if (m.role === "tool") resultOf.set(m.tool_call_id, renderContent(m.content));
   }
-
-  // Identifier harvesting is bounded: each message contributes its start and
-  // end, and only the newest messages up to a total budget (plus every user
-  // message) are scanned, so a 20k-message middle stays fast.
-  const harvestFrom = harvestStart(turns, HARVEST_BUDGET_CHARS);
+  let unlistedActions = 0;
 
   for (const [i, m] of turns.entries()) {
     const text = renderContent(m.content);
     const sample = sampleOf(text);
-    if (i >= harvestFrom || m.role === "user") harvestMessage(harvest, m, sample);
-    if (focusTerms.length && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
+    if (i >= harvestFrom || (m.role === "user" && i >= userHarvestFrom)) harvestMessage(harvest, m, sample);
+    if (focusTerms.length && (i >= detailFrom || m.role === "user") && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
       focusHits.push(`- [${m.role}] ${oneLine(text, 400)}`);
     }
     if (m.role === "user") {
@@ -97,13 +109,17 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
       const calls = toolCallsOf(m);
       const said = text.trim();
       if (said && !calls.length) lastAssistantText = said;
+      if (i < detailFrom) {
+        unlistedActions += calls.length + (said && !calls.length ? 1 : 0);
+        continue;
+      }
       for (const call of calls) {
         const info = input.calls.get(call.id) ?? { name: call.function.name, arguments: call.function.arguments };
         const result = resultOf.get(call.id);
         actions.push(`${describeCall(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
       }
       if (!calls.length && said) actions.push(`said: ${oneLine(said, 160)}`);
-    } else if (m.role === "tool") {
+    } else if (m.role === "tool" && i >= detailFrom) {
       for (const line of sample.split("\n")) {
         if (ERROR_LINE_RE.test(line) && line.trim().length > 8) {
           errors.push(`- ${oneLine(line, 200)}`);
@@ -133,7 +149,8 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     const n = Number(/^(\d+)\./.exec(line)?.[1]);
     if (Number.isFinite(n)) next = Math.max(next, n + 1);
   }
-  const newProgress = actions.map((a, i) => `${next + i}. ${a}`);
+  const newProgress = actions.map((a, i) => `${next + unlistedActions + i}. ${a}`);
+  if (unlistedActions > 0) newProgress.unshift(`… (${unlistedActions} earlier actions, ${next}–${next + unlistedActions - 1}, not listed)`);
   sections.push([HEADINGS.progress, [...prevProgress, ...newProgress].join("\n") || "None recorded."]);
   sections.push([
     HEADINGS.state,

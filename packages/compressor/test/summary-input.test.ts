@@ -75,6 +75,15 @@ describe("extractive summary", () => {
     expect(a).toContain("(earlier entries omitted)");
   });
 
+  it("bounds its work on a huge middle and still numbers actions correctly", () => {
+    const huge = agentConversation({ turns: 300, stepsPerTurn: 3, resultChars: 200 }).slice(1);
+    const text = buildExtractiveSummary({ turns: huge, previousSummary: null, latestRequest: null, reason: "offline.", targetTokens: 100_000, calls: new Map() });
+    const numbers = [...text.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1]));
+    expect(text).toMatch(/… \(\d+ earlier actions, 1–\d+, not listed\)/);
+    expect(numbers.at(-1)).toBe(300 * 4); // 3 tool calls + 1 answer per turn
+    expect(numbers).toEqual([...numbers].sort((x, y) => x - y));
+  });
+
   it("continues the numbering and keeps identifiers of the previous summary", () => {
     const first = buildExtractiveSummary({ turns: turns.slice(0, 20), previousSummary: null, latestRequest: null, reason: "offline.", targetTokens: 3_000, calls: new Map() });
     const second = buildExtractiveSummary({ turns: turns.slice(20, 40), previousSummary: first, latestRequest: null, reason: "offline.", targetTokens: 3_000, calls: new Map() });
