@@ -39,6 +39,11 @@ export const configSchema = z.strictObject({
   fallback_max_tokens: z.number().int().min(64).default(512),
   /** Summary passes one `compress` may run before it stops (bounded sweep). */
   max_passes: positiveInt.default(24),
+  /**
+   * Time a blocking `compress` may spend on model summaries; passes still needed after it use the
+   * deterministic summary, so the turn never waits much longer (background preparation has no limit).
+   */
+  compress_time_budget_ms: positiveInt.default(45_000),
   /** Model for summaries; the ChatModel's own default otherwise. */
   summary_model: z.string().min(1).optional(),
   summary_temperature: z.number().min(0).max(2).default(0.2),

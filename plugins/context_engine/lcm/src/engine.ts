@@ -362,6 +362,7 @@ export class LcmEngine extends ContextEngine {
               plan: this.#planOptions(true),
               maxPasses: this.config.max_passes,
               stopAtTokens: stopAt,
+              modelDeadline: started + this.config.compress_time_budget_ms,
               ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
               ...(signal ? { signal } : {}),
             },

@@ -70,6 +70,8 @@ export class FakeSummarizer implements ChatModel {
   calls = 0;
   requests: ChatModelRequest[] = [];
   mode: "ok" | "auth" | "invent" | "copy" = "ok";
+  /** Answer after this many milliseconds. */
+  delayMs = 0;
   #gate: Promise<void> | null = null;
   #release: (() => void) | null = null;
 
@@ -95,6 +97,7 @@ export class FakeSummarizer implements ChatModel {
         });
       });
     }
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.mode === "auth") throw new ChatModelError("auth", "401 invalid api key", { status: 401 });
     const user = contentText(request.messages[request.messages.length - 1]?.content ?? "");
     const source = user.slice(user.indexOf("<source>") + 8);

@@ -139,6 +139,22 @@ describe("compaction and assembly", () => {
     }
   });
 
+  it("a blocking compress stops starting model summaries once its time budget is spent", async () => {
+    const model = new FakeSummarizer();
+    model.delayMs = 400;
+    const engine = setup({ chatModel: model, config: { compress_time_budget_ms: 300, prepare_in_background: false } });
+    const out = await engine.compress(agentConversation(60, 81), { sessionId: "a" });
+    expect(checkConversation(out)).toEqual([]);
+    expect(defaultTokenCounter.countMessages(out)).toBeLessThan(engine.thresholdTokens);
+    // At most the call started before the deadline; every later pass is deterministic.
+    expect(model.calls).toBeLessThanOrEqual(1);
+    const conv = engine.store.findConversation("a")!;
+    const summaries = engine.store.listSummaries(conv.id);
+    expect(summaries.length).toBeGreaterThan(1);
+    expect(summaries.filter((s) => s.level === "normal").length).toBeLessThanOrEqual(1);
+    expect(summaries.some((s) => s.level === "fallback" && s.meta?.fallbackReason === "compress time budget spent")).toBe(true);
+  });
+
   it("condenses same-depth summaries into a higher node as the session grows", async () => {
     const engine = setup({ chatModel: new FakeSummarizer(), config: { leaf_chunk_tokens: 600, condensed_fanout: 3 } });
     let list: Message[] = agentConversation(10, 1);

@@ -39,6 +39,8 @@ export interface RunOptions {
   stopAtTokens: number;
   focusTopic?: string;
   signal?: AbortSignal;
+  /** Epoch ms after which model summaries are no longer started (deterministic ones instead). */
+  modelDeadline?: number;
 }
 
 /** The published frontier as planner items (summary depths looked up in one query). */
@@ -95,6 +97,8 @@ function summaryContent(deps: RunDeps, item: SummaryItem, steps: readonly Prepar
 }
 
 async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly PreparedStep[], options: RunOptions): Promise<SummarizeResult> {
+  const late = options.modelDeadline !== undefined && Date.now() >= options.modelDeadline;
+  const timing = late ? { modelUnavailableReason: "compress time budget spent" } : {};
   if (plan.kind === "leaf") {
     const stored = deps.store.getMessagesByIds(plan.messageIds);
     const source = renderSourceMessages(stored.map((m) => ({ seq: m.seq, message: m.message, createdAt: m.createdAt })));
@@ -107,6 +111,7 @@ async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly Prepared
       ...(previous ? { previousContext: previous } : {}),
       ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...timing,
     });
   }
   const blocks = plan.children.map((c, k) => `[summary ${k + 1} of ${plan.children.length}]\n${summaryContent(deps, c, steps)}`);
@@ -117,6 +122,7 @@ async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly Prepared
     targetTokens: Math.max(192, Math.min(deps.targetTokens.condensed, Math.floor(plan.sourceTokens * 0.5))),
     ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...timing,
   });
 }
 

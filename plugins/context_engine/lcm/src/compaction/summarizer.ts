@@ -13,6 +13,8 @@ export interface SummarizeRequest {
   previousContext?: string;
   focusTopic?: string;
   signal?: AbortSignal;
+  /** Skip the model (e.g. the pass's time budget is spent): deterministic summary only. */
+  modelUnavailableReason?: string;
 }
 
 export type SummaryLevel = "normal" | "aggressive" | "fallback";
@@ -70,6 +72,7 @@ export class Summarizer {
     const o = this.options;
     let reason = o.chatModel ? undefined : "no summary model configured";
     if (o.chatModel && Date.now() < this.#openUntil) reason = "summariser circuit breaker open";
+    if (o.chatModel && request.modelUnavailableReason) reason = request.modelUnavailableReason;
     if (o.chatModel && !reason) {
       const levels: Array<{ style: SummaryStyle; target: number }> = [
         { style: "normal", target: request.targetTokens },
