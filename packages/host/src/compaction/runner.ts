@@ -76,13 +76,16 @@ export async function runCompaction(
     messagesBefore: live.length,
   });
 
+  if (deps.signal?.aborted) {
+    // Cancelled before it started: the engine is not called at all.
+    return { status: "aborted", tokensBefore, durationMs: elapsed() };
+  }
   const snapshot = cloneMessages(live);
   const fields = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, (engine as unknown as Record<string, unknown>)[k]]));
   const controller = new AbortController();
   const outer = deps.signal;
   const onOuterAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   const pass = Promise.resolve().then(() =>
