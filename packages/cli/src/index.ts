@@ -14,3 +14,6 @@ export { runReplay, plannedRequests, toObservation, type EngineFactory, type Rec
 export { checkRecoverable, isLossless } from "./replay/recoverability.js";
 export { replayTools } from "./replay/tools.js";
 export type { PruneMetric } from "./replay/metrics.js";
+export { processIO } from "./io.js";
+export { pluginEngineFactory, chooseEngines, type EngineEnvironment } from "./replay/engines.js";
+export { DEMO_SESSION_FILE, packageDataDir } from "./paths.js";
