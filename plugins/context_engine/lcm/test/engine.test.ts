@@ -88,6 +88,19 @@ describe("compaction and assembly", () => {
     expect(JSON.stringify(third[1])).toBe(JSON.stringify(first[1]));
   });
 
+  it("a compaction that only adds leaves keeps the old summary block as a byte prefix (prompt cache)", async () => {
+    const engine = setup({ contextLength: 32_000, chatModel: new FakeSummarizer(), config: { condensed_fanout: 32 } });
+    const first = await engine.compress(agentConversation(70, 91), { sessionId: "a" });
+    const grown = [...first, ...agentConversation(50, 92).slice(1)];
+    const second = await engine.compress(grown, { sessionId: "a" });
+    const a = contentText(first[1]!.content);
+    const b = contentText(second[1]!.content);
+    expect(a).toContain(CONTEXT_TAG);
+    const stable = a.slice(0, a.lastIndexOf("</summary>") + "</summary>".length);
+    expect(b.length).toBeGreaterThan(a.length);
+    expect(b.startsWith(stable)).toBe(true);
+  });
+
   it("keeps sessions apart on one instance", async () => {
     const engine = setup({ chatModel: new FakeSummarizer() });
     const a = await engine.compress(agentConversation(30, 11), { sessionId: "a" });

@@ -44,11 +44,13 @@ export function renderSummary(s: SummaryRecord): string {
 
 /** The user message holding a run of summaries (one message: cheaper and alternation-safe). */
 export function renderSummaryBlock(rendered: readonly string[], omittedItems: number): string {
-  const lines = [CONTEXT_TAG, PREAMBLE];
+  // Summaries are appended in order and the only variable line comes last, so a compaction that
+  // adds a leaf keeps every byte before it: the provider's prefix cache still covers the old ones.
+  const lines = [CONTEXT_TAG, PREAMBLE, ...rendered];
   if (omittedItems > 0) {
     lines.push(`[${omittedItems} older item(s) of this conversation are not shown here; lcm_grep finds them.]`);
   }
-  lines.push(...rendered, "</lcm_context>");
+  lines.push("</lcm_context>");
   return lines.join("\n");
 }
 
