@@ -5,6 +5,7 @@ export {
   ContextEngineConfigSchema,
   ContextSectionSchema,
   EngineNameSchema,
+  HostSectionSchema,
   ModelSectionSchema,
   PluginsSectionSchema,
   defaultConfig,
@@ -12,6 +13,7 @@ export {
   type CompressionSection,
   type ContextEngineConfig,
   type ContextEngineConfigInput,
+  type HostSection,
   type ModelSection,
   type PluginsSection,
 } from "./config/schema.js";

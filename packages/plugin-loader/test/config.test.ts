@@ -19,6 +19,9 @@ engines:
   lcm: { fresh_tail_count: 32 }
 plugins:
   user_dir: ~/.context-engine/plugins
+host:
+  max_iterations: 40
+  prompt_cache: auto
 `;
 
 describe("parseConfigText", () => {
@@ -31,6 +34,15 @@ describe("parseConfigText", () => {
     expect(config?.compression.model_thresholds).toEqual({ "gpt-4o": 0.6, "openrouter:claude": 0.8 });
     expect(config?.engines.lcm).toEqual({ fresh_tail_count: 32 });
     expect(config?.plugins.modules).toEqual([]);
+    expect(config?.host).toEqual({ max_iterations: 40, prompt_cache: "auto" });
+  });
+
+  it("checks the host section like every other, with positions", () => {
+    const { problems } = parseConfigText("host:\n  prompt_cache: always\n  max_iteration: 3\n", "config.yaml");
+    expect(problems.map((p) => [p.key, p.line])).toEqual([
+      ["host.prompt_cache", 2],
+      ["host.max_iteration", 3],
+    ]);
   });
 
   it("treats an empty file and empty sections as defaults", () => {

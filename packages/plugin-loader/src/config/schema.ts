@@ -34,6 +34,20 @@ export const PluginsSectionSchema = z.strictObject({
   modules: z.array(z.string().min(1)).default([]),
 });
 
+/** The reference host's loop settings (read by `@context-engine/host`). */
+export const HostSectionSchema = z.strictObject({
+  /** Provider requests per user turn before the turn ends. */
+  max_iterations: z.int().positive().optional(),
+  /** Compaction passes the host may run in one turn. */
+  max_compression_attempts: z.int().nonnegative().optional(),
+  /** Prompt-cache breakpoints: `auto` adds them for providers known to use them. */
+  prompt_cache: z.enum(["auto", "on", "off"]).optional(),
+  /** Retries on 429, 5xx and network errors. */
+  max_retries: z.int().nonnegative().optional(),
+  /** End idle sessions (onSessionEnd) after this many seconds; 0 never. */
+  session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
+});
+
 /** An engine's own section under `engines.<name>`: a mapping (validated later by the engine). */
 const EngineSectionSchema = section(z.record(z.string(), z.unknown()).default({}));
 
@@ -45,12 +59,14 @@ export const ContextEngineConfigSchema = z.strictObject({
   compression: section(CompressionSectionSchema.prefault({})),
   engines: section(z.record(EngineNameSchema, EngineSectionSchema).default({})),
   plugins: section(PluginsSectionSchema.prefault({})),
+  host: section(HostSectionSchema.prefault({})),
 });
 
 export type ContextEngineConfig = z.output<typeof ContextEngineConfigSchema>;
 export type ContextEngineConfigInput = z.input<typeof ContextEngineConfigSchema>;
 export type CompressionSection = ContextEngineConfig["compression"];
 export type ModelSection = ContextEngineConfig["model"];
+export type HostSection = ContextEngineConfig["host"];
 export type PluginsSection = ContextEngineConfig["plugins"];
 
 /** The engine `context.engine` selects (default `compressor`). */
