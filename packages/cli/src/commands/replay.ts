@@ -3,13 +3,17 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createEstimator } from "@context-engine/core";
 import { commaList, parseCommandArgs, positiveInt } from "../args.js";
-import { EXIT, InputError, UsageError } from "../errors.js";
+import { EndpointError, EXIT, InputError, UsageError } from "../errors.js";
 import { createPalette } from "../format/color.js";
 import { createProgress } from "../format/progress.js";
 import { REPLAY_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
 import { DEMO_SESSION_FILE, packageDataDir } from "../paths.js";
+import type { EngineEnvironment } from "../replay/engines.js";
+import type { ChatModel } from "@context-engine/core";
+import type { LoadedConfig } from "@context-engine/plugin-loader";
+import { ENDPOINT_HINTS } from "./endpoint.js";
 import { cliVersion } from "../version.js";
 
 /** The demo compares these two on a window small enough to force compaction. */
@@ -32,6 +36,7 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     "no-report": { type: "boolean" },
     "keep-data": { type: "boolean" },
     "no-progress": { type: "boolean" },
+    "live-summaries": { type: "boolean" },
   });
   if (values.help) {
     io.stdout.write(REPLAY_HELP);
@@ -87,7 +92,8 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   }
 
   const loaded = await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) });
-  const envForEngines = { cwd: io.cwd, env: { ...io.env }, loaded, logger };
+  const envForEngines: EngineEnvironment = { cwd: io.cwd, env: { ...io.env }, loaded, logger };
+  if (values["live-summaries"]) envForEngines.summaryModel = await summaryModelFromConfig(loaded, io);
   let wanted = requestedEngines;
   if (values.demo && wanted.length === 0) {
     // An installation without the LCM package still gets a demo, with a notice.
@@ -175,4 +181,19 @@ function hostSettings(config: { compression?: { context_timeout_seconds?: number
   if (c?.context_timeout_seconds !== undefined) out.contextTimeoutSeconds = c.context_timeout_seconds;
   if (c?.model_thresholds && Object.keys(c.model_thresholds).length) out.modelThresholds = { ...c.model_thresholds };
   return out;
+}
+
+/** `--live-summaries`: the configured model endpoint, as chat uses it, for the engines' summaries. */
+async function summaryModelFromConfig(loaded: LoadedConfig, io: CliIO): Promise<ChatModel> {
+  const host = await import("@context-engine/host");
+  let resolved;
+  try {
+    resolved = host.resolveModelConfig(loaded.config.model, { ...io.env }, loaded.file ?? "config.yaml");
+  } catch (error) {
+    throw new EndpointError(`--live-summaries needs a model endpoint: ${(error as Error).message.split("\n")[0]}`, { hints: ENDPOINT_HINTS });
+  }
+  if (!resolved.baseURL && !resolved.apiKey) {
+    throw new EndpointError("--live-summaries needs a model endpoint: neither a base URL nor an API key is set", { hints: ENDPOINT_HINTS });
+  }
+  return host.createOpenAIChatModel({ model: resolved.model, apiKey: resolved.apiKey ?? "not-needed", ...(resolved.baseURL ? { baseURL: resolved.baseURL } : {}) });
 }

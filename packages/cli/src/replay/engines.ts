@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { ContextEngine, Logger } from "@context-engine/core";
+import type { ChatModel, ContextEngine, Logger } from "@context-engine/core";
 import { expandPath, listEngines, loadEngine, resolveHome, type EngineListing, type LoadedConfig } from "@context-engine/plugin-loader";
 import { ConfigError, UsageError } from "../errors.js";
 import { engineSearchPaths } from "../paths.js";
@@ -10,6 +10,8 @@ export interface EngineEnvironment {
   cwd: string;
   env: Record<string, string | undefined>;
   logger: Logger;
+  /** A model for the engines' summaries (`replay --live-summaries`); none by default. */
+  summaryModel?: ChatModel;
 }
 
 /**
@@ -56,16 +58,16 @@ export async function chooseEngines(e: EngineEnvironment, requested: readonly st
 /**
  * Build engines through the plugin loader exactly as a host would (config
  * section, model thresholds, validation), but with `home` pointed at the
- * run's own directory so engine files never touch the user's data. No
- * summary model is given: engines use their deterministic summaries, so a
- * replay needs no network.
+ * run's own directory so engine files never touch the user's data. Unless
+ * `summaryModel` is set, engines get no model and use their deterministic
+ * summaries, so a replay needs no network.
  */
 export function pluginEngineFactory(e: EngineEnvironment): EngineFactory {
   const userDir = userPluginDir(e);
   return async (name, ctx): Promise<ContextEngine> => {
     const loaded = await loadEngine(
       e.loaded,
-      { contextLength: ctx.contextLength, model: ctx.model, logger: e.logger },
+      { contextLength: ctx.contextLength, model: ctx.model, logger: e.logger, ...(e.summaryModel ? { chatModel: e.summaryModel } : {}) },
       { engine: name, home: ctx.dataDir, userDir, nodeModules: engineSearchPaths(e.cwd), cwd: e.cwd, env: e.env, logger: e.logger },
     );
     return loaded.engine;
