@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ContextEngine, defaultTokenCounter, silentLogger, toolError } from "@context-engine/core";
+import { ContextEngine, defaultTokenCounter, estimateTextTokens, silentLogger, toolError } from "@context-engine/core";
 import type {
   CompressOptions,
   EngineInitContext,
@@ -437,7 +437,8 @@ export class LcmEngine extends ContextEngine {
       // happens on the request path (the turn is ingested by onTurnComplete / tools / compress).
       const tokens = defaultTokenCounter.countMessages(requestMessages);
       const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.#window();
-      const limit = Math.floor(window * 0.95);
+      // The provider also counts the tool schemas (ours at least) and the host's estimate differs from ours.
+      const limit = Math.floor(window * 0.92) - this.#toolSchemaTokens();
       if (tokens < limit) {
         const known = this.#sessions.get(this.#canonical(options.sessionId || this.#currentSession));
         if (known) known.rescue = null;
@@ -531,6 +532,12 @@ export class LcmEngine extends ContextEngine {
   async whenIdle(sessionId?: string): Promise<void> {
     const s = this.#sessions.get(this.#canonical(sessionId || this.#currentSession));
     if (s?.preparing) await s.preparing;
+  }
+
+  #schemaTokens: number | null = null;
+  #toolSchemaTokens(): number {
+    if (this.#schemaTokens === null) this.#schemaTokens = estimateTextTokens(JSON.stringify(this.getToolSchemas()));
+    return this.#schemaTokens;
   }
 
   // ---------------------------------------------------------------- pruning
