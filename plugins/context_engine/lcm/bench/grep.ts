@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { searchHistory, type SearchQuery } from "../src/search/index.js";
 import { openLcmStore, SCHEMA_VERSION } from "../src/store/index.js";
@@ -34,7 +35,10 @@ function build(): Meta {
     const conv = store.conversation(`bench-${c}`);
     const gen = new ConversationGenerator({ seed: 1000 + c, maxToolLines: 20 });
     const msgs = gen.messages(PER_CONV).slice(0, PER_CONV);
-    for (let i = 0; i < msgs.length; i += 2500) store.ingest(conv.id, msgs.slice(i, i + 2500), { mode: "append", appendToFrontier: false });
+    for (let i = 0; i < msgs.length; i += 2500) {
+      store.ingest(conv.id, msgs.slice(i, i + 2500), { mode: "append", appendToFrontier: false, index: "deferred" });
+    }
+    store.indexPending();
     for (const k of gen.canaries) canaries.push({ conv: conv.id, canary: k });
     if (c % 20 === 19) process.stdout.write(`  built ${((c + 1) * PER_CONV).toLocaleString("en-US")} messages (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
   }
@@ -111,5 +115,5 @@ indexed.sort((a, b) => a - b);
 const p95 = percentile(all, 95);
 console.log(`lcm_grep overall over ${stats.messages.toLocaleString("en-US")} messages: p50 ${percentile(all, 50).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`);
 console.log(`  without the unindexed regex scan (bounded by its 250 ms cap): p50 ${percentile(indexed, 50).toFixed(1)} ms, p95 ${percentile(indexed, 95).toFixed(1)} ms`);
-console.log(`target: p95 ≤ 20 ms — ${p95 <= 20 ? "PASS" : "FAIL"}`);
+console.log(`target: p95 ≤ 20 ms — ${p95 <= 20 ? "PASS" : "FAIL"} (os load ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`);
 store.close();

@@ -65,14 +65,18 @@ export function deleteConversation(store: LcmStore, conversationId: number): Del
         .all(conversationId, conversationId) as Array<{ payload: string }>) {
         payloads.add(r.payload);
       }
-      // External-content indexes need the exact indexed values to delete their entries.
+      // External-content indexes need the exact indexed values to delete their entries;
+      // rows still queued for indexing were never indexed and are only dropped from the queue.
       db.prepare(
-        `INSERT INTO messages_fts (messages_fts, rowid, body, ctag) SELECT 'delete', id, body, ctag FROM message_search WHERE conversation_id = ?`,
+        `INSERT INTO messages_fts (messages_fts, rowid, body, ctag) SELECT 'delete', id, body, ctag FROM message_search
+         WHERE conversation_id = ? AND id NOT IN (SELECT message_id FROM fts_pending)`,
       ).run(conversationId);
       db.prepare(
         `INSERT INTO messages_cjk (messages_cjk, rowid, body)
-         SELECT 'delete', s.id, s.body FROM message_search s WHERE s.id IN (SELECT id FROM messages WHERE conversation_id = ? AND (flags & ${FLAG_CJK}) != 0)`,
+         SELECT 'delete', s.id, s.body FROM message_search s WHERE s.id IN (
+           SELECT id FROM messages WHERE conversation_id = ? AND (flags & ${FLAG_CJK}) != 0 AND id NOT IN (SELECT message_id FROM fts_pending))`,
       ).run(conversationId);
+      db.prepare("DELETE FROM fts_pending WHERE message_id IN (SELECT id FROM messages WHERE conversation_id = ?)").run(conversationId);
       db.prepare(
         `INSERT INTO summaries_fts (summaries_fts, rowid, body, ctag) SELECT 'delete', rid, body, ctag FROM summary_search WHERE conversation_id = ?`,
       ).run(conversationId);

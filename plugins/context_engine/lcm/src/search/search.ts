@@ -57,6 +57,8 @@ export function searchHistory(store: SqliteLcmStore, q: SearchQuery): SearchResu
   };
   const key = queryKey([q.query, q.mode ?? "full_text", q.scope ?? "both", q.conversationId ?? null, q.roles ?? null, q.since ?? null, q.before ?? null, q.sort ?? "relevance", q.ignoreCase ?? true]);
   const cursor = q.cursor ? decodeCursor(q.cursor, key) : null;
+  // Messages imported with deferred indexing become searchable before any search answers.
+  store.indexPending();
   return (q.mode ?? "full_text") === "regex" ? regexSearch(ctx, key, cursor) : fullTextSearch(ctx, key, cursor);
 }
 

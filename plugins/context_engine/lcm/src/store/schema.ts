@@ -154,6 +154,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: "write-behind full-text indexing queue (bulk imports index later, in bounded slices)",
+    up(db) {
+      db.exec(`CREATE TABLE fts_pending (message_id INTEGER PRIMARY KEY REFERENCES messages(id))`);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -345,6 +345,7 @@ export class SqliteLcmStore implements LcmStore {
 
     const now = options.now ?? Date.now();
     const appendFrontier = options.appendToFrontier ?? true;
+    const deferIndex = options.index === "deferred";
     let seq = conv.message_count;
     let ordinal = appendFrontier ? ((this.#s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? -1) + 1 : 0;
     let addedTokens = 0;
@@ -379,8 +380,11 @@ export class SqliteLcmStore implements LcmStore {
         }
         s.insertPart.run(id, p.kind, p.ordinal, p.callId, p.name, body, partPayload, p.span, p.extra);
       }
-      s.insertFts.run(id, e.searchText, ctag);
-      if (e.hasCjk) s.insertCjk.run(id, e.searchText);
+      if (deferIndex) s.insertPending.run(id);
+      else {
+        s.insertFts.run(id, e.searchText, ctag);
+        if (e.hasCjk) s.insertCjk.run(id, e.searchText);
+      }
       if (appendFrontier) s.insertFrontier.run(conversationId, ordinal++, id, null, tokens);
       for (const [k, c] of Object.entries(e.redactions)) redactions[k] = (redactions[k] ?? 0) + c;
       const src = messages[i] as unknown as Record<string, unknown>;
@@ -714,6 +718,34 @@ export class SqliteLcmStore implements LcmStore {
     return { messageId: null, summaryId: k.summaryId, tokens: s.tokens };
   }
 
+  // ---------------------------------------------------------------- write-behind indexing
+
+  indexPending(options: { maxRows?: number; maxMs?: number } = {}): { indexed: number; remaining: number } {
+    const maxRows = options.maxRows ?? Number.MAX_SAFE_INTEGER;
+    const deadline = options.maxMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.maxMs;
+    let indexed = 0;
+    const s = this.#s;
+    if ((s.pendingCount.get() as { n: number }).n === 0) return { indexed: 0, remaining: 0 };
+    // Slices of up to 2,000 rows, one transaction each, so a long backlog never holds the lock for long.
+    while (indexed < maxRows && performance.now() < deadline) {
+      const slice = Math.min(2000, maxRows - indexed);
+      const done = this.db
+        .transaction(() => {
+          const rows = s.pendingSlice.all(slice) as Array<{ id: number; body: string; ctag: string; flags: number }>;
+          for (const r of rows) {
+            s.insertFts.run(r.id, r.body, r.ctag);
+            if (r.flags & FLAG_CJK) s.insertCjk.run(r.id, r.body);
+            s.deletePending.run(r.id);
+          }
+          return rows.length;
+        })
+        .immediate();
+      indexed += done;
+      if (done < slice) break;
+    }
+    return { indexed, remaining: (s.pendingCount.get() as { n: number }).n };
+  }
+
   // ---------------------------------------------------------------- payloads
 
   #putPayload(data: string | Buffer, mime: string | null): string {
@@ -754,6 +786,7 @@ export class SqliteLcmStore implements LcmStore {
       messages: c("SELECT count(*) AS n FROM messages"),
       summaries: c("SELECT count(*) AS n FROM summaries"),
       payloads: c("SELECT count(*) AS n FROM payloads"),
+      pendingIndex: c("SELECT count(*) AS n FROM fts_pending"),
       fileBytes,
     };
   }
@@ -788,6 +821,13 @@ function prepare(db: Database.Database) {
     ),
     insertFts: db.prepare("INSERT INTO messages_fts (rowid, body, ctag) VALUES (?, ?, ?)"),
     insertCjk: db.prepare("INSERT INTO messages_cjk (rowid, body) VALUES (?, ?)"),
+    insertPending: db.prepare("INSERT INTO fts_pending (message_id) VALUES (?)"),
+    deletePending: db.prepare("DELETE FROM fts_pending WHERE message_id = ?"),
+    pendingCount: db.prepare("SELECT count(*) AS n FROM fts_pending"),
+    pendingSlice: db.prepare(
+      `SELECT s.id AS id, s.body AS body, s.ctag AS ctag, m.flags AS flags FROM fts_pending p
+       JOIN message_search s ON s.id = p.message_id JOIN messages m ON m.id = p.message_id ORDER BY p.message_id LIMIT ?`,
+    ),
     insertPayload: db.prepare(
       "INSERT OR IGNORE INTO payloads (hash, bytes, mime, is_text, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     ),

@@ -76,6 +76,13 @@ export interface IngestOptions {
   timestamps?: ReadonlyArray<number | null | undefined>;
   /** Append the new messages to the frontier (default true). */
   appendToFrontier?: boolean;
+  /**
+   * `now` (default): full-text index the new messages in the same transaction.
+   * `deferred`: queue them; they are indexed by `indexPending()` (bounded
+   * slices, e.g. between turns) and always before a search runs. For bulk
+   * imports: the import never stalls on indexing.
+   */
+  index?: "now" | "deferred";
 }
 
 export interface IngestResult {
@@ -230,6 +237,8 @@ export interface StoreStats {
   messages: number;
   summaries: number;
   payloads: number;
+  /** Messages waiting for full-text indexing. */
+  pendingIndex: number;
   /** Bytes of the database file(s) on disk (main + WAL). */
   fileBytes: number;
 }
@@ -315,6 +324,12 @@ export interface LcmStore {
   // --- payloads (large content, stored once) ---
   putPayload(data: string | Buffer, mime?: string | null): { hash: string; bytes: number };
   getPayload(hash: string): PayloadRecord | null;
+
+  /**
+   * Full-text index messages queued by `ingest(…, { index: "deferred" })`,
+   * oldest first, stopping after `maxRows` or `maxMs` (default: all).
+   */
+  indexPending(options?: { maxRows?: number; maxMs?: number }): { indexed: number; remaining: number };
 
   stats(): StoreStats;
 }
