@@ -108,8 +108,19 @@ function contextChart(report: ReplayReport, session: ReplaySessionResult): strin
       markers,
     };
   });
+  // Turn starts, from the first run (every engine replays the same turns); skipped when too dense to read.
+  const firstRun = session.runs.find((r) => r.requests.length > 0);
+  const turnStarts: Array<{ x: number; label: string }> = [];
+  if (firstRun) {
+    let last = -1;
+    for (const q of firstRun.requests) {
+      if (q.turn !== last && q.turn > 0) turnStarts.push({ x: q.index, label: `turn ${q.turn + 1}` });
+      last = q.turn;
+    }
+  }
   const chart = renderLineChart({
     kind: "context",
+    ...(turnStarts.length > 0 && turnStarts.length <= 12 ? { verticals: turnStarts } : {}),
     title: `Context size per request — ${session.id}`,
     xLabel: "request #",
     yLabel: "tokens sent",

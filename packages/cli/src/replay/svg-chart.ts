@@ -28,6 +28,8 @@ export interface ChartOptions {
   xLabel: string;
   yLabel: string;
   series: ChartSeries[];
+  /** Vertical markers (where each turn starts). */
+  verticals?: Array<{ x: number; label: string }>;
   /** Horizontal reference lines (the context length, a threshold). */
   guides?: Array<{ y: number; label: string; color: string }>;
   yMin?: number;
@@ -96,6 +98,13 @@ export function renderLineChart(options: ChartOptions): string {
     `<text x="14" y="${PAD.top + plotH / 2}" text-anchor="middle" fill="#333" transform="rotate(-90 14 ${PAD.top + plotH / 2})">${escapeHtml(options.yLabel)}</text>`,
   );
   out.push(`</g>`);
+  for (const v of options.verticals ?? []) {
+    const x = r(sx(v.x));
+    out.push(
+      `<g class="vertical"><line x1="${x}" x2="${x}" y1="${PAD.top}" y2="${PAD.top + plotH}" stroke="#c8c8c8" stroke-dasharray="2 4"/>` +
+        `<text x="${x}" y="${PAD.top - 6}" text-anchor="middle" font-size="10" fill="#888">${escapeHtml(v.label)}</text></g>`,
+    );
+  }
   for (const g of options.guides ?? []) {
     const y = r(sy(g.y));
     out.push(
