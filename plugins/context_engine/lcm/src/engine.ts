@@ -337,8 +337,10 @@ export class LcmEngine extends ContextEngine {
         let published = 0;
         let stale = 0;
         if (s.preparing) {
+          // Same work as ours: wait for it, but never longer than the compress time budget.
           const pending = s.preparing;
-          const work = await raceAbort(pending, signal);
+          const wait = AbortSignal.timeout(Math.max(1, this.config.compress_time_budget_ms - (Date.now() - started)));
+          const work = await raceAbort(pending, signal ? AbortSignal.any([signal, wait]) : wait);
           if (work && !s.prepared) s.prepared = work;
         }
         if (signal?.aborted) return messages;
