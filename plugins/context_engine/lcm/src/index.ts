@@ -1,5 +1,6 @@
 import { LcmEngine } from "./engine.js";
 
+// The engine (what context.engine: lcm loads) and its config schema.
 export { LcmEngine } from "./engine.js";
 export { configSchema, parseConfig } from "./config.js";
 export type { LcmConfig } from "./config.js";
@@ -7,6 +8,17 @@ export { deterministicSummary, FALLBACK_MARKER } from "./compaction/fallback.js"
 export { checkFaithfulness } from "./compaction/faithfulness.js";
 export type { FaithfulnessReport } from "./compaction/faithfulness.js";
 export { CONTEXT_TAG, isEngineMessage } from "./assembly/render.js";
+
+// The building blocks, for tools that inspect or maintain an LCM database without an engine.
 export type * from "./store/types.js";
+export { openLcmStore, resolveStorePath } from "./store/index.js";
+export { searchHistory } from "./search/index.js";
+export type { SearchHit, SearchQuery, SearchResult } from "./search/index.js";
+export { lcmToolSchemas, handleLcmToolCall, isLcmTool } from "./tools/index.js";
+export type { LcmToolContext } from "./tools/index.js";
+export { createRedactor, RedactionConfigSchema } from "./redact/index.js";
+export type { RedactionConfig } from "./redact/index.js";
+export { applyRetention, deleteConversation, deleteSession, RetentionPolicySchema } from "./retention/index.js";
+export type { DeleteReport, RetentionPolicy, RetentionReport } from "./retention/index.js";
 
 export default LcmEngine;
