@@ -178,6 +178,8 @@ export class SqliteLcmStore implements LcmStore {
       this.db.pragma("foreign_keys = ON");
       this.db.pragma("temp_store = MEMORY");
       this.db.pragma("cache_size = -32000");
+      // Reads through a memory map: no copy per page on the search and assembly paths.
+      this.db.pragma("mmap_size = 268435456");
       migrate(this.db);
       this.#s = prepare(this.db);
     } catch (error) {
