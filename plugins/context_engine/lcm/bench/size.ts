@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readSessions, resolveDataDir } from "@context-engine/sessions";
 import { openLcmStore } from "../src/store/index.js";
 import { ConversationGenerator, rawTextBytes } from "./synthetic.js";
 
@@ -21,8 +22,7 @@ try {
     for (let i = 0; i < msgs.length; i += 1000) store.ingest(conv.id, msgs.slice(i, i + 1000), { mode: "append" });
     n += msgs.length;
   }
-  store.db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')");
-  store.db.pragma("wal_checkpoint(TRUNCATE)");
+  store.compact();
   const file = store.stats().fileBytes;
   let breakdown = "";
   try {
@@ -38,6 +38,29 @@ try {
   console.log(breakdown);
   console.log(`target: ≤ 2× raw text — ${ratio <= 2 ? "PASS" : "FAIL"}`);
   store.close();
+
+  // The same measure on the real recorded agent sessions, when ../shared/data is there.
+  const data = resolveDataDir();
+  if (!data) console.log("size (real sessions): skipped, shared data not found (set CONTEXT_ENGINE_DATA_DIR)");
+  else {
+    const real = openLcmStore({ dataDir: join(dir, "real") });
+    let rawReal = 0;
+    let count = 0;
+    for (const src of ["agent-traces/mini-swe-agent-gemini3pro", "agent-traces/swe-agent-function-calling", "agent-traces/swe-gym-openhands/sample_raw.json", "agent-traces/tau-bench/gpt-4o-airline.json"]) {
+      for (const session of await readSessions(join(data, src))) {
+        const conv = real.conversation(`${session.format}:${session.id}`);
+        real.ingest(conv.id, session.messages);
+        for (const m of session.messages) rawReal += rawTextBytes(m);
+        count += session.messages.length;
+      }
+    }
+    real.compact();
+    const bytes = real.stats().fileBytes;
+    console.log(
+      `size (real sessions): ${count.toLocaleString("en-US")} messages, raw text ${(rawReal / 1e6).toFixed(1)} MB, database ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / rawReal).toFixed(2)}× raw — ${bytes / rawReal <= 2 ? "PASS" : "FAIL"}`,
+    );
+    real.close();
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -80,3 +80,16 @@ describe("retention policy", () => {
     expect(store.listConversations()).toEqual([]);
   });
 });
+
+describe("compact", () => {
+  it("gives the space of a deleted conversation back to the file system", () => {
+    const t = tempStore();
+    cleanups.push(t.cleanup);
+    const c = t.store.conversation("big");
+    t.store.ingest(c.id, Array.from({ length: 400 }, (_, i) => user(`message ${i} ${"lorem ipsum dolor ".repeat(80)}`)));
+    const before = t.store.compact().fileBytes;
+    deleteConversation(t.store, c.id);
+    const after = t.store.compact().fileBytes;
+    expect(after).toBeLessThan(before / 2);
+  });
+});

@@ -331,5 +331,8 @@ export interface LcmStore {
    */
   indexPending(options?: { maxRows?: number; maxMs?: number }): { indexed: number; remaining: number };
 
+  /** Idle-time maintenance: merge index segments, return free pages, checkpoint. Never needed for correctness. */
+  compact(): { fileBytes: number };
+
   stats(): StoreStats;
 }
