@@ -23,7 +23,7 @@ import { parseConfig } from "./config.js";
 import type { LcmConfig } from "./config.js";
 import type { PlanOptions } from "./compaction/planner.js";
 import type { MessageShape } from "./compaction/units.js";
-import { prepareSteps, publishPrepared, virtualFrontier } from "./compaction/runner.js";
+import { prepareSteps, publishPrepared, replaySteps, virtualFrontier } from "./compaction/runner.js";
 import type { PreparedWork, RunDeps } from "./compaction/runner.js";
 import { Summarizer } from "./compaction/summarizer.js";
 import { toRedactionConfig } from "./redact/index.js";
@@ -444,6 +444,17 @@ export class LcmEngine extends ContextEngine {
       if (tokens < limit) {
         const known = this.#sessions.get(this.#canonical(options.sessionId || this.#currentSession));
         if (known) known.rescue = null;
+        // A long agent turn fires onTurnComplete only at its end: start preparing summaries from here
+        // once the request nears the threshold, so the coming compress finds them ready.
+        if (this.config.prepare_in_background && tokens >= Math.floor(this.#threshold() * this.config.prepare_ratio)) {
+          const s = known ?? this.#session(options.sessionId);
+          if (!s.preparing) {
+            await this.#locked(s, async () => {
+              this.#ingest(s, requestMessages);
+            });
+            this.#startPreparing(s);
+          }
+        }
         return null;
       }
       const s = this.#session(options.sessionId);
@@ -502,10 +513,16 @@ export class LcmEngine extends ContextEngine {
     if (!conv) return;
     const soft = Math.floor(this.#threshold() * this.config.prepare_ratio);
     if (conv.frontierTokens < soft) return;
-    // Finished work is already waiting for the next compress: do not compute it twice.
-    if (s.prepared?.steps.length) return;
     const frontier = this.store.getFrontier(s.conversationId);
-    const items = virtualFrontier(this.store, frontier.items);
+    let items = virtualFrontier(this.store, frontier.items);
+    // Work already prepared is extended, not redone: its steps are replayed on the newer frontier.
+    const previous = s.prepared?.steps ?? [];
+    if (previous.length) {
+      const replayed = replaySteps(items, previous);
+      if (replayed) items = replayed;
+      else s.prepared = null;
+    }
+    const base = s.prepared?.steps ?? [];
     this.#metrics.prepareRuns++;
     const signal = s.abort.signal;
     const job = prepareSteps(
@@ -513,9 +530,10 @@ export class LcmEngine extends ContextEngine {
       s.conversationId,
       { version: frontier.version, items },
       { plan: this.#planOptions(false), maxPasses: this.config.max_passes, stopAtTokens: this.#target(), signal },
+      base,
     )
       .then((work) => {
-        if (signal.aborted || !work.steps.length) return null;
+        if (signal.aborted || work.steps.length <= base.length) return null;
         // Only the newest preparation is kept; publishing checks every step against the frontier anyway.
         s.prepared = work;
         return work;

@@ -219,6 +219,24 @@ describe("prepared work and atomic publish", () => {
     expect(model.calls - callsAfterPrepare).toBeLessThan(callsAfterPrepare);
   });
 
+  it("during a long agent turn, selectContext starts the preparation so compress finds the summaries ready", async () => {
+    const model = new FakeSummarizer();
+    const engine = setup({ chatModel: model });
+    const all = agentConversation(40, 19);
+    let live: Message[] = [all[0]!];
+    for (const m of all.slice(1)) {
+      live = [...live, m];
+      if (defaultTokenCounter.countMessages(live) >= engine.thresholdTokens) break;
+      expect(await engine.selectContext(live, { sessionId: "a" })).toBeNull();
+    }
+    await engine.whenIdle("a");
+    const prepared = model.calls;
+    expect(prepared).toBeGreaterThan(0);
+    const out = await engine.compress(live, { sessionId: "a" });
+    expect(checkConversation(out)).toEqual([]);
+    expect(model.calls - prepared).toBeLessThan(prepared);
+  });
+
   it("an aborted compress publishes nothing, and the next one reuses the finished work", async () => {
     const model = new FakeSummarizer();
     const engine = setup({ chatModel: model, config: { prepare_in_background: false } });

@@ -91,6 +91,31 @@ export async function prepareSteps(
   return { conversationId, baseVersion: start.version, steps, savedTokens: saved };
 }
 
+/**
+ * Re-apply prepared steps to a newer snapshot of the frontier (new messages
+ * appended since), so that a later preparation extends the earlier one instead
+ * of redoing it. Null when a step's run is no longer there.
+ */
+export function replaySteps(items: VirtualItem[], steps: readonly PreparedStep[]): VirtualItem[] | null {
+  const out = [...items];
+  for (let k = 0; k < steps.length; k++) {
+    const step = steps[k]!;
+    const plan = step.plan;
+    const keys: Array<(it: VirtualItem) => boolean> =
+      plan.kind === "leaf"
+        ? plan.messageIds.map((id) => (it: VirtualItem) => it.kind === "message" && it.messageId === id)
+        : plan.children.map((c) =>
+            c.kind === "pending"
+              ? (it: VirtualItem) => it.kind === "pending" && it.ref === c.ref
+              : (it: VirtualItem) => it.kind === "summary" && it.summaryId === c.summaryId,
+          );
+    const at = out.findIndex(keys[0]!);
+    if (at < 0 || !keys.every((match, n) => out[at + n] !== undefined && match(out[at + n]!))) return null;
+    out.splice(at, keys.length, { kind: "pending", ref: k, tokens: step.tokens, depth: plan.kind === "leaf" ? 0 : plan.depth, ordinal: out[at]!.ordinal });
+  }
+  return out;
+}
+
 function summaryContent(deps: RunDeps, item: SummaryItem, steps: readonly PreparedStep[]): string {
   if (item.kind === "pending") return steps[item.ref]?.result.content ?? "";
   return deps.store.getSummary(item.summaryId)?.content ?? "";
