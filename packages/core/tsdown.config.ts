@@ -1,12 +1,3 @@
-import { defineConfig } from "tsdown";
+import { packageBuild } from "../../tooling/tsdown.base.ts";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  fixedExtension: false,
-});
+export default packageBuild();

@@ -1,11 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { packageTests } from "../../tooling/vitest.base.ts";
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    pool: "forks",
-    // Test files share nothing but read-only caches; one module graph per worker halves the run.
-    isolate: false,
-    testTimeout: 20_000,
-  },
-});
+// Test files share nothing but read-only caches; one module graph per worker halves the run.
+export default packageTests({ isolate: false });

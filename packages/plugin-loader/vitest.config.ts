@@ -1,9 +1,3 @@
-import { defineConfig } from "vitest/config";
+import { packageTests } from "../../tooling/vitest.base.ts";
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    pool: "forks",
-    testTimeout: 20_000,
-  },
-});
+export default packageTests();
