@@ -38,7 +38,7 @@ try {
   // bulk, indexed in the same transaction
   const conv = store.conversation("bulk");
   t0 = performance.now();
-  for (let i = 0; i < all.length; i += 1000) store.ingest(conv.id, all.slice(i, i + 1000), { mode: "append" });
+  for (let i = 0; i < all.length; i += 1000) store.ingest(conv.id, all.slice(i, i + 1000), { mode: "append", index: "now" });
   ms = performance.now() - t0;
   const bulkRate = all.length / (ms / 1000);
   console.log(`ingest bulk, indexed at once: ${fmt(bulkRate)} msg/s, ${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s`);

@@ -42,3 +42,17 @@ describe("write-behind full-text indexing", () => {
     expect(() => t.store.db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
   });
 });
+
+describe("automatic indexing mode", () => {
+  it("defers a large import, indexes small ingests at once and drains the backlog on later small ones", () => {
+    const t = tempStore();
+    cleanups.push(t.cleanup);
+    const c = t.store.conversation("auto");
+    t.store.ingest(c.id, Array.from({ length: 600 }, (_, i) => user(`bulk ${i}`)), { mode: "append" });
+    expect(t.store.stats().pendingIndex).toBe(600);
+    t.store.ingest(c.id, [user("one more")], { mode: "append" });
+    expect(t.store.stats().pendingIndex).toBeLessThan(600);
+    while (t.store.stats().pendingIndex > 0) t.store.ingest(c.id, [user("tick")], { mode: "append" });
+    expect(searchHistory(t.store, { query: "bulk", conversationId: c.id, limit: 100, sort: "recency" }).hits).toHaveLength(100);
+  });
+});

@@ -40,6 +40,8 @@ import type {
 } from "./types.js";
 
 const DEFAULT_PAYLOAD_THRESHOLD = 16 * 1024;
+/** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
+const AUTO_DEFER_ABOVE = 500;
 
 interface ConversationRow {
   id: number;
@@ -157,6 +159,8 @@ export class SqliteLcmStore implements LcmStore {
    * after turn, so alignment rarely has to re-encode anything.
    */
   readonly #hashCache = new WeakMap<object, { content: unknown; calls: unknown; hash: string }>();
+  /** Whether this handle queued messages for indexing that may still be waiting. */
+  #backlog = false;
 
   constructor(options: OpenStoreOptions = {}) {
     this.path = resolveStorePath(options);
@@ -236,7 +240,12 @@ export class SqliteLcmStore implements LcmStore {
   // ---------------------------------------------------------------- ingest
 
   ingest(conversationId: number, messages: readonly Message[], options: IngestOptions = {}): IngestResult {
-    return this.db.transaction(() => this.#ingest(conversationId, messages, options)).immediate();
+    const result = this.db.transaction(() => this.#ingest(conversationId, messages, options)).immediate();
+    // A small ingest pays a little of an earlier bulk import's indexing backlog.
+    if (this.#backlog && (options.index ?? "auto") === "auto" && result.appended <= AUTO_DEFER_ABOVE) {
+      this.indexPending({ maxMs: 10 });
+    }
+    return result;
   }
 
   #ingest(conversationId: number, messages: readonly Message[], options: IngestOptions): IngestResult {
@@ -347,7 +356,9 @@ export class SqliteLcmStore implements LcmStore {
 
     const now = options.now ?? Date.now();
     const appendFrontier = options.appendToFrontier ?? true;
-    const deferIndex = options.index === "deferred";
+    const indexMode = options.index ?? "auto";
+    const deferIndex = indexMode === "deferred" || (indexMode === "auto" && n - start > AUTO_DEFER_ABOVE);
+    if (deferIndex) this.#backlog = true;
     let seq = conv.message_count;
     let ordinal = appendFrontier ? ((this.#s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? -1) + 1 : 0;
     let addedTokens = 0;
@@ -740,7 +751,10 @@ export class SqliteLcmStore implements LcmStore {
     const deadline = options.maxMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.maxMs;
     let indexed = 0;
     const s = this.#s;
-    if ((s.pendingCount.get() as { n: number }).n === 0) return { indexed: 0, remaining: 0 };
+    if ((s.pendingCount.get() as { n: number }).n === 0) {
+      this.#backlog = false;
+      return { indexed: 0, remaining: 0 };
+    }
     // Slices of up to 2,000 rows, one transaction each, so a long backlog never holds the lock for long.
     while (indexed < maxRows && performance.now() < deadline) {
       const slice = Math.min(2000, maxRows - indexed);
@@ -758,7 +772,9 @@ export class SqliteLcmStore implements LcmStore {
       indexed += done;
       if (done < slice) break;
     }
-    return { indexed, remaining: (s.pendingCount.get() as { n: number }).n };
+    const remaining = (s.pendingCount.get() as { n: number }).n;
+    if (remaining === 0) this.#backlog = false;
+    return { indexed, remaining };
   }
 
   // ---------------------------------------------------------------- payloads

@@ -77,12 +77,14 @@ export interface IngestOptions {
   /** Append the new messages to the frontier (default true). */
   appendToFrontier?: boolean;
   /**
-   * `now` (default): full-text index the new messages in the same transaction.
+   * `now`: full-text index the new messages in the same transaction.
    * `deferred`: queue them; they are indexed by `indexPending()` (bounded
-   * slices, e.g. between turns) and always before a search runs. For bulk
-   * imports: the import never stalls on indexing.
+   * slices, e.g. between turns) and always before a search runs, so a bulk
+   * import never stalls on indexing.
+   * `auto` (default): `now` for up to 500 new messages, else `deferred`; a
+   * small ingest also drains up to ~10 ms of an earlier backlog.
    */
-  index?: "now" | "deferred";
+  index?: "auto" | "now" | "deferred";
 }
 
 export interface IngestResult {
