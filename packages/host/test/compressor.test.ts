@@ -1,20 +1,10 @@
 import { ContextCompressor, isSummaryMessage } from "@context-engine/compressor";
 import type { Message } from "@context-engine/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../src/index.js";
-import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { makeHost, useFakeServer } from "./support/setup.js";
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useFakeServer();
 
 /** A coding-agent style conversation: requests, tool calls on files, results. */
 function codingSession(steps: number): Message[] {

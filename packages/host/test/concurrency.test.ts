@@ -1,19 +1,9 @@
 import type { CompressOptions, Message } from "@context-engine/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RecordingEngine } from "./support/engines.js";
-import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { makeHost, useFakeServer } from "./support/setup.js";
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useFakeServer();
 
 /** An engine that tracks how many compress passes overlap, overall and per session. */
 class OverlapEngine extends RecordingEngine {

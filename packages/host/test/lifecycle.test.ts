@@ -1,20 +1,10 @@
 import type { Message } from "@context-engine/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentHost, SessionClosedError, parseSlashCommand, runSlashCommand } from "../src/index.js";
 import { RecordingEngine, SelectingEngine } from "./support/engines.js";
-import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { makeHost, useFakeServer } from "./support/setup.js";
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useFakeServer();
 
 describe("session lifecycle", () => {
   it("assigns model thresholds before the first updateModel and starts the session with its options", async () => {

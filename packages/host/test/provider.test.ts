@@ -1,19 +1,9 @@
 import { ChatModelError } from "@context-engine/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createOpenAIChatModel, defaultContextLength, resolveModelConfig } from "../src/index.js";
-import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { startServer } from "./support/setup.js";
+import { useFakeServer } from "./support/setup.js";
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useFakeServer();
 
 const model = (overrides: Partial<Parameters<typeof createOpenAIChatModel>[0]> = {}) =>
   createOpenAIChatModel({ baseURL: server.baseURL, apiKey: server.apiKey, model: "m-1", retryBaseDelayMs: 1, retryMaxDelayMs: 20, ...overrides });

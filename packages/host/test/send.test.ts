@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Message } from "@context-engine/core";
 import { RecordingEngine, SelectingEngine } from "./support/engines.js";
-import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { makeHost, useFakeServer } from "./support/setup.js";
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useFakeServer();
 
 describe("a turn end to end", () => {
   it("sends the conversation, persists the answer and reports usage to the engine", async () => {

@@ -1,20 +1,10 @@
 import type { Message, ToolCallOptions } from "@context-engine/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ToolInvocation } from "../src/index.js";
 import { SelectingEngine } from "./support/engines.js";
-import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { makeHost, useFakeServer } from "./support/setup.js";
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useFakeServer();
 
 const readFile = { type: "function" as const, function: { name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } } };
 

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { HostEvent } from "../../src/index.js";
 import { AgentHost, createOpenAIChatModel } from "../../src/index.js";
 import type { AgentHostOptions } from "../../src/index.js";
@@ -5,6 +6,21 @@ import { FakeOpenAIServer } from "./fake-openai-server.js";
 
 export async function startServer(): Promise<FakeOpenAIServer> {
   return new FakeOpenAIServer().start();
+}
+
+/** One fake server per test file: started before its tests, reset before each, stopped after. */
+export function useFakeServer(): FakeOpenAIServer {
+  const server = new FakeOpenAIServer();
+  beforeAll(async () => {
+    await server.start();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+  beforeEach(() => {
+    server.reset();
+  });
+  return server;
 }
 
 /** A host wired to the fake server, collecting every event. */
