@@ -57,9 +57,15 @@ export function searchHistory(store: SqliteLcmStore, q: SearchQuery): SearchResu
   };
   const key = queryKey([q.query, q.mode ?? "full_text", q.scope ?? "both", q.conversationId ?? null, q.roles ?? null, q.since ?? null, q.before ?? null, q.sort ?? "relevance", q.ignoreCase ?? true]);
   const cursor = q.cursor ? decodeCursor(q.cursor, key) : null;
-  // Messages imported with deferred indexing become searchable before any search answers.
-  store.indexPending();
-  return (q.mode ?? "full_text") === "regex" ? regexSearch(ctx, key, cursor) : fullTextSearch(ctx, key, cursor);
+  // Messages imported with deferred indexing become searchable before a search answers; a huge
+  // backlog is indexed for at most two seconds here, and the result then says it is incomplete.
+  const { remaining } = store.indexPending({ maxMs: 2000 });
+  const result = (q.mode ?? "full_text") === "regex" ? regexSearch(ctx, key, cursor) : fullTextSearch(ctx, key, cursor);
+  if (remaining > 0) {
+    result.complete = false;
+    result.notes.push(`${remaining} recently imported messages are still being indexed; repeat the search to include them`);
+  }
+  return result;
 }
 
 // ------------------------------------------------------------------ full text
