@@ -154,7 +154,7 @@ export interface CompactionDiscardedEvent extends Base {
   lateByMs: number;
   outcome: "result" | "error";
 }
-/** Over threshold, but the engine says compaction is blocked (cooldown, …). */
+/** A pass was wanted but cannot run: the engine says it is blocked (cooldown, …), or a pass of this session is still running. */
 export interface CompactionBlockedEvent extends Base {
   type: "compaction.blocked";
   turnId: string | null;

@@ -1,5 +1,6 @@
 import { createEstimator, isContextEngine, silentLogger } from "@context-engine/core";
 import type { ChatModel, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
+import { EngineFigures } from "./compaction/engine-figures.js";
 import { resolveHostConfig } from "./config.js";
 import { withListMemo } from "./request/list-tokens.js";
 import type { HostConfig, HostConfigInput } from "./config.js";
@@ -75,7 +76,8 @@ export class AgentHost {
       config: this.config,
       agentTools,
       executeTool: options.executeTool,
-      engineEpoch: { value: 0 },
+      figures: new EngineFigures(options.engine),
+      compacting: new Set(),
     };
     // compression.model_thresholds reaches the engine before its first updateModel.
     if (this.config.modelThresholds) {

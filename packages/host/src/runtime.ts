@@ -1,4 +1,5 @@
 import type { ChatModel, ChatModelRequest, ChatModelResponse, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
+import type { EngineFigures } from "./compaction/engine-figures.js";
 import type { HostConfig } from "./config.js";
 import type { EventBus } from "./event-bus.js";
 import type { FunctionTool, ToolExecutor } from "./tools.js";
@@ -26,10 +27,11 @@ export interface HostRuntime {
   config: HostConfig;
   agentTools: FunctionTool[];
   executeTool: ToolExecutor | undefined;
+  /** The engine's public figures and who last wrote them legitimately (see EngineFigures). */
+  figures: EngineFigures;
   /**
-   * Bumped whenever the host lets the engine's public figures change for a
-   * legitimate reason (usage, model switch, reset, a committed compaction),
-   * so a discarded late pass can tell whether its writes are the only ones.
+   * Session ids with a compression pass inside the engine, including a pass
+   * the host gave up on that has not settled yet: one pass per session.
    */
-  engineEpoch: { value: number };
+  compacting: Set<string>;
 }

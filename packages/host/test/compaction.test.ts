@@ -168,12 +168,17 @@ describe("automatic compaction", () => {
   it("runs one maintenance pass when shouldCompressPreflight says so", async () => {
     server.script([{ content: "ok" }]);
     const engine = new RecordingEngine();
-    engine.shouldCompressPreflight = () => true;
+    engine.shouldCompressPreflight = (messages) => {
+      engine.calls.push({ hook: "shouldCompressPreflight", args: [messages.length] });
+      return true;
+    };
     const { host, ofType } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000, history: conversation(3) });
     await session.send("hi");
     expect(ofType("compaction.started").map((e) => e.trigger)).toEqual(["maintenance"]);
-    expect(engine.hooks().slice(2, 5)).toEqual(["shouldCompress", "compress", "onSessionStart"]);
+    // The engine's cheap preflight first, then the threshold check on the estimate.
+    expect(engine.hooks().slice(2, 6)).toEqual(["shouldCompressPreflight", "shouldCompress", "compress", "onSessionStart"]);
+    expect(engine.calls[2]!.args).toEqual([7]);
   });
 });
 
@@ -225,6 +230,38 @@ describe("window limits", () => {
     expect(result.status).toBe("failed");
     expect(result.exitReason).toBe("provider_error:context_length");
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("never loops on context-length rejections: one forced compaction, one retry, each rejection reported once", async () => {
+    server.script(() => ({ status: 400, error: { message: "maximum context length exceeded", code: "context_length_exceeded" } }));
+    const engine = new RecordingEngine();
+    engine.forceShouldCompress = false;
+    const { host, ofType } = makeHost(server, { engine, config: { maxRetries: 5, maxCompressionAttempts: 5 } });
+    const session = await host.openSession({ model: "test-model", contextLength: 100_000, history: conversation(6) });
+    const result = await session.send("go on");
+    expect(result).toMatchObject({ status: "failed", exitReason: "provider_error:context_length", apiCalls: 2 });
+    expect(result.error).toMatchObject({ kind: "context_length", status: 400 });
+    expect(server.requests).toHaveLength(2);
+    expect(ofType("compaction.started").map((e) => [e.trigger, e.force])).toEqual([["overflow", true]]);
+    expect(compressOptions(engine).map((o) => o.force)).toEqual([true]);
+    expect(ofType("provider.error").map((e) => [e.requestIndex, e.kind, e.willRetry])).toEqual([
+      [1, "context_length", true],
+      [2, "context_length", false],
+    ]);
+  });
+
+  it("says the context-length rejection is final when the forced compaction cannot shrink anything", async () => {
+    server.script(() => ({ status: 400, error: { message: "maximum context length exceeded", code: "context_length_exceeded" } }));
+    const engine = new RecordingEngine();
+    engine.forceShouldCompress = false;
+    engine.compress = async (messages) => messages;
+    const { host, ofType } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 100_000, history: conversation(2) });
+    const result = await session.send("go on");
+    expect(result.exitReason).toBe("provider_error:context_length");
+    expect(server.requests).toHaveLength(1);
+    expect(ofType("compaction.unchanged")).toHaveLength(1);
+    expect(ofType("provider.error").map((e) => [e.kind, e.willRetry])).toEqual([["context_length", false]]);
   });
 });
 

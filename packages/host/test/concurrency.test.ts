@@ -98,4 +98,101 @@ describe("two sessions on one engine", () => {
     const results = await Promise.all([s.send("one"), s.send("two"), s.send("three")]);
     expect(results.map((r) => r.text)).toEqual(["seen 1", "seen 3", "seen 5"]);
   });
+
+  it("an abandoned pass of one session never publishes into the other, and blocks only its own session until it settles", async () => {
+    server.script([{ content: "beta answer", usage: { prompt_tokens: 777, completion_tokens: 3, total_tokens: 780 } }]);
+    const engine = new RecordingEngine();
+    let entered!: () => void;
+    const alphaInside = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const compress = engine.compress.bind(engine);
+    const sessionsSeen: string[] = [];
+    // An engine that ignores the abort signal for alpha's first pass and only finishes when released.
+    engine.compress = async (messages: Message[], options?: CompressOptions) => {
+      sessionsSeen.push(options!.sessionId!);
+      if (sessionsSeen.length === 1) {
+        entered();
+        await gate;
+      }
+      return compress(messages, options);
+    };
+    const { host, ofType } = makeHost(server, { engine });
+    const a = await host.openSession({ model: "test-model", contextLength: 8000, history: history("alpha") });
+    const b = await host.openSession({ model: "test-model", contextLength: 8000, history: history("beta") });
+    const alphaBefore = JSON.stringify(a.messages);
+
+    const controller = new AbortController();
+    const pending = a.compress(null, { signal: controller.signal });
+    await alphaInside;
+    // Session b works while a's pass is inside the engine: real usage lands on the shared engine.
+    expect((await b.send("beta question")).status).toBe("completed");
+    expect(engine.lastPromptTokens).toBe(777);
+    controller.abort();
+    expect((await pending).status).toBe("aborted");
+    // Giving up on a's pass did not roll back b's usage.
+    expect(engine.lastPromptTokens).toBe(777);
+    expect(engine.lastTotalTokens).toBe(780);
+
+    // a's pass is still running inside the engine: a second pass for a is refused ...
+    expect((await a.compress()).status).toBe("busy");
+    // ... while b compacts concurrently on the same engine.
+    expect((await b.compress()).status).toBe("committed");
+    expect(sessionsSeen).toEqual([a.id, b.id]);
+    expect(engine.compressionCount).toBe(1);
+    expect(b.status().lastPromptTokens).toBe(-1);
+    expect(a.status().lastPromptTokens).toBe(0);
+
+    const discarded = new Promise((resolve) => host.on("compaction.discarded", resolve));
+    release();
+    await discarded;
+    // The late result published nothing: not into a, not into b, not into the engine's figures.
+    expect(JSON.stringify(a.messages)).toBe(alphaBefore);
+    expect(JSON.stringify(b.messages)).not.toContain("alpha");
+    expect(engine.compressionCount).toBe(1);
+    expect(engine.lastPromptTokens).toBe(-1);
+    expect(ofType("compaction.committed").map((e) => e.sessionId)).toEqual([b.id]);
+
+    // Once it settled, a may compact again.
+    expect((await a.compress()).status).toBe("committed");
+    expect(sessionsSeen).toEqual([a.id, b.id, a.id]);
+  });
+
+  it("a turn that needs a pass while its session's abandoned pass still runs reports it as blocked", async () => {
+    server.script([{ content: "ok" }]);
+    const engine = new RecordingEngine();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let passes = 0;
+    engine.compress = async (messages: Message[]) => {
+      passes++;
+      await gate;
+      return messages.slice(-2);
+    };
+    const { host, ofType } = makeHost(server, { engine, config: { contextTimeoutSeconds: 0.05 } });
+    const a = await host.openSession({ model: "test-model", contextLength: 8000, history: history("alpha") });
+    expect((await a.compress()).status).toBe("timed_out");
+    engine.forceShouldCompress = true;
+    const result = await a.send("next");
+    expect(result.status).toBe("completed");
+    expect(passes).toBe(1);
+    expect(ofType("compaction.blocked").map((e) => e.reason)).toEqual(["a compaction pass for this session is still running"]);
+    release();
+  });
+
+  it("keep turn ids and the -1 sentinel per session", async () => {
+    server.script(() => ({ content: "ok", usage: { prompt_tokens: 50, completion_tokens: 1, total_tokens: 51 } }));
+    const engine = new RecordingEngine();
+    const { host } = makeHost(server, { engine });
+    const a = await host.openSession({ model: "test-model", contextLength: 8000, history: history("alpha") });
+    const b = await host.openSession({ model: "test-model", contextLength: 8000, history: history("beta") });
+    const [ra, rb] = await Promise.all([a.send("one"), b.send("one")]);
+    expect(ra.turnId).toBe(`${a.id}:1`);
+    expect(rb.turnId).toBe(`${b.id}:1`);
+    await a.compress();
+    expect(a.status().lastPromptTokens).toBe(-1);
+    expect(b.status().lastPromptTokens).toBe(50);
+    expect((await b.send("two")).turnId).toBe(`${b.id}:2`);
+    expect(a.status().lastPromptTokens).toBe(-1);
+  });
 });

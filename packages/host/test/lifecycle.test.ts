@@ -1,6 +1,7 @@
 import type { Message } from "@context-engine/core";
 import { describe, expect, it } from "vitest";
-import { AgentHost, SessionClosedError, parseSlashCommand, runSlashCommand } from "../src/index.js";
+import { ChatModelError } from "@context-engine/core";
+import { AgentHost, SessionClosedError, createOpenAIChatModel, parseSlashCommand, runSlashCommand } from "../src/index.js";
 import { RecordingEngine, SelectingEngine } from "./support/engines.js";
 import { makeHost, useFakeServer } from "./support/setup.js";
 
@@ -173,15 +174,25 @@ describe("session lifecycle", () => {
     expect(ofType("provider.request").map((e) => e.attempt)).toEqual([0, 1, 2]);
   });
 
-  it("ends the turn with a clear auth error on 401", async () => {
-    const { host } = makeHost(server, {
-      engine: new RecordingEngine(),
-      chatModel: (await import("../src/index.js")).createOpenAIChatModel({ baseURL: server.baseURL, apiKey: "bad", model: "m" }),
+  it("ends the turn with a clear, typed auth error on 401, without retrying", async () => {
+    const engine = new SelectingEngine();
+    const { host, ofType } = makeHost(server, {
+      engine,
+      chatModel: createOpenAIChatModel({ baseURL: server.baseURL, apiKey: "bad", model: "m", retryBaseDelayMs: 1 }),
+      config: { maxRetries: 5 },
     });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("hi");
-    expect(result).toMatchObject({ status: "failed", exitReason: "provider_error:auth" });
+    expect(result).toMatchObject({ status: "failed", exitReason: "provider_error:auth", apiCalls: 1, message: null });
+    expect(ChatModelError.is(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ kind: "auth", status: 401 });
     expect(result.error?.message).toMatch(/API key/);
+    expect(ofType("provider.request")).toHaveLength(1);
+    expect(ofType("provider.error").map((e) => [e.kind, e.willRetry])).toEqual([["auth", false]]);
+    expect(engine.hooks()).not.toContain("updateFromResponse");
+    const done = engine.calls.find((c) => c.hook === "onTurnComplete")!;
+    expect(done.args[1]).toBeNull();
+    expect(done.args[2]).toMatchObject({ failed: true, interrupted: false, exitReason: "provider_error:auth" });
   });
 });
 

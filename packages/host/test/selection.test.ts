@@ -1,6 +1,6 @@
 import type { Message, SelectContextOptions } from "@context-engine/core";
 import { describe, expect, it } from "vitest";
-import { SelectingEngine } from "./support/engines.js";
+import { RecordingEngine, SelectingEngine } from "./support/engines.js";
 import { makeHost, useFakeServer } from "./support/setup.js";
 
 const server = useFakeServer();
@@ -155,5 +155,178 @@ describe("onTurnComplete", () => {
     expect(call.args[2]).toMatchObject({ failed: true, interrupted: false });
     expect(ofType("hook.failed").map((e) => e.hook)).toContain("onTurnComplete");
     expect(ofType("turn.completed")).toHaveLength(1);
+  });
+});
+
+describe("onTurnComplete on every kind of turn end", () => {
+  it("gets a copy: changing it, deeply or as a list, never alters the host's history", async () => {
+    server.script([{ toolCalls: [{ id: "t", name: "ctx_search", arguments: { query: "q" } }] }, { content: "done" }]);
+    const engine = new SelectingEngine();
+    engine.turnCompleteImpl = (messages) => {
+      const list = messages as Message[];
+      (list[1] as { tool_calls: Array<{ id: string }> }).tool_calls[0]!.id = "HACKED";
+      list.splice(0, 1);
+      list.push({ role: "user", content: "HACKED" });
+    };
+    const { host } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000, systemPrompt: "sys" });
+    const before = JSON.stringify((await session.send("go")).newMessages);
+    expect(JSON.stringify(session.messages)).not.toContain("HACKED");
+    expect(session.messages).toHaveLength(5);
+    expect(JSON.stringify(session.messages.slice(1))).toBe(before);
+    await session.send("again");
+    expect(JSON.stringify(server.requests[2]!.body.messages)).not.toContain("HACKED");
+  });
+
+  it("reports an abort during tools as interrupted, with the usage of the response that arrived", async () => {
+    server.script([{ toolCalls: [{ name: "slow", arguments: {} }], usage: { prompt_tokens: 21, completion_tokens: 2, total_tokens: 23 } }, { content: "never" }]);
+    const controller = new AbortController();
+    const engine = new SelectingEngine();
+    const { host } = makeHost(server, {
+      engine,
+      tools: [{ name: "slow", parameters: { type: "object" } }],
+      executeTool: () => {
+        controller.abort();
+        return "partial";
+      },
+    });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const result = await session.send("go", { signal: controller.signal });
+    expect(result).toMatchObject({ status: "interrupted", exitReason: "interrupted" });
+    const [messages, usage, meta] = engine.calls.find((c) => c.hook === "onTurnComplete")!.args as [Message[], unknown, Record<string, unknown>];
+    expect(meta).toMatchObject({ turnId: result.turnId, interrupted: true, failed: false, exitReason: "interrupted", apiCallCount: 1 });
+    expect(usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 2 });
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it("reports an abort during the provider request as interrupted with null usage", async () => {
+    const controller = new AbortController();
+    server.script(() => {
+      setTimeout(() => controller.abort(), 20);
+      return { content: "late", delayMs: 5_000 };
+    });
+    const engine = new SelectingEngine();
+    const { host } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000 });
+    const result = await session.send("go", { signal: controller.signal });
+    expect(result.status).toBe("interrupted");
+    const [, usage, meta] = engine.calls.find((c) => c.hook === "onTurnComplete")!.args as [Message[], unknown, Record<string, unknown>];
+    expect(usage).toBeNull();
+    expect(meta).toMatchObject({ interrupted: true, failed: false, exitReason: "interrupted" });
+    expect(engine.hooks()).not.toContain("updateFromResponse");
+  });
+
+  it("reports a normal turn cut at max tokens as completed with exitReason length", async () => {
+    server.script([{ content: "partial answer", finishReason: "length" }]);
+    const engine = new SelectingEngine();
+    const { host } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000 });
+    await session.send("go");
+    const meta = engine.calls.find((c) => c.hook === "onTurnComplete")!.args[2];
+    expect(meta).toMatchObject({ interrupted: false, failed: false, exitReason: "length" });
+  });
+});
+
+describe("retries re-assemble the request", () => {
+  const longHistory: Message[] = Array.from({ length: 12 }, (_, i) =>
+    i % 2 === 0 ? { role: "user" as const, content: `question ${i}` } : { role: "assistant" as const, content: `answer ${i}` },
+  );
+
+  it("re-runs selection on a 5xx retry and on the context-length retry, then sanitises and marks the fresh list", async () => {
+    server.script([
+      { status: 503, error: { message: "overloaded" } },
+      { status: 400, error: { message: "This model's maximum context length is 4096 tokens", code: "context_length_exceeded" } },
+      { content: "fits" },
+    ]);
+    const engine = new SelectingEngine();
+    engine.forceShouldCompress = false;
+    let n = 0;
+    const conversations: Message[][] = [];
+    engine.selectImpl = (request, options) => {
+      conversations.push(options!.conversationMessages as Message[]);
+      n++;
+      // A selection the sanitisers must repair: an orphan tool result and an empty assistant turn.
+      return [
+        ...request.slice(0, -1),
+        { role: "tool", tool_call_id: `ghost-${n}`, content: "orphan" },
+        { role: "assistant", content: "" },
+        { role: "user", content: `selection ${n}` },
+      ];
+    };
+    const { host, ofType } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "anthropic/claude-sonnet-4", contextLength: 100_000, systemPrompt: "sys", history: longHistory });
+    const result = await session.send("go on");
+
+    expect(result.status).toBe("completed");
+    expect(engine.hooks().filter((h) => h === "selectContext")).toHaveLength(3);
+    expect(server.requests).toHaveLength(3);
+    // The third selection saw the compacted conversation.
+    expect(JSON.stringify(conversations[2])).toContain("[summary of");
+    expect(JSON.stringify(conversations[0])).not.toContain("[summary of");
+    server.requests.forEach((r, i) => {
+      const sent = r.body.messages;
+      // Sanitised after this attempt's selection ...
+      expect(sent.some((m) => m.role === "tool")).toBe(false);
+      expect(sent.some((m) => m.role === "assistant" && m.content === "")).toBe(false);
+      // ... and the cache breakpoints were derived on this attempt's final list.
+      expect(sent.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: `selection ${i + 1}`, cache_control: { type: "ephemeral" } }] });
+      expect(JSON.stringify(sent).match(/cache_control/g)).toHaveLength(4);
+    });
+    expect(ofType("provider.request").map((e) => e.repairs.length)).toEqual([2, 2, 2]);
+    // Nothing of any attempt was persisted.
+    const stored = JSON.stringify(session.messages);
+    expect(stored).not.toMatch(/selection \d|ghost|cache_control/);
+    expect(session.messages.at(-1)).toEqual({ role: "assistant", content: "fits" });
+  });
+});
+
+describe("prompt-cache breakpoints", () => {
+  it("are derived per request on the final list and never written into the conversation", async () => {
+    server.script([{ content: "first answer" }, { content: "second answer" }]);
+    const engine = new RecordingEngine();
+    const { host } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "claude-3-5-haiku", contextLength: 100_000, systemPrompt: "sys", history });
+    await session.send("turn one");
+    await session.send("turn two");
+    const marked = (messages: Array<Record<string, unknown>>) =>
+      messages.flatMap((m, i) => (JSON.stringify(m).includes("cache_control") ? [i] : []));
+    // System prompt and the last three messages of each request, nothing older.
+    expect(marked(server.requests[0]!.body.messages)).toEqual([0, 1, 2, 3]);
+    expect(marked(server.requests[1]!.body.messages)).toEqual([0, 3, 4, 5]);
+    expect(server.requests[1]!.body.messages[1]).toEqual(history[0]);
+    expect(JSON.stringify(session.messages)).not.toContain("cache_control");
+    expect(session.messages[0]).toEqual({ role: "system", content: "sys" });
+  });
+});
+
+describe("request sanitisers", () => {
+  it("repair the request only: the stored history keeps what it had, lone surrogates included", async () => {
+    server.script([{ content: "ok" }]);
+    const stored: Message[] = [
+      { role: "user", content: "half an emoji \uD83D" },
+      { role: "assistant", content: [{ type: "text", text: "part \uDE00" }, { type: "refusal", refusal: "no \uD800" }] as never },
+      { role: "tool", tool_call_id: "ghost", content: "orphan result" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: '{"q":"\uD800"}' } }] },
+      { role: "user", name: "ad\uDC00a", content: [{ type: "text", text: "fine" }, { type: "image_url", image_url: { url: "https://x/\uD800.png" } }] } as never,
+    ];
+    const engine = new RecordingEngine();
+    const { host, ofType } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 100_000, history: stored });
+    const frozen = JSON.stringify(session.messages);
+    await session.send("next");
+
+    const sent = server.requests[0]!.body.messages;
+    const wellFormed = (v: unknown): boolean =>
+      typeof v === "string" ? (v as string & { isWellFormed(): boolean }).isWellFormed() : v !== null && typeof v === "object" ? Object.values(v).every(wellFormed) : true;
+    expect(wellFormed(sent)).toBe(true);
+    expect(sent[0]).toEqual({ role: "user", content: "half an emoji \uFFFD" });
+    expect(sent[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "part \uFFFD" }, { type: "refusal", refusal: "no \uFFFD" }] });
+    // The orphan result is dropped and the unanswered call stripped (leaving an empty turn, dropped too).
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "user", "user"]);
+    expect(sent[2]).toEqual({ role: "user", name: "ad\uFFFDa", content: [{ type: "text", text: "fine" }, { type: "image_url", image_url: { url: "https://x/\uFFFD.png" } }] });
+    expect(ofType("provider.request")[0]!.repairs.length).toBeGreaterThanOrEqual(5);
+    // The stored conversation is untouched.
+    expect(JSON.stringify(session.messages.slice(0, 5))).toBe(frozen);
+    expect(session.messages[0]!.content).toBe("half an emoji \uD83D");
   });
 });

@@ -94,6 +94,30 @@ describe("engine tools", () => {
   });
 });
 
+describe("engine tools editing the live conversation", () => {
+  it("get the next request fully re-checked, even after earlier clean requests", async () => {
+    server.script([{ content: "one" }, { toolCalls: [{ id: "t1", name: "ctx_search", arguments: { query: "x" } }] }, { content: "done" }]);
+    const engine = new SelectingEngine();
+    engine.toolImpl = (_n, _a, options) => {
+      const live = options!.messages as Message[];
+      // In place, far before the tail: a replaced message and a content part edited inside its array.
+      live[0] = { role: "user", content: "edited \uD800" };
+      (live[2]!.content as Array<{ text: string }>)[0]!.text = "part \uDC00";
+      return "{}";
+    };
+    const { host } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 8000 });
+    await session.send("first");
+    const result = await session.send({ role: "user", content: [{ type: "text", text: "second" }] });
+    expect(result.status).toBe("completed");
+    const last = server.requests[2]!.body.messages;
+    expect(last[0]).toEqual({ role: "user", content: "edited \uFFFD" });
+    expect(last[2]).toEqual({ role: "user", content: [{ type: "text", text: "part \uFFFD" }] });
+    // The engine's edits stay in the live conversation; only the request was repaired.
+    expect(session.messages[0]!.content).toBe("edited \uD800");
+  });
+});
+
 describe("agent tools", () => {
   it("go to executeTool with parsed arguments; results and errors become tool messages", async () => {
     server.script([

@@ -72,6 +72,32 @@ describe("sanitizeRequestMessages", () => {
   });
 });
 
+describe("lone surrogates anywhere in a message", () => {
+  it("are found and replaced in every field, copying only what they touch", () => {
+    const clean = { type: "image_url", image_url: { url: "https://x/a.png" } };
+    const message = {
+      role: "user",
+      name: "n\uD800",
+      content: [{ type: "text", text: "ok" }, clean, { type: "refusal", refusal: "r\uDFFF" }],
+      extra: { nested: ["\uD83D"] },
+    } as unknown as Message;
+    const result = sanitizeRequestMessages([message]);
+    const fixed = result.messages[0] as unknown as typeof message & Record<string, unknown>;
+    expect(fixed).toEqual({
+      role: "user",
+      name: "n\uFFFD",
+      content: [{ type: "text", text: "ok" }, clean, { type: "refusal", refusal: "r\uFFFD" }],
+      extra: { nested: ["\uFFFD"] },
+    });
+    expect((fixed.content as unknown[])[1]).toBe(clean);
+    expect((message as unknown as { name: string }).name).toBe("n\uD800");
+    expect(result.repairs).toEqual(["replaced lone surrogates in message 0"]);
+    // A well-formed pair is not a lone surrogate.
+    const pair = [{ role: "user", content: [{ type: "text", text: "\uD83D\uDE00" }] }] as Message[];
+    expect(sanitizeRequestMessages(pair).messages).toBe(pair);
+  });
+});
+
 describe("cache breakpoints", () => {
   it("mark the system prompt and the last three other messages, copying only those", () => {
     const messages: Message[] = [

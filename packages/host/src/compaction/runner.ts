@@ -4,6 +4,7 @@ import { cloneMessages } from "../clone.js";
 import { describeError } from "../errors.js";
 import type { EventBus } from "../event-bus.js";
 import type { CompactionTrigger } from "../events.js";
+import type { EngineFigures } from "./engine-figures.js";
 
 export interface CompactionRequest {
   trigger: CompactionTrigger;
@@ -31,19 +32,15 @@ export interface CompactionDeps {
   timeoutSeconds: number;
   /** The caller's signal (turn interrupt, shutdown); aborts the pass too. */
   signal?: AbortSignal | undefined;
-  /** See HostRuntime.engineEpoch; without it a late pass's writes are only undone at the timeout. */
-  engineEpoch?: { value: number };
+  /** The engine's public figures: what an abandoned pass wrote is undone, nothing else. */
+  figures: EngineFigures;
+  /**
+   * Called exactly once, when the engine's `compress` call has settled (at
+   * once if it never ran), so the caller's one-pass-per-session lock also
+   * covers a pass the host gave up on but the engine is still running.
+   */
+  onSettled?: () => void;
 }
-
-// Public engine figures a pass may move; restored when the host gives up on it.
-const ENGINE_FIELDS = [
-  "compressionCount",
-  "lastPromptTokens",
-  "lastCompletionTokens",
-  "lastTotalTokens",
-  "awaitingRealUsageAfterCompression",
-  "lastCompressionRoughTokens",
-] as const;
 
 class Timeout extends Error {
   override readonly name = "TimeoutError";
@@ -76,12 +73,25 @@ export async function runCompaction(
     messagesBefore: live.length,
   });
 
+  let settled = false;
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    deps.onSettled?.();
+  };
   if (deps.signal?.aborted) {
     // Cancelled before it started: the engine is not called at all.
+    settle();
     return { status: "aborted", tokensBefore, durationMs: elapsed() };
   }
-  const snapshot = cloneMessages(live);
-  const fields = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, (engine as unknown as Record<string, unknown>)[k]]));
+  let snapshot: Message[];
+  try {
+    snapshot = cloneMessages(live);
+  } catch (error) {
+    settle();
+    throw error;
+  }
+  const figures = deps.figures.snapshot();
   const controller = new AbortController();
   const outer = deps.signal;
   const onOuterAbort = () => controller.abort(outer?.reason);
@@ -97,6 +107,7 @@ export async function runCompaction(
       sessionId,
     }),
   );
+  pass.then(settle, settle);
   const stop = new Promise<never>((_, reject) => {
     if (deps.timeoutSeconds > 0) {
       timer = setTimeout(() => reject(new Timeout()), deps.timeoutSeconds * 1000);
@@ -113,17 +124,16 @@ export async function runCompaction(
     const aborted = !timedOut && controller.signal.aborted;
     if (timedOut || aborted) {
       if (!controller.signal.aborted) controller.abort(new Error(`compression timed out after ${deps.timeoutSeconds}s`));
-      restoreFields(engine, fields);
+      // Undo what the abandoned pass wrote to the engine's public figures
+      // (now, and again when it settles); legitimate writes since are kept.
+      deps.figures.revert(figures);
       const gaveUpAt = performance.now();
-      const epochAtGiveUp = deps.engineEpoch?.value;
       pass.then(
         () => reportLate("result"),
         () => reportLate("error"),
       );
       function reportLate(outcome: "result" | "error") {
-        // Undo what the abandoned pass wrote to the engine's public figures,
-        // unless something legitimate changed them in the meantime.
-        if (epochAtGiveUp !== undefined && deps.engineEpoch?.value === epochAtGiveUp) restoreFields(engine, fields);
+        deps.figures.revert(figures);
         deps.logger.warn("a compression pass finished after the host gave up on it; its result was discarded", {
           sessionId,
           trigger: request.trigger,
@@ -185,16 +195,6 @@ export async function runCompaction(
   }
   const tokensAfter = deps.counter.countMessages(messages);
   return { status: "committed", messages, tokensBefore, tokensAfter, durationMs };
-}
-
-function restoreFields(engine: ContextEngine, fields: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(fields)) {
-    try {
-      (engine as unknown as Record<string, unknown>)[key] = value;
-    } catch {
-      // A read-only field on an exotic engine; nothing to restore.
-    }
-  }
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);

@@ -1,4 +1,5 @@
 import type { Message } from "@context-engine/core";
+import { listGeneration } from "./list-edits.js";
 import { fixMessageSurrogates, messageHasLoneSurrogate } from "./surrogates.js";
 
 export interface SanitizeResult {
@@ -12,20 +13,26 @@ export interface SanitizeResult {
 // content and tool-call references so an edited message is re-checked.
 const surrogateCache = new WeakMap<object, { content: unknown; calls: unknown; bad: boolean }>();
 
-function hasSurrogate(message: Message): boolean {
+function messageCachedSurrogate(message: Message, trustCache: boolean): boolean {
   const m = message as Record<string, unknown>;
-  const hit = surrogateCache.get(message);
+  const hit = trustCache ? surrogateCache.get(message) : undefined;
   if (hit && hit.content === m.content && hit.calls === m.tool_calls) return hit.bad;
   const bad = messageHasLoneSurrogate(m);
   surrogateCache.set(message, { content: m.content, calls: m.tool_calls, bad });
   return bad;
 }
 
+// Per list: the edit generation it was last sanitised at. After an in-place
+// edit (markListEdited) the per-message cache above is not trusted either,
+// since a content part may have been changed inside an unchanged array.
+const sanitizedAt = new WeakMap<Message[], number>();
+
 // Per persisted list: how far it was last found clean. The session's list only
 // grows between compactions (a commit replaces the array object), so a repeat
-// request re-checks only the tail: from the last message that starts a segment
-// (a non-tool message), because tool results depend on the call before them.
-const cleanPrefix = new WeakMap<Message[], { length: number; anchor: Message; resumeAt: number }>();
+// request re-checks only the tail (unless the list was marked edited in place):
+// from the last message that starts a segment (a non-tool message), because
+// tool results depend on the call before them.
+const cleanPrefix = new WeakMap<Message[], { length: number; anchor: Message; resumeAt: number; generation: number }>();
 
 function isEmptyContent(content: unknown): boolean {
   if (content === null || content === undefined) return true;
@@ -66,7 +73,11 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
   };
 
   const memo = cleanPrefix.get(messages);
-  let i = memo && memo.length <= n && messages[memo.length - 1] === memo.anchor ? memo.resumeAt : 0;
+  const generation = listGeneration(messages);
+  const trustCache = (sanitizedAt.get(messages) ?? generation) === generation;
+  sanitizedAt.set(messages, generation);
+  const hasSurrogate = (message: Message) => messageCachedSurrogate(message, trustCache);
+  let i = memo && memo.generation === generation && memo.length <= n && messages[memo.length - 1] === memo.anchor ? memo.resumeAt : 0;
   while (i < n) {
     const message = messages[i]!;
     const role = (message as { role?: unknown }).role;
@@ -173,7 +184,7 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
   if (repairs.length === 0 && n > 0) {
     let resumeAt = n - 1;
     while (resumeAt > 0 && (messages[resumeAt] as { role?: unknown }).role === "tool") resumeAt--;
-    cleanPrefix.set(messages, { length: n, anchor: messages[n - 1]!, resumeAt });
+    cleanPrefix.set(messages, { length: n, anchor: messages[n - 1]!, resumeAt, generation });
   }
   return { messages: out ?? messages, repairs };
 }

@@ -21,57 +21,40 @@ export function fixLoneSurrogates(text: string): string {
   return text.replace(LONE_ALL, "\uFFFD");
 }
 
-/** Whether any string inside a message's content or tool calls has a lone surrogate. */
+/**
+ * Whether any string inside a message has a lone surrogate: string content,
+ * every field of every content part (text, refusal, URLs, …), tool-call
+ * names and arguments, and any other field a provider will receive.
+ */
 export function messageHasLoneSurrogate(message: Record<string, unknown>): boolean {
-  const content = message.content;
-  if (typeof content === "string") {
-    if (hasLoneSurrogate(content)) return true;
-  } else if (Array.isArray(content)) {
-    for (const part of content) {
-      const text = (part as { text?: unknown } | null)?.text;
-      if (typeof text === "string" && hasLoneSurrogate(text)) return true;
-    }
-  }
-  const calls = message.tool_calls;
-  if (Array.isArray(calls)) {
-    for (const call of calls) {
-      const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-      if (typeof fn?.arguments === "string" && hasLoneSurrogate(fn.arguments)) return true;
-      if (typeof fn?.name === "string" && hasLoneSurrogate(fn.name)) return true;
-    }
+  return valueHasLoneSurrogate(message);
+}
+
+/** A copy of the message with every lone surrogate replaced; only the touched objects and arrays are copied. */
+export function fixMessageSurrogates<M extends Record<string, unknown>>(message: M): M {
+  return fixValue(message) as M;
+}
+
+function valueHasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === "string") return hasLoneSurrogate(value);
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(valueHasLoneSurrogate);
+  for (const key of Object.keys(value)) {
+    if (valueHasLoneSurrogate((value as Record<string, unknown>)[key])) return true;
   }
   return false;
 }
 
-/** A copy of the message with every lone surrogate replaced (only the touched parts are copied). */
-export function fixMessageSurrogates<M extends Record<string, unknown>>(message: M): M {
-  const out: Record<string, unknown> = { ...message };
-  const content = message.content;
-  if (typeof content === "string") out.content = fixLoneSurrogates(content);
-  else if (Array.isArray(content)) {
-    out.content = content.map((part) => {
-      const text = (part as { text?: unknown } | null)?.text;
-      return typeof text === "string" && hasLoneSurrogate(text) ? { ...(part as object), text: fixLoneSurrogates(text) } : part;
-    });
+function fixValue(value: unknown): unknown {
+  if (typeof value === "string") return hasLoneSurrogate(value) ? fixLoneSurrogates(value) : value;
+  if (value === null || typeof value !== "object" || !valueHasLoneSurrogate(value)) return value;
+  if (Array.isArray(value)) return value.map(fixValue);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const fixed = fixValue((value as Record<string, unknown>)[key]);
+    // An own "__proto__" key (JSON.parse makes those) must stay a plain field.
+    if (key === "__proto__") Object.defineProperty(out, key, { value: fixed, enumerable: true, writable: true, configurable: true });
+    else out[key] = fixed;
   }
-  const calls = message.tool_calls;
-  if (Array.isArray(calls)) {
-    out.tool_calls = calls.map((call) => {
-      const c = call as { function?: Record<string, unknown> };
-      const fn = c?.function;
-      if (!fn) return call;
-      const args = fn.arguments;
-      const name = fn.name;
-      if (!(typeof args === "string" && hasLoneSurrogate(args)) && !(typeof name === "string" && hasLoneSurrogate(name))) return call;
-      return {
-        ...c,
-        function: {
-          ...fn,
-          ...(typeof args === "string" ? { arguments: fixLoneSurrogates(args) } : {}),
-          ...(typeof name === "string" ? { name: fixLoneSurrogates(name) } : {}),
-        },
-      };
-    });
-  }
-  return out as M;
+  return out;
 }

@@ -16,9 +16,8 @@ export async function callHook<T>(
   fallback: T,
   fn: () => T | Promise<T>,
 ): Promise<T> {
-  if (WRITING_HOOKS.has(hook)) runtime.engineEpoch.value++;
   try {
-    return await fn();
+    return WRITING_HOOKS.has(hook) ? await runtime.figures.aroundAsync(fn) : await fn();
   } catch (error) {
     reportHookFailure(runtime, sessionId, turnId, hook, error);
     return fallback;
@@ -34,9 +33,8 @@ export function callHookSync<T>(
   fallback: T,
   fn: () => T,
 ): T {
-  if (WRITING_HOOKS.has(hook)) runtime.engineEpoch.value++;
   try {
-    return fn();
+    return WRITING_HOOKS.has(hook) ? runtime.figures.around(fn) : fn();
   } catch (error) {
     reportHookFailure(runtime, sessionId, turnId, hook, error);
     return fallback;

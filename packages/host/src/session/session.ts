@@ -34,6 +34,8 @@ export interface OpenSessionOptions {
 
 export type SessionEndReason = "end" | "reset" | "expired" | "close";
 
+const PASS_RUNNING = "a compaction pass for this session is still running";
+
 /**
  * One conversation driven through one engine. Operations on a session run
  * one at a time in call order (a `send` while another is running waits for
@@ -52,7 +54,6 @@ export class Session {
   #toolsTokens = 0;
   #promptCache = false;
   #queue: Promise<unknown> = Promise.resolve();
-  #compacting = false;
   #ended = false;
   #turns = 0;
   #compactions = 0;
@@ -194,12 +195,12 @@ export class Session {
       );
       // Figures measured against the old model no longer apply ("model switch writes 0").
       this.#lastPromptTokens = 0;
-      r.engineEpoch.value++;
       try {
         r.engine.lastPromptTokens = 0;
       } catch {
         // read-only on an exotic engine
       }
+      r.figures.confirm(["lastPromptTokens"]);
       r.bus.emit({ type: "model.switched", sessionId: this.#id, model: this.#model, contextLength: this.#contextLength, previousModel: previous });
     });
   }
@@ -278,27 +279,40 @@ export class Session {
   }
 
   async #compact(request: CompactionRequest, signal?: AbortSignal): Promise<CompactionOutcome | { status: "busy" }> {
-    // One pass per session at a time (a pass the host gave up on no longer counts).
-    if (this.#compacting) return { status: "busy" };
-    this.#compacting = true;
     const r = this.#runtime;
+    const id = this.#id;
+    // One pass per session at a time, counting a pass the host gave up on
+    // until the engine has really finished it.
+    if (r.compacting.has(id)) {
+      if (request.trigger !== "manual") {
+        r.bus.emit({ type: "compaction.blocked", sessionId: id, turnId: request.turnId, reason: PASS_RUNNING, tokens: request.currentTokens ?? 0 });
+      }
+      return { status: "busy" };
+    }
+    r.compacting.add(id);
+    // Released when both the engine's pass and this method are done.
+    let holders = 2;
+    const release = () => {
+      if (--holders === 0) r.compacting.delete(id);
+    };
     const before = this.#messages;
     try {
       const outcome = await runCompaction(before, request, {
         engine: r.engine,
-        sessionId: this.#id,
+        sessionId: id,
         counter: r.counter,
         bus: r.bus,
         logger: r.logger,
         timeoutSeconds: r.config.contextTimeoutSeconds,
         signal,
-        engineEpoch: r.engineEpoch,
+        figures: r.figures,
+        onSettled: release,
       });
       if (outcome.status !== "committed") return outcome;
       await this.#commit(before, outcome, request);
       return outcome;
     } finally {
-      this.#compacting = false;
+      release();
     }
   }
 
@@ -314,7 +328,6 @@ export class Session {
     this.#compactions++;
     // "Compression just ran; wait for real usage."
     this.#lastPromptTokens = -1;
-    r.engineEpoch.value++;
     try {
       engine.lastPromptTokens = -1;
       engine.lastCompletionTokens = 0;
@@ -323,6 +336,8 @@ export class Session {
     } catch {
       // An engine with read-only figures; the session keeps its own sentinel.
     }
+    // These figures (and the pass's compressionCount) are now committed state.
+    r.figures.confirm();
     r.bus.emit({
       type: "compaction.committed",
       sessionId: this.#id,

@@ -5,6 +5,7 @@ import type { CompactionOutcome } from "../compaction/runner.js";
 import { ContextBudgetExceededError, HostError } from "../errors.js";
 import type { CompactionTrigger, TurnStatus } from "../events.js";
 import { isRetryable, retryAfterMsOf, toChatModelError } from "../provider/errors.js";
+import { markListEdited } from "../request/list-edits.js";
 import { hasCompleteOnce } from "../runtime.js";
 import { assembleRequest } from "./assemble.js";
 import { callHook, callHookSync } from "./engine-calls.js";
@@ -243,10 +244,14 @@ export async function runTurn(
           break turn;
         }
         if (err.kind === "context_length" && !overflowRetried && canCompact(true)) {
+          // One forced compaction and one retry per turn, never a loop. The
+          // error is reported once, saying whether that retry happens.
           overflowRetried = true;
-          bus.emit({ type: "provider.error", sessionId, turnId, requestIndex, error: err, kind: err.kind, willRetry: true, retryInMs: 0 });
           const outcome = await compact("overflow", request.estimatedTokens, true);
-          if (outcome.status === "committed") continue;
+          if (outcome.status === "committed") {
+            bus.emit({ type: "provider.error", sessionId, turnId, requestIndex, error: err, kind: err.kind, willRetry: true, retryInMs: 0 });
+            continue;
+          }
         } else if (isRetryable(err) && retry < config.maxRetries) {
           const backoff = Math.min(config.retryMaxDelayMs, config.retryBaseDelayMs * 2 ** retry);
           const jittered = backoff * (0.75 + Math.random() * 0.5);
@@ -278,14 +283,21 @@ export async function runTurn(
     }
 
     // ---- Tools ---------------------------------------------------------------
+    let liveListShared = false;
     for (const call of calls) {
       let content: string;
       if (signal?.aborted) content = toolError("interrupted: the turn was cancelled before this tool ran");
-      else content = await dispatchTool(session, call, turnId, signal);
+      else {
+        liveListShared ||= session.engineToolNames.has(call.function.name);
+        content = await dispatchTool(session, call, turnId, signal);
+      }
       const result: Message = { role: "tool", tool_call_id: call.id, content };
       session.messages.push(result);
       newMessages.push(result);
     }
+    // An engine tool got the live list and may have edited earlier messages in
+    // place: the next request re-checks all of it, not just the new tail.
+    if (liveListShared) markListEdited(session.messages);
     if (signal?.aborted) {
       finish("interrupted", "interrupted");
       break;
