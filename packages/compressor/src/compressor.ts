@@ -33,7 +33,7 @@ import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
 import { abortReason } from "./summary-call.js";
 import { summarise } from "./summariser.js";
 import { createSnapshotTolerantCounter } from "./token-cache.js";
-import { firstRequestText, hasSummaryNear, latestRequestText, previousSummaryFor, withoutSummary } from "./transcript.js";
+import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
 
@@ -228,14 +228,15 @@ export class ContextCompressor extends ContextEngine {
     const limit = threshold > 0 ? Math.floor((threshold - 1) / scale) : Infinity;
     const calls = indexToolCalls(messages);
 
-    const plan = this.#plan(messages, index, state, limit);
-    if (!plan) {
-      // Nothing to summarise; if it is over the limit, trimming kept tool output is all that is left.
+    const nothingToSummarise = () => {
+      // If it is over the limit, trimming kept tool output is all that is left.
       if (before <= limit) return messages;
       const latest = findLatestUser(messages);
       const relieved = relievePressure(messages, limit, counter, new Set(latest >= 0 ? [messages[latest]!] : []), calls);
       return relieved === messages ? messages : sanitizeToolPairs(relieved);
-    }
+    };
+    const plan = this.#plan(messages, index, state, limit);
+    if (!plan) return nothingToSummarise();
 
     const middle = messages.slice(plan.headEnd, plan.tailStart);
     const middleTokens = rangeTokens(index, plan.headEnd, plan.tailStart);
@@ -249,6 +250,12 @@ export class ContextCompressor extends ContextEngine {
     const budget = Math.max(150, Math.min(summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold), room));
     const summaryCap = Math.max(150, Math.min(Math.floor(budget * 1.5), room));
     const previous = previousSummaryFor(messages, state);
+    // A middle holding only the previous summary (and the request restated
+    // anyway) has nothing new: rewriting a summary that already fits its
+    // budget would cost a model call and come out no smaller (a refused
+    // compaction, every turn).
+    const fresh = plan.pinned >= 0 ? middle.filter((_, i) => i !== plan.pinned - plan.headEnd) : middle;
+    if (onlySummaries(fresh) && (previous === null || counter.countText(previous) <= summaryCap)) return nothingToSummarise();
     const latestRequest = latestRequestText(messages, plan.tailStart);
 
     // ---- the summary

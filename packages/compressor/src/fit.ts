@@ -1,5 +1,4 @@
 import type { Message, TokenCounter } from "@context-engine/core";
-import { contentText } from "@context-engine/core";
 import { formatInt, isTrimmed, trimToolResult } from "./prune.js";
 import type { CallInfo } from "./prune.js";
 
@@ -35,12 +34,16 @@ export function relievePressure(
   };
   const toolIndices = () => out.flatMap((m, i) => (m.role === "tool" && !untouchable.has(m) ? [i] : []));
 
+  // Sizes in tokens, not characters: a screenshot result is a few words of
+  // text but hundreds of tokens per image part.
+  const worthTrimming = (m: Message, minTokens: number) => counter.countMessage(m) >= minTokens;
+
   // 1 + 2: trim tool results, oldest first, the newest last.
   const tools = toolIndices();
   for (const i of tools) {
     if (total <= limit) return out;
     const m = out[i]!;
-    if (isTrimmed(m) || contentText(m.content).length < 1_200) continue;
+    if (isTrimmed(m) || !worthTrimming(m, 300)) continue;
     replace(i, trimToolResult(m, calls.get((m as { tool_call_id: string }).tool_call_id), { keepHead: 500, keepTail: 300 }));
   }
   // 3: shorten other long messages, largest first.
@@ -57,7 +60,7 @@ export function relievePressure(
   for (const i of toolIndices()) {
     if (total <= limit) return out;
     const m = out[i]!;
-    if (contentText(m.content).length < 300) continue;
+    if (!worthTrimming(m, 75)) continue;
     replace(i, trimToolResult(m, calls.get((m as { tool_call_id: string }).tool_call_id), { keepHead: 0, keepTail: 0 }));
   }
   return out;
@@ -70,6 +73,15 @@ export function shortenMessage(message: Message, maxChars: number): Message {
   if (typeof message.content === "string" && message.content.length > maxChars) {
     next.content = cutMiddle(message.content, maxChars);
     changed = true;
+  } else if (Array.isArray(message.content)) {
+    // Content parts: long text parts are cut the same way; other parts stay.
+    const parts = message.content.map((part) => {
+      const text = (part as { text?: unknown } | null)?.text;
+      if (typeof text !== "string" || text.length <= maxChars) return part;
+      changed = true;
+      return { ...(part as object), text: cutMiddle(text, maxChars) };
+    });
+    if (changed) next.content = parts;
   }
   const calls = (message as { tool_calls?: unknown }).tool_calls;
   if (Array.isArray(calls)) {

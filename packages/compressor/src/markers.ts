@@ -1,5 +1,5 @@
 import type { Message } from "@context-engine/core";
-import { contentText } from "@context-engine/core";
+import { contentText, toolCallsOf } from "@context-engine/core";
 
 /**
  * Marker strings written into transcripts. Later compactions (also after a
@@ -51,11 +51,15 @@ export function extractSummaryBody(message: Message): string | null {
  */
 export function unwrapMergedContent(message: Message): Message | null {
   const content = message.content;
+  // A summary merged into a tool-call assistant: without its text the message
+  // still carries the calls its results answer, so it is never dropped.
+  const carrier = toolCallsOf(message).length > 0;
   if (typeof content === "string") {
     const end = content.indexOf(SUMMARY_END_MARKER);
-    if (end < 0) return content.startsWith(SUMMARY_TAG) ? null : message;
+    if (end < 0) return content.startsWith(SUMMARY_TAG) && !carrier ? null : message;
     const rest = stripRestatedHeader(content.slice(end + SUMMARY_END_MARKER.length).trim());
-    return rest ? ({ ...message, content: rest } as Message) : null;
+    if (rest) return { ...message, content: rest } as Message;
+    return carrier ? ({ ...message, content: null } as Message) : null;
   }
   if (Array.isArray(content)) {
     // Merged list content: the summary is its own leading text part.
@@ -64,9 +68,10 @@ export function unwrapMergedContent(message: Message): Message | null {
       return !(typeof text === "string" && (text.startsWith(SUMMARY_TAG) || text.includes(SUMMARY_END_MARKER)));
     });
     if (rest.length === content.length) return message;
-    return rest.length ? ({ ...message, content: rest } as Message) : null;
+    if (rest.length) return { ...message, content: rest } as Message;
+    return carrier ? ({ ...message, content: null } as Message) : null;
   }
-  return null;
+  return carrier ? message : null;
 }
 
 function stripRestatedHeader(text: string): string {

@@ -65,12 +65,14 @@ export function placeSummary(head: readonly Message[], summaryText: string, rest
     const flipped = role === "user" ? "assistant" : "user";
     if (!leadsAfterSystem && flipped !== before) {
       role = flipped;
-    } else if (rest.length > 0) {
-      // Merge into the first message after the summary (when the first
-      // visible one is further down, merge into rest[0]: it is an assistant
-      // tool-call message, and its content may carry text).
-      const merged = mergeInto(rest[0]!, summaryText);
-      return [...head, merged, ...rest.slice(1)];
+    } else {
+      // Merge into the first message after the summary. When the first
+      // visible one is further down, that is an assistant tool-call message
+      // (its content may carry text, and the summary stays before the work it
+      // precedes). Never a tool row: an orphan result is dropped by the pair
+      // check, and the summary with it.
+      const at = rest.findIndex((m) => m.role !== "tool");
+      if (at >= 0) return [...head, ...rest.slice(0, at), mergeInto(rest[at]!, summaryText), ...rest.slice(at + 1)];
     }
   }
   const summary = { role, content: summaryText } as Message;

@@ -59,10 +59,14 @@ export function planCompaction(p: PlanParams): CompactionPlan | null {
   if (n === 0) return null;
   const sys = leadingSystemCount(messages);
   let headEnd = Math.min(n, alignForward(index, sys + p.protectFirstN));
-  // A huge opening message must not make compaction impossible: under pressure
-  // the head shrinks to the system prompt.
-  if (rangeTokens(index, sys, headEnd) > p.keepCap / 3) headEnd = Math.min(n, alignForward(index, sys));
   const latestUser = findLatestUser(messages);
+  // The latest request is kept whole whatever its size (restated if need be).
+  const requestTokens = latestUser >= headEnd ? rangeTokens(index, latestUser, latestUser + 1) : 0;
+  // A huge opening message, or a request that leaves no room for the opening
+  // messages, must not make compaction impossible: under pressure the head
+  // shrinks to the system prompt.
+  const openingTokens = rangeTokens(index, sys, headEnd);
+  if (openingTokens > p.keepCap / 3 || openingTokens + requestTokens > p.keepCap) headEnd = Math.min(n, alignForward(index, sys));
   const headTokens = rangeTokens(index, 0, headEnd);
   const tailCap = p.keepCap - headTokens;
 

@@ -40,6 +40,11 @@ export function latestRequestText(messages: readonly Message[], end: number): st
   return null;
 }
 
+/** Whether every message is a standalone summary (nothing new to summarise). */
+export function onlySummaries(messages: readonly Message[]): boolean {
+  return messages.length > 0 && messages.every((m) => isSummaryMessage(m) && unwrapMergedContent(m) === null);
+}
+
 /** Whether a summary sits within the first `window` messages (head protection then decays). */
 export function hasSummaryNear(messages: readonly Message[], window: number): boolean {
   const end = Math.min(messages.length, window);

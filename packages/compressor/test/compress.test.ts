@@ -1,7 +1,8 @@
 import type { Message } from "@context-engine/core";
 import { contentText, createEstimator } from "@context-engine/core";
 import { describe, expect, it } from "vitest";
-import { ContextCompressor, EXTRACTIVE_TAG, SUMMARY_END_MARKER, isSummaryMessage, resolveModelThreshold } from "../src/index.js";
+import { createFakeChatModel } from "@context-engine/contract-tests/fixtures";
+import { ContextCompressor, EXTRACTIVE_TAG, SUMMARY_END_MARKER, extractSummaryBody, isSummaryMessage, resolveModelThreshold } from "../src/index.js";
 import { agentConversation, expectAlternating, expectValid, fakeSummariser, lastUserText } from "./helpers.js";
 
 const counter = createEstimator();
@@ -124,6 +125,61 @@ describe("compress: guarantees", () => {
     expect(secondPrompt).toContain("NEW TURNS TO INCORPORATE:");
     // The old summary is passed as the checkpoint, not serialised again as a turn.
     expect(secondPrompt.split("[CONTEXT SUMMARY —").length).toBe(1);
+  });
+
+  it("a second compaction updates the first summary and never serialises it as a turn (summary merged into the live request)", async () => {
+    const model = createFakeChatModel();
+    // protect_first_n 0: the summary lands right after the system prompt as a
+    // user turn, merged into the live request that opens the tail.
+    const engine = new ContextCompressor({ contextLength: 16_000, chatModel: model, config: { protect_first_n: 0, protect_last_n: 1, tail_token_budget: 1 } });
+    const ask = "Now deploy build 42 to staging.";
+    const first = await engine.compress([...agentConversation({ turns: 12 }), { role: "user", content: ask }]);
+    const carrier = first[1]!;
+    expect(isSummaryMessage(carrier)).toBe(true);
+    expect(carrier.role).toBe("user");
+    expect(contentText(carrier.content).endsWith(`${SUMMARY_END_MARKER}\n\n${ask}`)).toBe(true); // the live request follows the end marker
+    const firstBody = extractSummaryBody(carrier)!;
+
+    const grown = [...first, ...agentConversation({ turns: 10 }).slice(1)];
+    const second = await engine.compress(grown);
+    expectValid(second);
+    const prompt = contentText(model.calls[1]!.messages[0]!.content);
+    const [before, turns] = prompt.split("NEW TURNS TO INCORPORATE:");
+    // The previous body is the checkpoint to update, given once…
+    expect(before).toContain(`PREVIOUS CHECKPOINT:\n${firstBody}`);
+    expect(prompt.split(firstBody).length).toBe(2);
+    // …and the carrier is read as the live request it wrapped, not as content.
+    expect(turns).toContain(`[USER]: ${ask}`);
+    expect(turns).not.toContain("CONTEXT SUMMARY");
+    expect(turns).not.toContain(SUMMARY_END_MARKER);
+    expect(second.filter(isSummaryMessage)).toHaveLength(1);
+  });
+
+  it("the extractive summary updates the previous one too: goal carried, numbering continued, no summary-of-summary", async () => {
+    const engine = new ContextCompressor({ contextLength: 16_000, config: { protect_first_n: 0 } });
+    const first = await engine.compress(agentConversation({ turns: 12 }));
+    const firstText = contentText(first.find(isSummaryMessage)!.content);
+    const firstNumbers = [...firstText.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1]));
+    const second = await engine.compress([...first, ...agentConversation({ turns: 10 }).slice(1)]);
+    expectValid(second);
+    const text = contentText(second.find(isSummaryMessage)!.content);
+    expect(text).toContain('Opening request: "Request 0: fix bug_0'); // the goal of the first summary
+    const numbers = [...text.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1]));
+    expect(Math.max(...numbers)).toBeGreaterThan(Math.max(...firstNumbers));
+    // The first summary is the thing updated, not a turn quoted inside the new one.
+    expect(text.split(EXTRACTIVE_TAG).length).toBe(2);
+    expect(text.split("[CONTEXT SUMMARY — ").length).toBe(2);
+  });
+
+  it("head protection also decays after a restart when the transcript already carries a summary", async () => {
+    const compacted = await new ContextCompressor({ contextLength: 16_000 }).compress(agentConversation({ turns: 12 }));
+    const restarted = new ContextCompressor({ contextLength: 16_000, config: { protect_first_n: 3 } });
+    const grown = [...compacted, ...agentConversation({ turns: 8 }).slice(1)];
+    const out = await restarted.compress(grown);
+    expect(out[0]).toBe(grown[0]);
+    // The opening request protected by the first compaction is summarised now.
+    expect(out[1]).not.toBe(grown[1]);
+    expect(isSummaryMessage(out[1]!)).toBe(true);
   });
 
   it("anchors exact identifiers the model summary left out", async () => {

@@ -1,5 +1,6 @@
 import type { ChatModel, ChatModelErrorKind } from "@context-engine/core";
-import { contentText } from "@context-engine/core";
+import { ChatModelError, contentText } from "@context-engine/core";
+import { createFakeChatModel } from "@context-engine/contract-tests/fixtures";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ContextCompressor, EXTRACTIVE_TAG, isSummaryMessage } from "../src/index.js";
 import { agentConversation, expectValid, failingModel, fakeSummariser } from "./helpers.js";
@@ -174,11 +175,77 @@ describe("abort signal", () => {
     expect(engine.getStatus()).toMatchObject({ hasPreviousSummary: false, cooldownSeconds: 0, lastSummaryError: null });
   });
 
+  it("an abort during the summariser call leaves the transcript and every guard as they were", async () => {
+    vi.useRealTimers();
+    // The first call waits (honouring its signal, like a real client); later calls answer.
+    const slow = createFakeChatModel({ mode: "slow", delayMs: 60_000 });
+    const quick = createFakeChatModel();
+    let calls = 0;
+    const engine = new ContextCompressor({ contextLength: 16_000, chatModel: { complete: (r) => (++calls === 1 ? slow : quick).complete(r) } });
+    const messages = conversation();
+    const snapshot = structuredClone(messages);
+    const controller = new AbortController();
+    const pending = engine.compress(messages, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("host timeout")), 20);
+    await expect(pending).rejects.toThrow("host timeout");
+    expect(slow.calls[0]!.signal?.aborted).toBe(true); // the signal reached the model
+    expect(messages).toEqual(snapshot);
+    expect(engine.compressionCount).toBe(0);
+    expect(engine.getStatus()).toMatchObject({ hasPreviousSummary: false, cooldownSeconds: 0, lastSummaryError: null, strikes: 0, fallbackStreak: 0, lastCompaction: null });
+    // No failure was recorded: the next pass calls the model at once.
+    const out = await engine.compress(messages);
+    expect(quick.calls).toHaveLength(1);
+    expect(engine.getStatus().lastCompaction?.mode).toBe("model");
+    expectValid(out);
+  });
+
+  it("an abort during the retry on the main model publishes nothing either", async () => {
+    vi.useRealTimers();
+    const controller = new AbortController();
+    const engine = new ContextCompressor({
+      contextLength: 16_000,
+      model: "main",
+      config: { summary_model: "small" },
+      chatModel: {
+        async complete(req) {
+          if (req.model === "small") throw new ChatModelError("bad_request", "model not found");
+          setTimeout(() => controller.abort(new Error("host timeout")), 5);
+          return new Promise(() => {});
+        },
+      },
+    });
+    const messages = conversation();
+    await expect(engine.compress(messages, { signal: controller.signal })).rejects.toThrow("host timeout");
+    expect(engine.compressionCount).toBe(0);
+    expect(engine.getStatus()).toMatchObject({ cooldownSeconds: 0, lastSummaryError: null, lastCompaction: null });
+  });
+
   it("rejects at once when the signal is already aborted", async () => {
     const model = fakeSummariser();
     const engine = new ContextCompressor({ contextLength: 16_000, chatModel: model });
     await expect(engine.compress(conversation(), { signal: AbortSignal.abort() })).rejects.toBeDefined();
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe("triggers", () => {
+  it("shouldCompressPreflight estimates the messages against the threshold", () => {
+    const engine = new ContextCompressor({ contextLength: 16_000 });
+    const big = conversation();
+    expect(engine.tokenCounter.countMessages(big)).toBeGreaterThan(engine.thresholdTokens);
+    expect(engine.shouldCompressPreflight(big)).toBe(true);
+    expect(engine.shouldCompressPreflight(big.slice(0, 6))).toBe(false);
+    expect(new ContextCompressor({ contextLength: 16_000, config: { enabled: false } }).shouldCompressPreflight(big)).toBe(false);
+    expect(new ContextCompressor().shouldCompressPreflight(big)).toBe(false); // window unknown
+  });
+
+  it("treats the host's -1 (just compacted, wait for real usage) as no pressure", () => {
+    const engine = new ContextCompressor({ contextLength: 16_000 });
+    engine.lastPromptTokens = -1;
+    expect(engine.shouldCompress()).toBe(false);
+    expect(engine.getStatus().lastPromptTokens).toBe(0);
+    engine.updateFromResponse({ prompt_tokens: 13_000, completion_tokens: 5, total_tokens: 13_005 });
+    expect(engine.shouldCompress()).toBe(true);
   });
 });
 
