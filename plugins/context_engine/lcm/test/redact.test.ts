@@ -34,6 +34,11 @@ describe("redaction: what is caught, readably", () => {
     expect(red(JSON.stringify({ k: pem }))).toBe('{"k":"[REDACTED:private_key]"}');
   });
 
+  it("catches an assignment whose name runs on for 30 characters after the keyword", () => {
+    const name = `password_${"a".repeat(29)}`;
+    expect(red(`${name}=Tr0ub4dor&3`)).toBe(`${name}=[REDACTED:password_assignment]`);
+  });
+
   it("is idempotent", () => {
     for (const [, input] of cases) expect(red(red(input))).toBe(red(input));
   });

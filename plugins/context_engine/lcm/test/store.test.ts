@@ -136,6 +136,34 @@ describe("store: idempotent ingestion", () => {
     expect(r.appended).toBe(2);
   });
 
+  it("finds a known message older than the stored tail, and maps it to its newest copy", () => {
+    const { store } = fresh();
+    const c = store.conversation("s");
+    const history = Array.from({ length: 400 }, (_, i) => user(i === 3 || i === 7 ? "said twice" : `line ${i}`));
+    store.ingest(c.id, history);
+    const stored = store.getMessages(c.id);
+    // no anchor (the last stored message is missing): the fallback has to look past the newest 320
+    const r = store.ingest(c.id, [user("line 5"), user("said twice"), user("after the rewrite")]);
+    expect(r.alignment).toBe("hash-fallback");
+    expect(r.appended).toBe(1);
+    expect(r.ids[1]).toBe(stored[7]!.id);
+    expect(store.getMessages(c.id, { reverse: true, limit: 1 })[0]!.text).toBe("after the rewrite");
+  });
+
+  it("aligns a transcript after a bulk import larger than the identity cache keeps", () => {
+    const { store } = fresh();
+    const c = store.conversation("s");
+    const imported = Array.from({ length: 1500 }, (_, i) => (i % 2 ? asst(`answer ${i}`) : user(`question ${i}`)));
+    store.ingest(c.id, imported, { mode: "append", index: "deferred" });
+    const r = store.ingest(c.id, [...imported, user("next question")]);
+    expect(r.alignment).toBe("anchored");
+    expect(r.appended).toBe(1);
+    const frontier = store.getFrontier(c.id);
+    expect(frontier.items).toHaveLength(1501);
+    expect(frontier.items.map((i) => i.ordinal)).toEqual(Array.from({ length: 1501 }, (_, i) => i));
+    expect(frontier.tokens).toBe(store.getConversation(c.id)!.messageTokens);
+  });
+
   it("append mode stores every message", () => {
     const { store } = fresh();
     const c = store.conversation("s");

@@ -1,3 +1,4 @@
+import { mayHoldSecret } from "./prescreen.js";
 import { BUILTIN_RULES, type SecretRule } from "./rules.js";
 import type { RedactionConfig, RedactionResult, Redactor } from "./types.js";
 
@@ -5,9 +6,6 @@ import type { RedactionConfig, RedactionResult, Redactor } from "./types.js";
 export function redactionMarker(kind: string): string {
   return `[REDACTED:${kind}]`;
 }
-
-/** A superset of every built-in rule's required literal. */
-const TRIGGERS = /PRIVATE KEY|sk-|AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|xox|hooks\.slack|AIza|_live_|_test_|eyJ|earer|oken|asic|:\/\/|api-key|pass|pwd|secret|key/i;
 
 const NOTHING: Readonly<Record<string, number>> = Object.freeze({});
 
@@ -38,8 +36,8 @@ export function createRedactor(config: RedactionConfig | false | undefined = {})
   const custom = rules.length > BUILTIN_RULES.length - disabled.size;
   const redactText = (text: string): RedactionResult => {
     if (!text || text.length < 8) return { text, found: NOTHING as Record<string, number> };
-    // One scan decides whether any built-in rule can match at all (most text has no trigger).
-    if (!custom && !TRIGGERS.test(text)) return { text, found: NOTHING as Record<string, number> };
+    // One scan decides whether any built-in rule can match at all (most text holds no secret).
+    if (!custom && !mayHoldSecret(text)) return { text, found: NOTHING as Record<string, number> };
     let out = text;
     let lower = text.toLowerCase();
     let found: Record<string, number> | null = null;

@@ -14,8 +14,9 @@ export interface SecretRule {
   accept?: (secret: string) => boolean;
 }
 
-// Any keyword followed (closely) by an assignment sign.
-const ASSIGNMENT_HINT = /(?:pass|pwd|secret|key|token)\w{0,30}["']?[ \t]*(?:=|:)/;
+// Any keyword followed by an assignment sign. The rest of the word is unbounded: the rule allows 30 word
+// characters after the whole keyword ("password_…"), which is more than 30 after "pass".
+const ASSIGNMENT_HINT = /(?:pass|pwd|secret|key|token)\w*["']?[ \t]*(?:=|:)/;
 
 const has = (...needles: string[]) => (text: string) => needles.some((n) => text.includes(n));
 const hasI = (...needles: string[]) => (_text: string, lower: string) => needles.some((n) => lower.includes(n));

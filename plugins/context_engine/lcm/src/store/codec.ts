@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash as oneShotHash } from "node:crypto";
 import type { Message, Role } from "@context-engine/core";
 import { redactDeep } from "../redact/redactor.js";
 import type { Redactor } from "../redact/types.js";
@@ -52,6 +52,8 @@ export interface EncodedMessage {
   message: Message;
   /** 8-byte identity hash of the redacted canonical form (compared within one conversation only). */
   hash: Buffer;
+  /** The same hash in hex, as alignment compares it. */
+  hashHex: string;
   redacted: boolean;
   /** Secrets found, per kind. */
   redactions: Record<string, number>;
@@ -64,12 +66,24 @@ export const CJK_RE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf9
 
 function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> | null {
   let out: Record<string, unknown> | null = null;
-  for (const [k, v] of Object.entries(obj)) {
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
     if (keys.includes(k) || v === undefined) continue;
     (out ??= {})[k] = v;
   }
   return out;
 }
+
+/** Redact one string, adding what was found to `found`. */
+function redactString(redactor: Redactor, s: string, found: Record<string, number>): string {
+  if (!redactor.enabled) return s;
+  const r = redactor.redactText(s);
+  for (const k of Object.keys(r.found)) found[k] = (found[k] ?? 0) + r.found[k]!;
+  return r.text;
+}
+
+// Encoding runs once per stored message, so it avoids per-message closures and callbacks (plain loops;
+// `i in list` keeps forEach's skipping of holes in sparse arrays).
 
 /** Encode one message (redacting first). Throws on a message that is not an object with a known role. */
 export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage {
@@ -77,12 +91,6 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
   const role = m.role as Role;
   if (!ROLES.has(role)) throw new Error(`unknown role ${JSON.stringify(m.role)}`);
   const found: Record<string, number> = {};
-  const red = (s: string): string => {
-    if (!redactor.enabled) return s;
-    const r = redactor.redactText(s);
-    for (const [k, n] of Object.entries(r.found)) found[k] = (found[k] ?? 0) + n;
-    return r.text;
-  };
 
   const parts: EncodedPart[] = [];
   let text = "";
@@ -92,7 +100,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
   const rawContent = m.content;
   if (typeof rawContent === "string") {
     shape = Shape.String;
-    text = red(rawContent);
+    text = redactString(redactor, rawContent, found);
     content = text;
     canonicalContent = text;
   } else if (Array.isArray(rawContent)) {
@@ -100,10 +108,12 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
     const texts: string[] = [];
     const rebuilt: unknown[] = [];
     let plainOnly = true;
-    rawContent.forEach((part, ordinal) => {
+    for (let ordinal = 0; ordinal < rawContent.length; ordinal++) {
+      if (!(ordinal in rawContent)) continue;
+      const part: unknown = rawContent[ordinal];
       const p = (part && typeof part === "object" ? part : { type: "unknown", value: part }) as Record<string, unknown>;
       if (p.type === "text" && typeof p.text === "string") {
-        const t = red(p.text);
+        const t = redactString(redactor, p.text, found);
         const rest = omit(p, ["type", "text"]);
         const restRed = rest ? redactDeep(redactor, rest, found) : null;
         if (restRed) plainOnly = false;
@@ -116,7 +126,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
         parts.push({ kind: PartKind.Other, ordinal, callId: null, name: null, body: JSON.stringify(pr), span: null, extra: null });
         rebuilt.push(pr);
       }
-    });
+    }
     text = texts.join("\n");
     content = rebuilt;
     // A list of plain text parts is the same message as the joined string.
@@ -131,13 +141,15 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
   const toolCallIds: string[] = [];
   let callText = "";
   let canonicalCalls = "";
-  if (Array.isArray(m.tool_calls)) {
-    m.tool_calls.forEach((call, ordinal) => {
-      const c = (call ?? {}) as Record<string, unknown>;
+  const rawCalls = m.tool_calls;
+  if (Array.isArray(rawCalls)) {
+    for (let ordinal = 0; ordinal < rawCalls.length; ordinal++) {
+      if (!(ordinal in rawCalls)) continue;
+      const c = (rawCalls[ordinal] ?? {}) as Record<string, unknown>;
       const fn = (c.function ?? {}) as Record<string, unknown>;
       const id = typeof c.id === "string" ? c.id : "";
       const name = typeof fn.name === "string" ? fn.name : "";
-      const args = red(typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""));
+      const args = redactString(redactor, typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""), found);
       const rest = omit(c, ["id", "type", "function"]);
       const fnRest = omit(fn, ["name", "arguments"]);
       const extraObj = rest || fnRest ? redactDeep(redactor, { r: rest ?? undefined, f: fnRest ?? undefined }, found) : null;
@@ -146,13 +158,14 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
       calls.push({ ...(rest ?? {}), id, type: "function", function: { ...(fnRest ?? {}), name, arguments: args } });
       callText += `\n${name} ${args}`;
       canonicalCalls += `${id}\u001f${name}\u001f${args}\u001e`;
-    });
+    }
   }
 
   const name = typeof m.name === "string" ? m.name : null;
   const toolCallId = typeof m.tool_call_id === "string" ? m.tool_call_id : null;
   let extraObj: Record<string, unknown> | null = null;
-  for (const [k, v] of Object.entries(m)) {
+  for (const k of Object.keys(m)) {
+    const v = m[k];
     if (KNOWN_KEYS.has(k) || v === undefined) continue;
     (extraObj ??= {})[k] = v;
   }
@@ -164,10 +177,10 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
   if (toolCallId !== null) message.tool_call_id = toolCallId;
   if (extraObj) Object.assign(message, extraObj, { role, content });
 
-  const hash = createHash("sha256")
-    .update(`${role}\u0000${canonicalContent}\u0000${name ?? ""}\u0000${toolCallId ?? ""}\u0000${canonicalCalls}`)
-    .digest()
-    .subarray(0, 8);
+  // One-shot hashing to hex (no Hash object, and no Buffer of its own per message: a small Buffer.from
+  // comes from the shared pool).
+  const hashHex = oneShotHash("sha256", `${role}\u0000${canonicalContent}\u0000${name ?? ""}\u0000${toolCallId ?? ""}\u0000${canonicalCalls}`, "hex").slice(0, 16);
+  const hash = Buffer.from(hashHex, "hex");
 
   const searchText = callText ? text + callText : text;
   return {
@@ -182,6 +195,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
     toolCallIds,
     message: message as Message,
     hash,
+    hashHex,
     redacted: Object.keys(found).length > 0,
     redactions: found,
     hasCjk: CJK_RE.test(searchText),

@@ -6,6 +6,7 @@ import { defaultTokenCounter, type Message } from "@context-engine/core";
 import { createRedactor } from "../redact/redactor.js";
 import type { Redactor } from "../redact/types.js";
 import { alignTranscript } from "./align.js";
+import { StoredHashes } from "./stored-hashes.js";
 import {
   decodeMessage,
   encodeMessage,
@@ -42,6 +43,12 @@ import type {
 const DEFAULT_PAYLOAD_THRESHOLD = 16 * 1024;
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
 const AUTO_DEFER_ABOVE = 500;
+/**
+ * How many of the last messages appended by one ingest keep their identity hash in the object cache.
+ * Alignment only reads the end of a transcript (up to 256 mapped ids plus the anchor run), and a cache
+ * entry per message of a bulk import is a live WeakMap entry the garbage collector keeps revisiting.
+ */
+const HASH_CACHE_TAIL = 512;
 
 interface ConversationRow {
   id: number;
@@ -302,9 +309,10 @@ export class SqliteLcmStore implements LcmStore {
           while (storedTail.length <= k) {
             const fromSeq = conv.message_count - 1 - storedTail.length;
             if (fromSeq < 0) return null;
-            const rows = this.#s.tailHashes.all(conversationId, fromSeq, 320) as Array<{ id: number; hash: Buffer }>;
-            if (rows.length === 0) return null;
-            for (const r of rows) storedTail.push({ id: r.id, hash: hex(r.hash) });
+            const list = (this.#s.tailHashes.get(conversationId, fromSeq, 320) as { list: string | null }).list;
+            if (!list) return null;
+            const parts = list.split(" ");
+            for (let j = 0; j + 1 < parts.length; j += 2) storedTail.push({ id: Number(parts[j]), hash: parts[j + 1]! });
           }
           return storedTail[k]?.hash ?? null;
         };
@@ -318,7 +326,7 @@ export class SqliteLcmStore implements LcmStore {
             if (hit && hit.content === m.content && hit.calls === m.tool_calls) return hit.hash;
             const e = encode(i);
             if (!e) return null;
-            const h = hex(e.hash);
+            const h = e.hashHex;
             this.#hashCache.set(m, { content: m.content, calls: m.tool_calls, hash: h });
             return h;
           },
@@ -336,14 +344,15 @@ export class SqliteLcmStore implements LcmStore {
           alreadyStored = out.matched.size;
         } else {
           // No consistent anchor: append after the last input already known by hash.
+          const known = new StoredHashes(this.#s.hashesNewestFirst, conversationId, storedTail);
           let lastKnown = -1;
           for (let i = n - 1; i >= 0; i--) {
             const e = encode(i);
             if (!e) continue;
-            const row = this.#s.idByHash.get(conversationId, e.hash) as { id: number } | undefined;
-            if (row) {
+            const id = known.idOf(e.hashHex);
+            if (id !== null) {
               lastKnown = i;
-              ids[i] = row.id;
+              ids[i] = id;
               alreadyStored++;
               break;
             }
@@ -360,7 +369,6 @@ export class SqliteLcmStore implements LcmStore {
     const deferIndex = indexMode === "deferred" || (indexMode === "auto" && n - start > AUTO_DEFER_ABOVE);
     if (deferIndex) this.#backlog = true;
     let seq = conv.message_count;
-    let ordinal = appendFrontier ? ((this.#s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? -1) + 1 : 0;
     let addedTokens = 0;
     let addedBytes = 0;
     let appended = 0;
@@ -375,7 +383,8 @@ export class SqliteLcmStore implements LcmStore {
       const createdAt = options.timestamps?.[i] ?? now;
       let text: string | null = e.text;
       let payload: string | null = null;
-      if (Buffer.byteLength(e.text) > this.#payloadThreshold) {
+      const textBytes = Buffer.byteLength(e.text);
+      if (textBytes > this.#payloadThreshold) {
         payload = this.#putPayload(e.text, "text/plain");
         text = null;
       }
@@ -398,16 +407,22 @@ export class SqliteLcmStore implements LcmStore {
         s.insertFts.run(id, e.searchText, ctag);
         if (e.hasCjk) s.insertCjk.run(id, e.searchText);
       }
-      if (appendFrontier) s.insertFrontier.run(conversationId, ordinal++, id, null, tokens);
-      for (const [k, c] of Object.entries(e.redactions)) redactions[k] = (redactions[k] ?? 0) + c;
-      const src = messages[i] as unknown as Record<string, unknown>;
-      this.#hashCache.set(src, { content: src.content, calls: src.tool_calls, hash: hex(e.hash) });
+      if (e.redacted) for (const k of Object.keys(e.redactions)) redactions[k] = (redactions[k] ?? 0) + e.redactions[k]!;
+      if (i >= n - HASH_CACHE_TAIL) {
+        const src = messages[i] as unknown as Record<string, unknown>;
+        this.#hashCache.set(src, { content: src.content, calls: src.tool_calls, hash: e.hashHex });
+      }
       ids[i] = id;
       firstSeq ??= seq;
       seq++;
       appended++;
       addedTokens += tokens;
-      addedBytes += Buffer.byteLength(e.searchText);
+      addedBytes += e.searchText === e.text ? textBytes : Buffer.byteLength(e.searchText);
+    }
+    if (appended > 0 && appendFrontier) {
+      // The new messages join the frontier in seq order, in one statement rather than one per message.
+      const next = ((s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? -1) + 1;
+      s.appendNewToFrontier.run(next - firstSeq!, conversationId, firstSeq);
     }
     if (appended > 0) {
       s.bumpConvAfterIngest.run(appended, addedTokens, addedBytes, Date.now(), appendFrontier ? addedTokens : 0, appendFrontier ? appended : 0, appendFrontier ? 1 : 0, conversationId);
@@ -841,8 +856,14 @@ function prepare(db: Database.Database) {
     setFrontierCounters: db.prepare(
       "UPDATE conversations SET frontier_tokens = ?, frontier_count = ?, frontier_version = frontier_version + 1, updated_at = ? WHERE id = ?",
     ),
-    tailHashes: db.prepare("SELECT id, hash FROM messages WHERE conversation_id = ? AND seq <= ? ORDER BY seq DESC LIMIT ?"),
-    idByHash: db.prepare("SELECT id FROM messages WHERE conversation_id = ? AND hash = ? ORDER BY seq DESC LIMIT 1"),
+    // Alignment reads ~260 hashes every turn: as one "id hash id hash …" string (newest first), since
+    // a row (let alone a Buffer) per hash costs more than the lookup itself.
+    tailHashes: db.prepare(
+      `SELECT group_concat(id || ' ' || lower(hex(hash)), ' ' ORDER BY seq DESC) AS list
+       FROM (SELECT id, seq, hash FROM messages WHERE conversation_id = ? AND seq <= ? ORDER BY seq DESC LIMIT ?)`,
+    ),
+    // Hashes come back as hex text: a string per row is far cheaper than a Buffer per row.
+    hashesNewestFirst: db.prepare("SELECT id, lower(hex(hash)) AS hash FROM messages WHERE conversation_id = ? ORDER BY seq DESC"),
     insertMessage: db.prepare(
       `INSERT INTO messages (conversation_id, seq, role, shape, text, payload, name, tool_call_id, extra, tokens, created_at, hash, flags)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -898,6 +919,10 @@ function prepare(db: Database.Database) {
     ),
     maxOrdinal: db.prepare("SELECT max(ordinal) AS m FROM frontier WHERE conversation_id = ?"),
     insertFrontier: db.prepare("INSERT INTO frontier (conversation_id, ordinal, message_id, summary_id, tokens) VALUES (?, ?, ?, ?, ?)"),
+    appendNewToFrontier: db.prepare(
+      `INSERT INTO frontier (conversation_id, ordinal, message_id, summary_id, tokens)
+       SELECT conversation_id, seq + ?, id, NULL, tokens FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq`,
+    ),
     frontierAll: db.prepare("SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? ORDER BY ordinal"),
     frontierDesc: db.prepare("SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? ORDER BY ordinal DESC"),
     frontierRange: db.prepare(
