@@ -1,4 +1,4 @@
-import { mayHoldSecret } from "./prescreen.js";
+import { mayHoldSecret, SECRET_SCREEN } from "./prescreen.js";
 import { BUILTIN_RULES, type SecretRule } from "./rules.js";
 import type { RedactionConfig, RedactionResult, Redactor } from "./types.js";
 
@@ -66,7 +66,7 @@ export function createRedactor(config: RedactionConfig | false | undefined = {})
     return { text: out, found: found ?? (NOTHING as Record<string, number>) };
   };
 
-  return { enabled: true, redactText };
+  return custom ? { enabled: true, redactText } : { enabled: true, redactText, screen: SECRET_SCREEN };
 }
 
 /**

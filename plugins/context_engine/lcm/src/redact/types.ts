@@ -42,4 +42,9 @@ export interface RedactionResult {
 export interface Redactor {
   readonly enabled: boolean;
   redactText(text: string): RedactionResult;
+  /**
+   * The pre-screen it runs first, when it has one: `redactText` returns a text this regex does not
+   * match unchanged, so a caller may test texts with it elsewhere (another thread) and skip them.
+   */
+  readonly screen?: RegExp;
 }

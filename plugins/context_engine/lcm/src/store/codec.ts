@@ -2,6 +2,7 @@ import { hash as oneShotHash } from "node:crypto";
 import type { Message, Role } from "@context-engine/core";
 import { redactDeep } from "../redact/redactor.js";
 import type { Redactor } from "../redact/types.js";
+import type { ScreenedTexts } from "./screen-batch.js";
 
 /**
  * Message <-> row encoding. A message is stored as columns plus structured
@@ -75,8 +76,8 @@ function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<str
 }
 
 /** Redact one string, adding what was found to `found`. */
-function redactString(redactor: Redactor, s: string, found: Record<string, number>): string {
-  if (!redactor.enabled) return s;
+function redactString(redactor: Redactor, s: string, found: Record<string, number>, screened: ScreenedTexts | null): string {
+  if (!redactor.enabled || screened?.clean(s)) return s;
   const r = redactor.redactText(s);
   for (const k of Object.keys(r.found)) found[k] = (found[k] ?? 0) + r.found[k]!;
   return r.text;
@@ -85,8 +86,11 @@ function redactString(redactor: Redactor, s: string, found: Record<string, numbe
 // Encoding runs once per stored message, so it avoids per-message closures and callbacks (plain loops;
 // `i in list` keeps forEach's skipping of holes in sparse arrays).
 
-/** Encode one message (redacting first). Throws on a message that is not an object with a known role. */
-export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage {
+/**
+ * Encode one message (redacting first). Throws on a message that is not an object with a known role.
+ * `screened`: the redactor's pre-screen of its texts, already run elsewhere (see screen-batch.ts).
+ */
+export function encodeMessage(raw: Message, redactor: Redactor, screened: ScreenedTexts | null = null): EncodedMessage {
   const m = raw as Record<string, unknown>;
   const role = m.role as Role;
   if (!ROLES.has(role)) throw new Error(`unknown role ${JSON.stringify(m.role)}`);
@@ -100,7 +104,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
   const rawContent = m.content;
   if (typeof rawContent === "string") {
     shape = Shape.String;
-    text = redactString(redactor, rawContent, found);
+    text = redactString(redactor, rawContent, found, screened);
     content = text;
     canonicalContent = text;
   } else if (Array.isArray(rawContent)) {
@@ -113,7 +117,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
       const part: unknown = rawContent[ordinal];
       const p = (part && typeof part === "object" ? part : { type: "unknown", value: part }) as Record<string, unknown>;
       if (p.type === "text" && typeof p.text === "string") {
-        const t = redactString(redactor, p.text, found);
+        const t = redactString(redactor, p.text, found, screened);
         const rest = omit(p, ["type", "text"]);
         const restRed = rest ? redactDeep(redactor, rest, found) : null;
         if (restRed) plainOnly = false;
@@ -149,7 +153,7 @@ export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage 
       const fn = (c.function ?? {}) as Record<string, unknown>;
       const id = typeof c.id === "string" ? c.id : "";
       const name = typeof fn.name === "string" ? fn.name : "";
-      const args = redactString(redactor, typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""), found);
+      const args = redactString(redactor, typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""), found, screened);
       const rest = omit(c, ["id", "type", "function"]);
       const fnRest = omit(fn, ["name", "arguments"]);
       const extraObj = rest || fnRest ? redactDeep(redactor, { r: rest ?? undefined, f: fnRest ?? undefined }, found) : null;

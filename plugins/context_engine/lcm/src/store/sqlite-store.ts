@@ -6,6 +6,8 @@ import { defaultTokenCounter, type Message } from "@context-engine/core";
 import { createRedactor } from "../redact/redactor.js";
 import type { Redactor } from "../redact/types.js";
 import { alignTranscript } from "./align.js";
+import { ScreenThread } from "../redact/screen-thread.js";
+import { ScreenBatch } from "./screen-batch.js";
 import { StoredHashes } from "./stored-hashes.js";
 import {
   decodeMessage,
@@ -49,6 +51,8 @@ const AUTO_DEFER_ABOVE = 500;
  * entry per message of a bulk import is a live WeakMap entry the garbage collector keeps revisiting.
  */
 const HASH_CACHE_TAIL = 512;
+/** An ingest appending at least this many messages runs the redaction pre-screen ahead, on a second thread. */
+const SCREEN_THREAD_MIN = 256;
 
 interface ConversationRow {
   id: number;
@@ -168,6 +172,8 @@ export class SqliteLcmStore implements LcmStore {
   readonly #hashCache = new WeakMap<object, { content: unknown; calls: unknown; hash: string }>();
   /** Whether this handle queued messages for indexing that may still be waiting. */
   #backlog = false;
+  /** The pre-screen thread of bulk ingests: started on first use, null if it could not be. */
+  #screenThread: ScreenThread | null | undefined;
 
   constructor(options: OpenStoreOptions = {}) {
     this.path = resolveStorePath(options);
@@ -200,6 +206,8 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   close(): void {
+    this.#screenThread?.close();
+    this.#screenThread = null;
     if (!this.db.open) return;
     try {
       this.db.pragma("optimize");
@@ -280,13 +288,13 @@ export class SqliteLcmStore implements LcmStore {
       return k;
     };
     const encoded = new Array<EncodedMessage | null | undefined>(n);
-    const encode = (i: number): EncodedMessage | null => {
+    const encode = (i: number, screen: ScreenBatch | null = null): EncodedMessage | null => {
       const cached = encoded[i];
       if (cached !== undefined) return cached;
       let e: EncodedMessage | null = null;
       if (kind(i) === 3) {
         try {
-          e = encodeMessage(messages[i] as Message, this.redactor);
+          e = encodeMessage(messages[i] as Message, this.redactor, screen?.forMessage(i) ?? null);
         } catch (error) {
           synthetic[i] = 2;
           rejected.push({ index: i, reason: (error as Error).message });
@@ -376,8 +384,9 @@ export class SqliteLcmStore implements LcmStore {
     const redactions: Record<string, number> = {};
     const ctag = `c${conversationId}`;
     const s = this.#s;
+    const screen = this.#screenAhead(messages, start, kind, encoded);
     for (let i = start; i < n; i++) {
-      const e = encode(i);
+      const e = encode(i, screen);
       if (!e) continue;
       const tokens = this.#countTokens(e.message);
       const createdAt = options.timestamps?.[i] ?? now;
@@ -439,6 +448,21 @@ export class SqliteLcmStore implements LcmStore {
       rejected: rejected.sort((a, b) => a.index - b.index),
       redactions,
     };
+  }
+
+  /** For a bulk append: the redaction pre-screen of messages[start..] sent ahead to the screen thread. */
+  #screenAhead(
+    messages: readonly Message[],
+    start: number,
+    kind: (i: number) => number,
+    encoded: ReadonlyArray<EncodedMessage | null | undefined>,
+  ): ScreenBatch | null {
+    if (!this.redactor.screen || messages.length - start < SCREEN_THREAD_MIN) return null;
+    if (this.#screenThread === undefined) this.#screenThread = ScreenThread.start(this.redactor.screen);
+    if (!this.#screenThread || this.#screenThread.broken) return null;
+    const indexes: number[] = [];
+    for (let i = start; i < messages.length; i++) if (encoded[i] === undefined && kind(i) === 3) indexes.push(i);
+    return new ScreenBatch(this.#screenThread, messages, indexes);
   }
 
   // ---------------------------------------------------------------- messages
