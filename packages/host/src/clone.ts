@@ -29,10 +29,13 @@ function cloneValue(value: unknown): unknown {
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const copy = cloneValue((value as Record<string, unknown>)[key]);
-    // An own "__proto__" key (JSON.parse makes those) must stay a plain field.
-    if (key === "__proto__") Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-    else out[key] = copy;
+    setOwnField(out, key, cloneValue((value as Record<string, unknown>)[key]));
   }
   return out;
+}
+
+/** `out[key] = value`, except that an own "__proto__" key (JSON.parse makes those) stays a plain field. */
+export function setOwnField(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }

@@ -4,6 +4,8 @@
  * replaced with U+FFFD in the request copy only.
  */
 
+import { setOwnField } from "../clone.js";
+
 type StrWithWellFormed = string & { isWellFormed?: () => boolean; toWellFormed?: () => string };
 
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -51,10 +53,7 @@ function fixValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(fixValue);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const fixed = fixValue((value as Record<string, unknown>)[key]);
-    // An own "__proto__" key (JSON.parse makes those) must stay a plain field.
-    if (key === "__proto__") Object.defineProperty(out, key, { value: fixed, enumerable: true, writable: true, configurable: true });
-    else out[key] = fixed;
+    setOwnField(out, key, fixValue((value as Record<string, unknown>)[key]));
   }
   return out;
 }
