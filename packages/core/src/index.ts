@@ -11,3 +11,4 @@ export { createMessageCounter } from "./tokens/message-tokens.js";
 export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./tokens/estimator.js";
 export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tiktoken.js";
 export * from "./engine-context.js";
+export * from "./engine-factory.js";
