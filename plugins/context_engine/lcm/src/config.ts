@@ -62,6 +62,11 @@ export const configSchema = z.strictObject({
   max_unsupported_ratio: ratio.default(0.34),
   /** Secret redaction before storage and before the summariser: `true` (default), `false`, or `{ enabled, disable, extra, allow }`. */
   redaction: RedactionConfigSchema,
+  /**
+   * Let the tools read other conversations of the same store (lcm_grep/describe/expand `all_conversations`).
+   * Off by default: the parameter is not offered, and ids of other sessions' messages and summaries are not found.
+   */
+  cross_conversation: z.boolean().default(false),
   /** Size/age/count policy applied when the store opens and when a session ends; nothing is deleted when unset. */
   retention: RetentionPolicySchema.optional(),
 });

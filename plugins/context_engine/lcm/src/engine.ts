@@ -589,7 +589,7 @@ export class LcmEngine extends ContextEngine {
   // ---------------------------------------------------------------- tools
 
   override getToolSchemas(): ToolSchema[] {
-    return lcmToolSchemas();
+    return lcmToolSchemas({ crossConversation: this.config.cross_conversation });
   }
 
   override async handleToolCall(name: string, args: unknown, options: ToolCallOptions = {}): Promise<string> {
@@ -599,7 +599,10 @@ export class LcmEngine extends ContextEngine {
       return await this.#locked(s, async () => {
         // The current turn must be searchable too: ingest what the host shows us first.
         if (options.messages?.length) this.#ingest(s, options.messages);
-        return handleLcmToolCall(this.store, name, args, { conversationId: s.conversationId });
+        return handleLcmToolCall(this.store, name, args, {
+          conversationId: s.conversationId,
+          allowCrossConversation: this.config.cross_conversation,
+        });
       });
     } catch (error) {
       return toolError(`${name} failed: ${describe(error)}`);

@@ -391,7 +391,7 @@ describe("data hygiene", () => {
   });
 
   it("forgetSession hard-deletes one session and leaves the others", async () => {
-    const engine = setup({ chatModel: new FakeSummarizer() });
+    const engine = setup({ chatModel: new FakeSummarizer(), config: { cross_conversation: true } });
     await engine.compress(agentConversation(30, 51), { sessionId: "a" });
     await engine.compress(agentConversation(30, 52), { sessionId: "b" });
     const report = engine.forgetSession("a");

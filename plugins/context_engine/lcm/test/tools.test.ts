@@ -32,7 +32,7 @@ function setup() {
   if (!leaf.ok) throw new Error(leaf.detail);
   const other = store.conversation("other");
   const otherIds = store.ingest(other.id, [user("secret plans in another session about ledger")]).ids as number[];
-  const ctx = { conversationId: conv.id };
+  const ctx = { conversationId: conv.id, allowCrossConversation: true };
   const run = (name: string, args: unknown) => JSON.parse(handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
   return { store, conv, ids, leaf: leaf.summary, run, otherIds, msgs };
 }
@@ -56,7 +56,7 @@ describe("argument validation", () => {
     expect(run("lcm_grep", "{not json").error).toMatch(/not valid JSON/);
     expect(run("lcm_describe", { id: "nonsense" }).error).toMatch(/not a summary id/);
     expect(run("lcm_expand", { id: "sum_0000000000000000" }).error).toMatch(/no summary/);
-    expect(run("lcm_grep", { query: "(a+)+", mode: "regex" }).error).toMatch(/nested quantifiers/);
+    expect(run("lcm_grep", { query: "(?<=a+)b", mode: "regex" }).error).toMatch(/lookbehind/);
     expect(run("lcm_grep", { query: "x", since: "yesterday-ish" }).error).toMatch(/since/);
     expect(JSON.parse(handleLcmToolCall(store, "lcm_nope", {}, { conversationId: 1 })).error).toMatch(/Unknown/);
   });

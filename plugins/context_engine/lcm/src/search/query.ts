@@ -1,46 +1,60 @@
 import { CJK_RE } from "../store/codec.js";
+import { isStopWord } from "./stop-words.js";
 
 /**
- * Turn what an agent typed into safe FTS5 syntax. Every term is quoted (no
- * syntax errors, no operator injection); `"exact phrases"` stay phrases;
- * `term*` keeps a prefix search; a leading `-` excludes a term.
+ * Turn what an agent typed into safe FTS5 syntax.
+ *
+ * - Every word is quoted (no syntax errors, no operator injection).
+ * - `"exact phrases"` stay phrases; `term*` is a prefix search.
+ * - `-word` and `NOT word` exclude a word from the whole result.
+ * - Words are OR-ed by default (BM25 ranks messages with more and rarer words
+ *   first); an upper-case `AND` between two words requires both, `OR` is the
+ *   default made explicit. FTS5 precedence holds: AND binds tighter than OR.
+ * - Stop words and question words (see stop-words.ts) are dropped from
+ *   unquoted words, unless nothing else would remain.
  */
 export interface ParsedQuery {
-  /** Positive terms/phrases, already quoted for FTS5 (may end with `*`). */
+  /** OR of AND-groups of positive terms, each quoted for FTS5 (a prefix ends with `*`). */
+  groups: string[][];
+  /** Every positive term of `groups`, flattened, in order (one BM25 phrase each). */
   terms: string[];
   /** Excluded terms, quoted. */
   excluded: string[];
-  /** Raw (unquoted) positive terms, for the CJK/trigram path and snippets. */
+  /** Raw (unquoted) positive terms, for the CJK/trigram path, snippets and summary scoring. */
   raw: string[];
+  /** Stop words and question words that were dropped. */
+  dropped: string[];
   hasCjk: boolean;
 }
 
-const TOKEN_RE = /(-?)"([^"]*)"|(\S+)/g;
+const TOKEN_RE = /(-?)"([^"]*)"?|(\S+)/g;
 
-function quote(s: string): string {
+export function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
 
 // Characters that carry no searchable content for unicode61.
 const ONLY_PUNCT = /^[\p{P}\p{S}\s]*$/u;
 
-export function parseQuery(input: string): ParsedQuery {
-  const terms: string[] = [];
-  const excluded: string[] = [];
-  const raw: string[] = [];
+type Token =
+  | { kind: "op"; op: "AND" | "OR" | "NOT" }
+  | { kind: "term"; fts: string; raw: string; negative: boolean; plain: boolean };
+
+function tokenize(input: string): Token[] {
+  const out: Token[] = [];
   TOKEN_RE.lastIndex = 0;
   for (let m = TOKEN_RE.exec(input); m; m = TOKEN_RE.exec(input)) {
     if (m[2] !== undefined) {
       const phrase = m[2].trim();
       if (!phrase || ONLY_PUNCT.test(phrase)) continue;
-      if (m[1]) excluded.push(quote(phrase));
-      else {
-        terms.push(quote(phrase));
-        raw.push(phrase);
-      }
+      out.push({ kind: "term", fts: quote(phrase), raw: phrase, negative: m[1] === "-", plain: false });
       continue;
     }
     let word = m[3] ?? "";
+    if (word === "AND" || word === "OR" || word === "NOT") {
+      out.push({ kind: "op", op: word });
+      continue;
+    }
     let negative = false;
     if (word.startsWith("-") && word.length > 1) {
       negative = true;
@@ -51,26 +65,69 @@ export function parseQuery(input: string): ParsedQuery {
       prefix = true;
       word = word.replace(/\*+$/, "");
     }
-    // Edge punctuation is noise ("error:", "(foo)"); inner punctuation is kept (paths, identifiers).
+    // Edge punctuation is noise ("error:", "(foo)", "why?"); inner punctuation is kept (paths, identifiers).
     word = word.replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, (s) => (/[_$#@]/.test(s) ? s : ""));
     if (!word || ONLY_PUNCT.test(word)) continue;
-    if (negative) excluded.push(quote(word));
-    else {
-      terms.push(prefix ? `${quote(word)}*` : quote(word));
-      raw.push(word);
-    }
+    out.push({ kind: "term", fts: prefix ? `${quote(word)}*` : quote(word), raw: word, negative, plain: !prefix });
   }
-  return { terms, excluded, raw, hasCjk: CJK_RE.test(input) };
+  return out;
 }
 
-/** FTS5 expression over the body column: all terms (AND) or any (OR), minus exclusions. */
-export function ftsExpression(q: ParsedQuery, op: "AND" | "OR", ctag: string | null): string {
-  let body = `body:(${q.terms.join(` ${op} `)})`;
+export function parseQuery(input: string, options: { keepStopWords?: boolean } = {}): ParsedQuery {
+  const tokens = tokenize(input);
+  const positives = tokens.filter((t): t is Extract<Token, { kind: "term" }> => t.kind === "term" && !t.negative);
+  // Drop stop words only if something meaningful remains ("the" alone is still searched).
+  const drop = (t: Extract<Token, { kind: "term" }>) => !options.keepStopWords && t.plain && isStopWord(t.raw);
+  const anyContent = positives.some((t) => !drop(t));
+  const groups: string[][] = [];
+  const raw: string[] = [];
+  const excluded: string[] = [];
+  const dropped: string[] = [];
+  let current: string[] = [];
+  let pendingAnd = false;
+  let pendingNot = false;
+  for (const t of tokens) {
+    if (t.kind === "op") {
+      if (t.op === "NOT") pendingNot = true;
+      else if (t.op === "AND") pendingAnd = current.length > 0;
+      else pendingAnd = false;
+      continue;
+    }
+    if (t.negative || pendingNot) {
+      pendingNot = false;
+      excluded.push(t.fts);
+      continue;
+    }
+    if (anyContent && drop(t)) {
+      dropped.push(t.raw);
+      continue;
+    }
+    if (!pendingAnd && current.length) {
+      groups.push(current);
+      current = [];
+    }
+    pendingAnd = false;
+    current.push(t.fts);
+    raw.push(t.raw);
+  }
+  if (current.length) groups.push(current);
+  return { groups, terms: groups.flat(), excluded, raw, dropped, hasCjk: CJK_RE.test(input) };
+}
+
+/** FTS5 expression over the body column: the OR of the AND-groups, minus exclusions. */
+export function ftsExpression(q: Pick<ParsedQuery, "groups" | "excluded">): string {
+  const or = q.groups.map((g) => (g.length > 1 ? `(${g.join(" AND ")})` : g[0]!)).join(" OR ");
+  let body = `body:(${or})`;
   if (q.excluded.length) body = `${body} NOT body:(${q.excluded.join(" OR ")})`;
-  return ctag ? `ctag:${quote(ctag)} AND ${body}` : body;
+  return body;
 }
 
-/** For the trigram index: terms of at least 3 characters, quoted; shorter ones need LIKE. */
+/** One term alone, for its document frequency. */
+export function termExpression(term: string): string {
+  return `body:(${term})`;
+}
+
+/** For the trigram index: terms of at least 3 characters, quoted; shorter ones need a substring test. */
 export function trigramParts(q: ParsedQuery): { match: string | null; like: string[] } {
   const long: string[] = [];
   const like: string[] = [];

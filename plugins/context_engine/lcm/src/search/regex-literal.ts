@@ -116,3 +116,45 @@ export function requiredWord(pattern: string): string | null {
   }
   return best;
 }
+
+/**
+ * The longest run of literal characters (at least 3) that every match of the
+ * pattern contains, or null. Conservative like `requiredWord`: any
+ * alternation, group or class ends a run, and a quantified character is not
+ * part of one (an optional one ends it). The store uses it as a substring
+ * prefilter, so a pattern without a whole word still skips most messages in SQL.
+ */
+export function requiredLiteral(pattern: string): string | null {
+  if (pattern.includes("|") || /^\(\?[a-z]*\)/.test(pattern)) return null;
+  let best = "";
+  let run = "";
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i]!;
+    let ch: string | null = null;
+    let next = i + 1;
+    if (c === "(") next = skipGroup(pattern, i);
+    else if (c === "[") next = skipClass(pattern, i);
+    else if (c === "\\") {
+      const e = pattern[i + 1] ?? "";
+      next = i + 2;
+      if (/[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/.test(e)) ch = e;
+      else if (e === "x" || e === "u" || e === "p" || e === "P" || e === "c") next = pattern.length; // rare: stop looking
+    } else if (!".^$*+?{}".includes(c)) ch = c;
+    const q = quantifier(pattern, next);
+    if (q) {
+      next = q.end;
+      // a+ keeps one a: the run may end with it; a*, a?, a{0,n} end the run before it.
+      if (ch !== null && !q.optional) run += ch;
+      end();
+    } else if (ch !== null) run += ch;
+    else end();
+    i = next;
+  }
+  end();
+  return best.length >= 3 ? best : null;
+}

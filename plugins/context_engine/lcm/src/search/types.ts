@@ -25,6 +25,13 @@ export interface SearchQuery {
   regexTimeBudgetMs?: number;
   /** Regex mode: stop scanning after this many rows (default 200,000). */
   regexRowCap?: number;
+  /**
+   * Relevance sort: multiply each score by 1 + w·r, r from 0 (oldest in scope) to 1 (newest);
+   * 0 (default) to 1. Ranks every match still: no row is left out for being old.
+   */
+  recencyBoost?: number;
+  /** Leave out messages and summaries that are in the active context already (default false: they are returned, marked inContext). */
+  excludeInContext?: boolean;
   /** Characters of context in a snippet (default 160). */
   snippetChars?: number;
 }
@@ -59,8 +66,9 @@ export interface SearchResult {
   /** Pass back as `cursor` for the next page; null when there is nothing more. */
   nextCursor: string | null;
   /**
-   * Whether the search covered everything in scope. False when relevance was
-   * ranked among the newest candidates only, or a regex scan hit its row/time cap.
+   * Whether the search covered everything in scope. False when a regex scan hit
+   * its time bound or row cap (then nextCursor continues it), when more summaries
+   * matched than are ranked at once, or when imported messages are still being indexed.
    */
   complete: boolean;
   /** Regex mode: rows examined in this call. */

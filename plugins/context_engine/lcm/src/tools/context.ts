@@ -5,7 +5,10 @@ import { SqliteLcmStore } from "../store/sqlite-store.js";
 export interface LcmToolContext {
   /** The caller's conversation (scope of every tool unless all_conversations). Null: no conversation yet. */
   conversationId: number | null;
-  /** Whether all_conversations may be used (default true). Set false to keep sessions isolated. */
+  /**
+   * Whether all_conversations may be used (config `cross_conversation`, default false). When false, an id
+   * of another conversation's message or summary is answered exactly like an id that does not exist.
+   */
   allowCrossConversation?: boolean;
 }
 
@@ -14,12 +17,15 @@ export function sqliteStore(store: LcmStore): SqliteLcmStore {
   throw new Error("the LCM tools need the SQLite store from openLcmStore()");
 }
 
-/** Null when allowed, else the reason. */
-export function scopeError(ctx: LcmToolContext, ownerConversation: number, allConversations: boolean, what: string): string | null {
-  if (ctx.conversationId === ownerConversation) return null;
-  if (!allConversations) {
-    return `${what} belongs to another conversation; pass all_conversations: true to read across conversations`;
-  }
-  if (ctx.allowCrossConversation === false) return `${what} belongs to another conversation and cross-conversation reads are disabled`;
-  return null;
+/** Whether the caller may see an item of `ownerConversation`: "ok", or "hidden" (answer as not found), or the reason. */
+export function scopeCheck(ctx: LcmToolContext, ownerConversation: number, allConversations: boolean, what: string): "ok" | "hidden" | string {
+  if (ctx.conversationId === ownerConversation) return "ok";
+  if (ctx.allowCrossConversation !== true) return "hidden";
+  if (!allConversations) return `${what} belongs to another conversation; pass all_conversations: true to read across conversations`;
+  return "ok";
+}
+
+/** The error for all_conversations when cross-conversation reads are off. */
+export function crossConversationDisabled(tool: string): string {
+  return `${tool}: all_conversations is not available: cross-conversation reads are disabled (engines.lcm.cross_conversation)`;
 }

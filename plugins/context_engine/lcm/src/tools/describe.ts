@@ -3,13 +3,14 @@ import { toolError } from "@context-engine/core";
 import type { z } from "zod";
 import { coveringChain } from "../search/search.js";
 import type { LcmStore } from "../store/types.js";
-import { scopeError, sqliteStore, type LcmToolContext } from "./context.js";
+import { crossConversationDisabled, scopeCheck, sqliteStore, type LcmToolContext } from "./context.js";
 import { iso, messageRef, parseRef } from "./refs.js";
 import type { DescribeArgsSchema } from "./schemas.js";
 
 const LIST_CAP = 50;
 
 export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSchema>, ctx: LcmToolContext): string {
+  if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_describe"));
   const ref = parseRef(args.id);
   if (!ref) return toolError(`lcm_describe: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
   const db = sqliteStore(store).db;
@@ -19,8 +20,9 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
   if (ref.kind === "summary") {
     const s = store.getSummary(ref.id);
     if (!s) return toolError(`lcm_describe: no summary ${ref.id}`);
-    const scope = scopeError(ctx, s.conversationId, args.all_conversations, `summary ${ref.id}`);
-    if (scope) return toolError(`lcm_describe: ${scope}`);
+    const scope = scopeCheck(ctx, s.conversationId, args.all_conversations, `summary ${ref.id}`);
+    if (scope === "hidden") return toolError(`lcm_describe: no summary ${ref.id}`);
+    if (scope !== "ok") return toolError(`lcm_describe: ${scope}`);
     const lineage = store.lineage(s.id);
     const children = store.getSummaries(lineage.childSummaryIds.slice(0, LIST_CAP)).map((c) => ({
       id: c.id,
@@ -58,8 +60,9 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
 
   const m = store.getMessage(ref.id);
   if (!m) return toolError(`lcm_describe: no message ${messageRef(ref.id)}`);
-  const scope = scopeError(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
-  if (scope) return toolError(`lcm_describe: ${scope}`);
+  const scope = scopeCheck(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
+  if (scope === "hidden") return toolError(`lcm_describe: no message ${messageRef(ref.id)}`);
+  if (scope !== "ok") return toolError(`lcm_describe: ${scope}`);
   const chain = coveringChain(sqliteStore(store), m.id);
   return JSON.stringify({
     type: "message",

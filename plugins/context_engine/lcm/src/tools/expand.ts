@@ -2,7 +2,7 @@ import { contentText, toolError } from "@context-engine/core";
 import type { z } from "zod";
 import { queryKey } from "../search/cursor.js";
 import type { LcmStore, StoredMessage } from "../store/types.js";
-import { scopeError, type LcmToolContext } from "./context.js";
+import { crossConversationDisabled, scopeCheck, type LcmToolContext } from "./context.js";
 import { iso, messageRef, parseRef } from "./refs.js";
 import type { ExpandArgsSchema } from "./schemas.js";
 
@@ -38,6 +38,7 @@ function render(m: StoredMessage): Record<string, unknown> {
 }
 
 export function runExpand(store: LcmStore, args: z.infer<typeof ExpandArgsSchema>, ctx: LcmToolContext): string {
+  if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_expand"));
   const ref = parseRef(args.id);
   if (!ref) return toolError(`lcm_expand: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
 
@@ -46,15 +47,17 @@ export function runExpand(store: LcmStore, args: z.infer<typeof ExpandArgsSchema
   if (ref.kind === "summary") {
     const s = store.getSummary(ref.id);
     if (!s) return toolError(`lcm_expand: no summary ${ref.id}`);
-    const scope = scopeError(ctx, s.conversationId, args.all_conversations, `summary ${ref.id}`);
-    if (scope) return toolError(`lcm_expand: ${scope}`);
+    const scope = scopeCheck(ctx, s.conversationId, args.all_conversations, `summary ${ref.id}`);
+    if (scope === "hidden") return toolError(`lcm_expand: no summary ${ref.id}`);
+    if (scope !== "ok") return toolError(`lcm_expand: ${scope}`);
     ids = store.descendantMessageIds(s.id);
     header = { id: s.id, kind: s.kind, depth: s.depth, time_span: { from: iso(s.earliestAt), to: iso(s.latestAt) } };
   } else {
     const m = store.getMessage(ref.id);
     if (!m) return toolError(`lcm_expand: no message ${messageRef(ref.id)}`);
-    const scope = scopeError(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
-    if (scope) return toolError(`lcm_expand: ${scope}`);
+    const scope = scopeCheck(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
+    if (scope === "hidden") return toolError(`lcm_expand: no message ${messageRef(ref.id)}`);
+    if (scope !== "ok") return toolError(`lcm_expand: ${scope}`);
     const around = store.getMessages(m.conversationId, { fromSeq: Math.max(0, m.seq - args.around), toSeq: m.seq + args.around });
     ids = around.map((x) => x.id);
     header = { id: messageRef(m.id), kind: "message", seq: m.seq };

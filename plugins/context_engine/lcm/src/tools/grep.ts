@@ -1,15 +1,13 @@
 import { toolError } from "@context-engine/core";
 import { searchHistory } from "../search/search.js";
 import type { LcmStore } from "../store/types.js";
-import { sqliteStore, type LcmToolContext } from "./context.js";
+import { crossConversationDisabled, sqliteStore, type LcmToolContext } from "./context.js";
 import { iso } from "./refs.js";
 import type { z } from "zod";
 import type { GrepArgsSchema } from "./schemas.js";
 
 export function runGrep(store: LcmStore, args: z.infer<typeof GrepArgsSchema>, ctx: LcmToolContext): string {
-  if (args.all_conversations && ctx.allowCrossConversation === false) {
-    return toolError("lcm_grep: searching other conversations is disabled in this configuration");
-  }
+  if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_grep"));
   if (!args.all_conversations && ctx.conversationId === null) {
     return JSON.stringify({ query: args.query, mode: args.mode, hits: [], nextCursor: null, complete: true, notes: ["nothing is stored for this conversation yet"] });
   }
@@ -29,6 +27,8 @@ export function runGrep(store: LcmStore, args: z.infer<typeof GrepArgsSchema>, c
     limit: args.limit,
     cursor: args.cursor ?? null,
     ignoreCase: args.ignore_case,
+    ...(args.recency_boost ? { recencyBoost: args.recency_boost } : {}),
+    ...(args.exclude_in_context ? { excludeInContext: true } : {}),
   });
   return JSON.stringify({
     query: args.query,

@@ -10,9 +10,17 @@ export type { LcmToolContext } from "./context.js";
 export { LCM_TOOL_NAMES, LCM_TOOL_SCHEMAS, GrepArgsSchema, DescribeArgsSchema, ExpandArgsSchema, type LcmToolName } from "./schemas.js";
 export { parseRef, messageRef } from "./refs.js";
 
-/** Fresh copies of the three tool schemas (callers may mutate them). */
-export function lcmToolSchemas(): ToolSchema[] {
-  return LCM_TOOL_SCHEMAS.map((s) => structuredClone(s) as ToolSchema);
+/**
+ * Fresh copies of the three tool schemas (callers may mutate them). `all_conversations` is offered
+ * only when cross-conversation reads are enabled (config `cross_conversation`).
+ */
+export function lcmToolSchemas(options: { crossConversation?: boolean } = {}): ToolSchema[] {
+  return LCM_TOOL_SCHEMAS.map((s) => {
+    const copy = structuredClone(s) as ToolSchema;
+    const props = (copy.parameters as { properties?: Record<string, unknown> }).properties;
+    if (!options.crossConversation && props) delete props.all_conversations;
+    return copy;
+  });
 }
 
 export function isLcmTool(name: string): name is LcmToolName {

@@ -23,6 +23,8 @@ export const GrepArgsSchema = z.strictObject({
   limit: z.number().int().min(1).max(50).default(10),
   cursor: z.string().max(2000).optional(),
   ignore_case: z.boolean().default(true),
+  recency_boost: z.number().min(0).max(1).default(0),
+  exclude_in_context: z.boolean().default(false),
 });
 
 export const DescribeArgsSchema = z.strictObject({
@@ -49,13 +51,15 @@ export const LCM_TOOL_SCHEMAS: readonly ToolSchema[] = [
     name: "lcm_grep",
     description:
       "Search the full stored history of this conversation, including everything compacted out of your context: " +
-      "messages, tool calls, tool results and summaries. full_text mode ranks by relevance (BM25) and finds Chinese, Japanese and Korean text; " +
-      'use 1-4 distinctive words, "exact phrases", prefix* or -excluded words. regex mode scans newest-first within a time cap and returns a cursor to continue. ' +
+      "messages, tool calls, tool results and summaries. full_text mode ranks every match by relevance (BM25, any word counts, rarer words weigh more, " +
+      'common and question words are ignored, word endings folded) and finds Chinese, Japanese and Korean text; write the question or a few distinctive words; ' +
+      '"exact phrases", prefix*, -excluded, and upper-case AND / OR / NOT work. regex mode (RE2 syntax: no lookaround or backreferences) scans newest-first ' +
+      "within a time bound and returns a cursor to continue. " +
       "Hits give a ref (msg_… or sum_…) for lcm_describe / lcm_expand, and coveredBy: the summaries that hold a compacted message.",
     parameters: {
       type: "object",
       properties: {
-        query: { type: "string", description: "Words to find (full_text) or a JavaScript regular expression (regex)." },
+        query: { type: "string", description: "Words or a question (full_text), or an RE2 regular expression (regex)." },
         mode: { type: "string", enum: ["full_text", "regex"], default: "full_text" },
         scope: { type: "string", enum: ["messages", "summaries", "both"], default: "both" },
         all_conversations: { type: "boolean", default: false, description: "Search every stored conversation, not only this one." },
@@ -66,6 +70,8 @@ export const LCM_TOOL_SCHEMAS: readonly ToolSchema[] = [
         limit: { type: "integer", minimum: 1, maximum: 50, default: 10 },
         cursor: { type: "string", description: "nextCursor from the previous page of the same query." },
         ignore_case: { type: "boolean", default: true, description: "regex mode only." },
+        recency_boost: { type: "number", minimum: 0, maximum: 1, default: 0, description: "Relevance sort: favour newer matches (0 none, 1 the newest counts double)." },
+        exclude_in_context: { type: "boolean", default: false, description: "Leave out matches already in your current context." },
       },
       required: ["query"],
       additionalProperties: false,

@@ -1,0 +1,273 @@
+import type Database from "better-sqlite3";
+import type { Role } from "@context-engine/core";
+import { FLAG_CJK } from "./codec.js";
+import type { SqliteLcmStore } from "./sqlite-store.js";
+import { stmt } from "./statements.js";
+import type {
+  LcmSearchStore,
+  MessageCorpusStats,
+  MessageHitRow,
+  ScanRow,
+  ScoredRow,
+  SearchFilter,
+  SummaryHitRow,
+  SummaryTextRow,
+} from "./search-types.js";
+
+/** The searchable body of a message (content, then each tool call's name and arguments), as indexed. */
+const BODY_SQL = `COALESCE(m.text, (SELECT CAST(p.data AS TEXT) FROM payloads p WHERE p.hash = m.payload), '')
+  || CASE WHEN (m.flags & 1) = 0 THEN '' ELSE COALESCE((SELECT group_concat(char(10) || COALESCE(mp.name, '') || ' ' ||
+       COALESCE(mp.body, (SELECT CAST(p2.data AS TEXT) FROM payloads p2 WHERE p2.hash = mp.payload), ''), '' ORDER BY mp.ordinal)
+     FROM message_parts mp WHERE mp.message_id = m.id AND mp.kind = 1), '') END`;
+
+/** First and last message id of a conversation: ids grow with seq, and (conversation_id, seq) is indexed. */
+function conversationIds(db: Database.Database, conversationId: number): { lo: number; hi: number } {
+  const lo = stmt(db, "SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq LIMIT 1").get(conversationId) as { id: number } | undefined;
+  const hi = stmt(db, "SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1").get(conversationId) as { id: number } | undefined;
+  return lo && hi ? { lo: Math.min(lo.id, hi.id), hi: Math.max(lo.id, hi.id) } : { lo: 1, hi: 0 };
+}
+
+interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * Message filters as SQL on `messages m`. The conversation bound is also given
+ * as a rowid range on the full-text table: ids grow with seq inside a
+ * conversation, so FTS5 skips the doclist outside it; `m.conversation_id`
+ * then removes other conversations' rows inside the range.
+ */
+function messageWhere(db: Database.Database, f: SearchFilter, rowidColumn: string | null): Where {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.conversationId != null) {
+    if (rowidColumn) {
+      const r = conversationIds(db, f.conversationId);
+      parts.push(`${rowidColumn} BETWEEN ? AND ?`);
+      params.push(r.lo, r.hi);
+    }
+    parts.push("m.conversation_id = ?");
+    params.push(f.conversationId);
+  }
+  if (f.since !== undefined) {
+    parts.push("m.created_at >= ?");
+    params.push(f.since);
+  }
+  if (f.before !== undefined) {
+    parts.push("m.created_at < ?");
+    params.push(f.before);
+  }
+  if (f.roles?.length) {
+    parts.push(`m.role IN (${f.roles.map(() => "?").join(", ")})`);
+    params.push(...f.roles);
+  }
+  if (f.excludeInContext) parts.push("NOT EXISTS (SELECT 1 FROM frontier fr WHERE fr.conversation_id = m.conversation_id AND fr.message_id = m.id)");
+  return { sql: parts.length ? ` AND ${parts.join(" AND ")}` : "", params };
+}
+
+function summaryWhere(f: SearchFilter): Where {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.conversationId != null) {
+    parts.push("s.conversation_id = ?");
+    params.push(f.conversationId);
+  }
+  if (f.since !== undefined) {
+    parts.push("s.latest_at >= ?");
+    params.push(f.since);
+  }
+  if (f.before !== undefined) {
+    parts.push("s.earliest_at < ?");
+    params.push(f.before);
+  }
+  if (f.excludeInContext) parts.push("NOT EXISTS (SELECT 1 FROM frontier fr WHERE fr.conversation_id = s.conversation_id AND fr.summary_id = s.id)");
+  return { sql: parts.length ? ` AND ${parts.join(" AND ")}` : "", params };
+}
+
+/** The LCM search operations on the SQLite store (FTS5 with its own BM25). */
+export class SqliteSearchStore implements LcmSearchStore {
+  readonly #store: SqliteLcmStore;
+  readonly #db: Database.Database;
+
+  constructor(store: SqliteLcmStore) {
+    this.#store = store;
+    this.#db = store.db;
+  }
+
+  indexPending(options: { maxMs: number }): { remaining: number } {
+    return { remaining: this.#store.indexPending({ maxMs: options.maxMs }).remaining };
+  }
+
+  rankMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] {
+    // ORDER BY rank: FTS5 ranks every match by bm25() itself and SQLite returns the top rows;
+    // the body column has weight 1, the conversation tag 0.
+    const w = messageWhere(this.#db, filter, "f.rowid");
+    const sql = `SELECT f.rowid AS rowid, -f.rank AS score, m.created_at AS createdAt
+                 FROM messages_fts f JOIN messages m ON m.id = f.rowid
+                 WHERE messages_fts MATCH ? AND f.rank MATCH 'bm25(1.0, 0.0)'${w.sql}
+                 ORDER BY f.rank, f.rowid DESC LIMIT ? OFFSET ?`;
+    return stmt(this.#db, sql).all(expression, ...w.params, page.limit, page.offset) as ScoredRow[];
+  }
+
+  newestMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] {
+    const w = messageWhere(this.#db, filter, "f.rowid");
+    const sql = `SELECT f.rowid AS rowid, 0 AS score, m.created_at AS createdAt FROM messages_fts f JOIN messages m ON m.id = f.rowid
+                 WHERE messages_fts MATCH ?${w.sql} ORDER BY f.rowid DESC LIMIT ? OFFSET ?`;
+    return stmt(this.#db, sql).all(expression, ...w.params, page.limit, page.offset) as ScoredRow[];
+  }
+
+  cjkMessages(match: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): ScoredRow[] {
+    const like = substrings.map(() => " AND instr(lower(b.body), lower(?)) > 0").join("");
+    if (match) {
+      const w = messageWhere(this.#db, filter, "f.rowid");
+      const sql = `SELECT f.rowid AS rowid, -f.rank AS score, m.created_at AS createdAt FROM messages_cjk f JOIN messages m ON m.id = f.rowid
+                   JOIN message_search b ON b.id = f.rowid
+                   WHERE messages_cjk MATCH ?${w.sql}${like} ORDER BY f.rank, f.rowid DESC LIMIT ?`;
+      return stmt(this.#db, sql).all(match, ...w.params, ...substrings, limit) as ScoredRow[];
+    }
+    // One- or two-character terms only: trigrams cannot index them; the CJK rows in scope are tested in SQL.
+    const w = messageWhere(this.#db, filter, null);
+    const sql = `SELECT m.id AS rowid, 1 AS score, m.created_at AS createdAt FROM messages m JOIN message_search b ON b.id = m.id
+                 WHERE (m.flags & ${FLAG_CJK}) != 0${w.sql}${like} ORDER BY m.id DESC LIMIT ?`;
+    return stmt(this.#db, sql).all(...w.params, ...substrings, limit) as ScoredRow[];
+  }
+
+  documentFrequency(expression: string): number {
+    return (stmt(this.#db, "SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(expression) as { n: number }).n;
+  }
+
+  messageCorpus(): MessageCorpusStats {
+    const total = (stmt(this.#db, "SELECT COALESCE(sum(message_count), 0) AS n FROM conversations").get() as { n: number }).n;
+    const pending = (stmt(this.#db, "SELECT count(*) AS n FROM fts_pending").get() as { n: number }).n;
+    return { docs: Math.max(0, total - pending) };
+  }
+
+  matchingSummaries(expression: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): SummaryTextRow[] {
+    const w = summaryWhere(filter);
+    const cols = "s.rowid AS rowid, s.conversation_id AS conversationId, s.content AS content, s.created_at AS createdAt";
+    if (expression === null) {
+      const like = substrings.map(() => " AND instr(lower(s.content), lower(?)) > 0").join("");
+      return stmt(this.#db, `SELECT ${cols} FROM summaries s WHERE 1${w.sql}${like} ORDER BY s.rowid DESC LIMIT ?`).all(
+        ...w.params,
+        ...substrings,
+        limit,
+      ) as SummaryTextRow[];
+    }
+    const sql = `SELECT ${cols} FROM summaries_fts f JOIN summaries s ON s.rowid = f.rowid
+                 WHERE summaries_fts MATCH ? AND f.rank MATCH 'bm25(1.0, 0.0)'${w.sql} ORDER BY f.rank LIMIT ?`;
+    return stmt(this.#db, sql).all(expression, ...w.params, limit) as SummaryTextRow[];
+  }
+
+  summaryMeanChars(conversationId: number | null): number {
+    const sql = conversationId == null ? "SELECT avg(length(content)) AS a FROM summaries" : "SELECT avg(length(content)) AS a FROM summaries WHERE conversation_id = ?";
+    const r = stmt(this.#db, sql).get(...(conversationId == null ? [] : [conversationId])) as { a: number | null };
+    return r.a ?? 1;
+  }
+
+  summaryTexts(filter: SearchFilter, offset: number, limit: number): SummaryTextRow[] {
+    const w = summaryWhere(filter);
+    return stmt(
+      this.#db,
+      `SELECT s.rowid AS rowid, s.conversation_id AS conversationId, s.content AS content, s.created_at AS createdAt
+       FROM summaries s WHERE 1${w.sql} ORDER BY s.rowid DESC LIMIT ? OFFSET ?`,
+    ).all(...w.params, limit, offset) as SummaryTextRow[];
+  }
+
+  scanMessages(filter: SearchFilter, narrow: { word?: string | null; literal?: string | null }, ids: { above: number; below: number }, maxChars: number): Iterable<ScanRow> {
+    const body = `substr(${BODY_SQL}, 1, ${Math.trunc(maxChars)})`;
+    const literal = narrow.literal ? ` AND ${BODY_SQL} LIKE ? ESCAPE '\\'` : "";
+    const literalParams = narrow.literal ? [`%${narrow.literal.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
+    if (narrow.word) {
+      const w = messageWhere(this.#db, filter, null);
+      const sql = `SELECT m.id AS id, m.id AS pos, m.created_at AS createdAt, ${body} AS body FROM messages_fts f JOIN messages m ON m.id = f.rowid
+                   WHERE messages_fts MATCH ? AND f.rowid > ? AND f.rowid < ?${w.sql}${literal} ORDER BY f.rowid DESC`;
+      return stmt(this.#db, sql).iterate(narrow.word, ids.above, ids.below, ...w.params, ...literalParams) as Iterable<ScanRow>;
+    }
+    const w = messageWhere(this.#db, filter, null);
+    const sql = `SELECT m.id AS id, m.id AS pos, m.created_at AS createdAt, ${body} AS body FROM messages m
+                 WHERE m.id > ? AND m.id < ?${w.sql}${literal} ORDER BY m.id DESC`;
+    return stmt(this.#db, sql).iterate(ids.above, ids.below, ...w.params, ...literalParams) as Iterable<ScanRow>;
+  }
+
+  timeSpan(conversationId: number | null): { first: number; last: number } {
+    const [a, b] =
+      conversationId == null
+        ? ["SELECT created_at AS t FROM messages ORDER BY id LIMIT 1", "SELECT created_at AS t FROM messages ORDER BY id DESC LIMIT 1"]
+        : [
+            "SELECT created_at AS t FROM messages WHERE conversation_id = ? ORDER BY seq LIMIT 1",
+            "SELECT created_at AS t FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1",
+          ];
+    const params = conversationId == null ? [] : [conversationId];
+    const first = (stmt(this.#db, a).get(...params) as { t: number } | undefined)?.t ?? 0;
+    const last = (stmt(this.#db, b).get(...params) as { t: number } | undefined)?.t ?? first;
+    return { first, last };
+  }
+
+  idSpan(conversationId: number | null): { lo: number; hi: number } {
+    if (conversationId != null) return conversationIds(this.#db, conversationId);
+    const r = stmt(this.#db, "SELECT min(id) AS lo, max(id) AS hi FROM messages").get() as { lo: number | null; hi: number | null };
+    return { lo: r.lo ?? 1, hi: r.hi ?? 0 };
+  }
+
+  messageBodies(ids: readonly number[]): Map<number, string> {
+    const out = new Map<number, string>();
+    if (!ids.length) return out;
+    for (const r of stmt(this.#db, `SELECT m.id AS id, ${BODY_SQL} AS body FROM json_each(?) j JOIN messages m ON m.id = j.value`).iterate(
+      JSON.stringify(ids),
+    ) as Iterable<{ id: number; body: string }>) {
+      out.set(r.id, r.body);
+    }
+    return out;
+  }
+
+  messageHits(ids: readonly number[]): Map<number, MessageHitRow> {
+    const out = new Map<number, MessageHitRow>();
+    if (!ids.length) return out;
+    const sql = `SELECT m.id AS id, m.conversation_id AS conversationId, m.seq AS seq, m.role AS role, m.created_at AS createdAt,
+                   EXISTS (SELECT 1 FROM frontier fr WHERE fr.conversation_id = m.conversation_id AND fr.message_id = m.id) AS inContext
+                 FROM json_each(?) j JOIN messages m ON m.id = j.value`;
+    for (const r of stmt(this.#db, sql).iterate(JSON.stringify(ids)) as Iterable<Omit<MessageHitRow, "inContext"> & { inContext: number; role: Role }>) {
+      out.set(r.id, { ...r, inContext: r.inContext === 1 });
+    }
+    return out;
+  }
+
+  summaryHits(rowids: readonly number[]): Map<number, SummaryHitRow> {
+    const out = new Map<number, SummaryHitRow>();
+    if (!rowids.length) return out;
+    const sql = `SELECT s.rowid AS rowid, s.id AS id, s.conversation_id AS conversationId, s.depth AS depth, s.kind AS kind, s.content AS content,
+                   s.created_at AS createdAt FROM json_each(?) j JOIN summaries s ON s.rowid = j.value`;
+    for (const r of stmt(this.#db, sql).iterate(JSON.stringify(rowids)) as Iterable<SummaryHitRow & { rowid: number }>) {
+      const { rowid, ...hit } = r;
+      out.set(rowid, hit);
+    }
+    return out;
+  }
+
+  coveringChain(messageId: number): string[] {
+    const chain: string[] = [];
+    let current = this.#store.summariesCoveringMessage(messageId)[0];
+    while (current && chain.length < 32) {
+      chain.push(current);
+      current = this.#store.lineage(current).parentSummaryIds[0];
+    }
+    return chain;
+  }
+
+  sessionOf(conversationId: number): string {
+    return this.#store.getConversation(conversationId)?.sessionId ?? "";
+  }
+}
+
+const searchStores = new WeakMap<SqliteLcmStore, SqliteSearchStore>();
+
+/** The search operations of a store (one object per store handle). */
+export function searchStoreOf(store: SqliteLcmStore): SqliteSearchStore {
+  let s = searchStores.get(store);
+  if (!s) {
+    s = new SqliteSearchStore(store);
+    searchStores.set(store, s);
+  }
+  return s;
+}
