@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { handleLcmToolCall, lcmToolSchemas } from "../src/tools/index.js";
+import { asst, tempStore, user } from "./helpers.js";
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+/** Two sessions in one store, each with messages and a summary over some of them. */
+function twoSessions() {
+  const t = tempStore();
+  cleanups.push(t.cleanup);
+  const { store } = t;
+  const make = (session: string, word: string) => {
+    const conv = store.conversation(session);
+    const ids = store.ingest(conv.id, [user(`${word} first question`), asst(`${word} answer one`), user(`${word} second`), asst(`${word} answer two`)]).ids as number[];
+    const items = store.getFrontier(conv.id).items.slice(0, 2);
+    const s = store.commitSummary(
+      { conversationId: conv.id, kind: "leaf", depth: 0, content: `${word} summary of the first exchange`, tokens: 8, sourceMessageIds: ids.slice(0, 2) },
+      { fromOrdinal: items[0]!.ordinal, toOrdinal: items[1]!.ordinal, expect: items },
+    );
+    if (!s.ok) throw new Error(s.detail);
+    return { conv, ids, summaryId: s.summary.id };
+  };
+  return { store, a: make("alpha", "aardvark"), b: make("beta", "bumblebee") };
+}
+
+describe("cross-conversation isolation", () => {
+  for (const cross of [false, true]) {
+    it(`every tool with every id of the other session: cross_conversation ${cross}`, () => {
+      const { store, a, b } = twoSessions();
+      const ctx = { conversationId: a.conv.id, allowCrossConversation: cross };
+      const run = (name: string, args: unknown) => JSON.parse(handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
+      const otherIds: Array<string | number> = [...b.ids.flatMap((id) => [`msg_${id}`, id]), b.summaryId];
+      for (const id of otherIds) {
+        for (const tool of ["lcm_describe", "lcm_expand"]) {
+          const plain = run(tool, { id });
+          if (!cross) expect(plain.error, `${tool} ${id}`).toMatch(/: no (message|summary) /);
+          else expect(plain.error, `${tool} ${id}`).toMatch(/another conversation/);
+          const all = run(tool, { id, all_conversations: true });
+          if (!cross) expect(all.error, `${tool} ${id}`).toMatch(/cross-conversation reads are disabled/);
+          else expect(all.error, `${tool} ${id}`).toBeUndefined();
+          expect(JSON.stringify(plain)).not.toContain("bumblebee");
+          if (!cross) expect(JSON.stringify(all)).not.toContain("bumblebee");
+        }
+      }
+      // own ids always work
+      for (const id of [...a.ids.map((i) => `msg_${i}`), a.summaryId]) {
+        expect(run("lcm_describe", { id }).error).toBeUndefined();
+        expect(run("lcm_expand", { id }).error).toBeUndefined();
+      }
+      for (const mode of ["full_text", "regex"]) {
+        expect(run("lcm_grep", { query: "bumblebee", mode }).hits).toEqual([]);
+        const all = run("lcm_grep", { query: "bumblebee", mode, all_conversations: true });
+        if (!cross) {
+          expect(all.error).toMatch(/cross-conversation reads are disabled/);
+        } else {
+          expect(all.hits.length).toBeGreaterThan(0);
+          expect(all.hits.every((h: any) => h.session === "beta")).toBe(true);
+        }
+      }
+      const schemas = lcmToolSchemas({ crossConversation: cross });
+      for (const s of schemas) {
+        expect(Object.keys((s.parameters as any).properties).includes("all_conversations")).toBe(cross);
+      }
+    });
+  }
+});
