@@ -100,14 +100,36 @@ export class SqliteSearchStore implements LcmSearchStore {
   }
 
   rankMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] {
-    // ORDER BY rank: FTS5 ranks every match by bm25() itself and SQLite returns the top rows;
-    // the body column has weight 1, the conversation tag 0.
+    // FTS5 computes bm25() (body weight 1, conversation tag 0) for every match and SQLite's sorter keeps the
+    // top `limit + offset`. ORDER BY bm25(...) is about twice as fast as ORDER BY rank (no inner query).
+    const range = filter.conversationId != null ? this.#exclusiveRange(filter) : null;
+    if (range) {
+      // The conversation owns every id of its range: no join needed to filter; times read for the page only.
+      const rows = stmt(
+        this.#db,
+        `SELECT rowid AS rowid, -bm25(messages_fts, 1.0, 0.0) AS score FROM messages_fts
+         WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY bm25(messages_fts, 1.0, 0.0), rowid DESC LIMIT ? OFFSET ?`,
+      ).all(expression, range.lo, range.hi, page.limit, page.offset) as Array<{ rowid: number; score: number }>;
+      const times = stmt(this.#db, "SELECT m.id AS id, m.created_at AS t FROM json_each(?) j JOIN messages m ON m.id = j.value").all(
+        JSON.stringify(rows.map((r) => r.rowid)),
+      ) as Array<{ id: number; t: number }>;
+      const at = new Map(times.map((r) => [r.id, r.t]));
+      return rows.map((r) => ({ rowid: r.rowid, score: r.score, createdAt: at.get(r.rowid) ?? 0 }));
+    }
     const w = messageWhere(this.#db, filter, "f.rowid");
-    const sql = `SELECT f.rowid AS rowid, -f.rank AS score, m.created_at AS createdAt
+    const sql = `SELECT f.rowid AS rowid, -bm25(messages_fts, 1.0, 0.0) AS score, m.created_at AS createdAt
                  FROM messages_fts f JOIN messages m ON m.id = f.rowid
-                 WHERE messages_fts MATCH ? AND f.rank MATCH 'bm25(1.0, 0.0)'${w.sql}
-                 ORDER BY f.rank, f.rowid DESC LIMIT ? OFFSET ?`;
+                 WHERE messages_fts MATCH ?${w.sql}
+                 ORDER BY bm25(messages_fts, 1.0, 0.0), f.rowid DESC LIMIT ? OFFSET ?`;
     return stmt(this.#db, sql).all(expression, ...w.params, page.limit, page.offset) as ScoredRow[];
+  }
+
+  /** The id range of a conversation filtered by nothing else, when no other conversation has an id inside it. */
+  #exclusiveRange(filter: SearchFilter): { lo: number; hi: number } | null {
+    if (filter.conversationId == null || filter.since !== undefined || filter.before !== undefined || filter.roles?.length || filter.excludeInContext) return null;
+    const range = conversationIds(this.#db, filter.conversationId);
+    const conv = stmt(this.#db, "SELECT message_count AS n FROM conversations WHERE id = ?").get(filter.conversationId) as { n: number } | undefined;
+    return conv && range.hi - range.lo + 1 === conv.n ? range : null;
   }
 
   newestMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] {
