@@ -7,7 +7,10 @@ import { RE2JS } from "re2js";
  * lookahead and lookbehind) is refused with a message that says so.
  */
 export interface SafeRegex {
-  /** First match in `text`, or null. */
+  readonly pattern: string;
+  /** re2js flags the pattern was compiled with. */
+  readonly flags: number;
+  /** First match in `text`, or null (on this thread: unbounded in time; see regex-runner.ts). */
   find(text: string): { index: number; length: number } | null;
 }
 
@@ -22,12 +25,15 @@ export function compileSafeRegex(pattern: string, ignoreCase: boolean): SafeRege
   }
   if (/\\[1-9]|\\k</.test(pattern)) throw new Error("regex: backreferences are not supported (RE2 syntax, linear-time matching)");
   let re: RE2JS;
+  const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
   try {
-    re = RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    re = RE2JS.compile(pattern, flags);
   } catch (error) {
     throw new Error(`regex: invalid pattern (RE2 syntax): ${(error as Error).message}`);
   }
   return {
+    pattern,
+    flags,
     find(text) {
       const m = re.matcher(text);
       if (!m.find()) return null;
