@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { handleLcmToolCall, lcmToolSchemas } from "../src/tools/index.js";
+import { makeEngine } from "./engine-setup.js";
 import { asst, tempStore, user } from "./helpers.js";
 
 let cleanups: Array<() => void> = [];
@@ -65,6 +66,35 @@ describe("cross-conversation isolation", () => {
       for (const s of schemas) {
         expect(Object.keys((s.parameters as any).properties).includes("all_conversations")).toBe(cross);
       }
+    });
+  }
+});
+
+describe("cross-conversation isolation through the engine and its config", () => {
+  for (const cross of [false, true]) {
+    it(`engines.lcm.cross_conversation: ${cross}`, async () => {
+      const made = makeEngine({ config: { cross_conversation: cross } });
+      cleanups.push(made.cleanup);
+      const engine = made.engine;
+      await engine.onTurnComplete([user("aardvark in session a"), asst("noted aardvark")], null, { sessionId: "a" });
+      await engine.onTurnComplete([user("bumblebee in session b"), asst("noted bumblebee")], null, { sessionId: "b" });
+      const bConv = engine.store.findConversation("b")!;
+      const bIds = engine.store.getMessages(bConv.id).map((m) => m.id);
+      const call = async (name: string, args: unknown) => JSON.parse(await engine.handleToolCall(name, args, { sessionId: "a" })) as Record<string, any>;
+      for (const id of bIds) {
+        for (const tool of ["lcm_describe", "lcm_expand"]) {
+          const all = await call(tool, { id: `msg_${id}`, all_conversations: true });
+          if (cross) expect(all.error).toBeUndefined();
+          else {
+            expect(all.error).toMatch(/disabled/);
+            expect((await call(tool, { id: `msg_${id}` })).error).toMatch(/no message/);
+          }
+        }
+      }
+      const grep = await call("lcm_grep", { query: "bumblebee", all_conversations: true });
+      if (cross) expect(grep.hits.map((h: any) => h.session)).toContain("b");
+      else expect(grep.error).toMatch(/disabled/);
+      expect(engine.getToolSchemas().every((s) => "all_conversations" in ((s.parameters as any).properties ?? {}))).toBe(cross);
     });
   }
 });
