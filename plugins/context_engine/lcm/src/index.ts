@@ -12,8 +12,11 @@ export { CONTEXT_TAG, isEngineMessage } from "./assembly/render.js";
 // The building blocks, for tools that inspect or maintain an LCM database without an engine.
 export type * from "./store/types.js";
 export { openLcmStore, resolveStorePath } from "./store/index.js";
-export { searchHistory } from "./search/index.js";
+export { searchHistory, parseQuery, STOP_WORDS } from "./search/index.js";
 export type { SearchHit, SearchQuery, SearchResult } from "./search/index.js";
+// The search operations a store implements (the SQLite one here; a PostgreSQL one later).
+export type * from "./store/search-types.js";
+export { SqliteSearchStore } from "./store/sqlite-search.js";
 export { lcmToolSchemas, handleLcmToolCall, isLcmTool } from "./tools/index.js";
 export type { LcmToolContext } from "./tools/index.js";
 export { createRedactor, RedactionConfigSchema } from "./redact/index.js";
