@@ -37,23 +37,28 @@ export interface BatchResult {
 }
 
 let worker: Worker | null = null;
+/** Set to 1 by the worker once it has loaded re2js. */
+let ready: Int32Array | null = null;
 /** Longest wait for a new matching thread to start (once per process, and after a deadline stopped one). */
 const WORKER_START_MS = 5_000;
 
+function spawn(): void {
+  const re2 = createRequire(import.meta.url).resolve("re2js");
+  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { re2 } });
+  w.unref();
+  w.on("error", () => {
+    if (worker === w) worker = null;
+  });
+  ready = new Int32Array(new SharedArrayBuffer(8));
+  w.postMessage({ shared: ready.buffer, ready: true });
+  worker = w;
+}
+
 function getWorker(): Worker {
-  if (!worker) {
-    const re2 = createRequire(import.meta.url).resolve("re2js");
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { re2 } });
-    worker.unref();
-    worker.on("error", () => {
-      worker = null;
-    });
-    // Starting the thread and loading re2js is not a match: wait for it outside the call's deadline.
-    const ready = new Int32Array(new SharedArrayBuffer(8));
-    worker.postMessage({ shared: ready.buffer, ready: true });
-    Atomics.wait(ready, 0, 0, WORKER_START_MS);
-  }
-  return worker;
+  if (!worker) spawn();
+  // Starting the thread and loading re2js is not a match: wait for it outside the call's deadline.
+  if (ready && Atomics.load(ready, 0) === 0) Atomics.wait(ready, 0, 0, WORKER_START_MS);
+  return worker!;
 }
 
 /** Start the matching thread if needed (before a call sets its deadline: starting is not matching). */
@@ -76,7 +81,8 @@ export function matchBatch(pattern: string, flags: number, texts: readonly strin
   if (!finished) {
     // The worker is still inside a match: stop it for good; the next batch starts a fresh one.
     void w.terminate();
-    if (worker === w) worker = null;
+    // Start the replacement now, so it is ready by the next call (it loads while the caller goes on).
+    if (worker === w) spawn();
   }
   const matches: BatchResult["matches"] = [];
   for (let i = 0; i < done; i++) matches.push(sig[2 + 2 * i]! < 0 ? null : { index: sig[2 + 2 * i]!, length: sig[3 + 2 * i]! });
