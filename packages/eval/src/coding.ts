@@ -8,7 +8,7 @@ import { LcmEngine } from "@context-engine/lcm";
 import type { RecordedSession } from "@context-engine/sessions";
 import { messageText, replay, type RequestRecord } from "./driver.js";
 import { extractFacts, FACT_KINDS, type Fact, type FactKind } from "./facts.js";
-import { grep, summarySpan } from "./lcm-tools.js";
+import { grep, storedSeqs, summarySpan } from "./lcm-tools.js";
 import { newestWithin } from "./metrics.js";
 import { contentWords, normalizeSpace } from "./text.js";
 
@@ -63,7 +63,7 @@ async function runCoding(engine: ContextEngine, session: RecordedSession, lcm: b
   const task = taskStatement(session.messages);
   const taskText = task ? normalizeSpace(task.text) : "";
   const indexOf = new Map(session.messages.map((m, i) => [m, i]));
-  const seqBase = lcm ? await seqBaseOf(engine, sessionId, session.messages) : 0;
+  const seqs = storedSeqs(session.messages);
   let taskRetrievable: boolean | null = null;
   let compactedSeen = false;
   for (const r of records) {
@@ -77,7 +77,7 @@ async function runCoding(engine: ContextEngine, session: RecordedSession, lcm: b
       const truncText = truncated.map(messageText).join("\n");
       tally(figures.truncation, facts, (f) => truncText.includes(f.text));
       if (figures.grep) {
-        const region = new Set(r.compacted.map((m) => indexOf.get(m)! + seqBase));
+        const region = new Set(r.compacted.map((m) => seqs[indexOf.get(m)!]).filter((q): q is number => q !== undefined));
         const found = new Map<string, boolean>();
         for (const f of facts) if (!found.has(f.text)) found.set(f.text, await foundAgain(engine, sessionId, f.text, region));
         tally(figures.grep, facts, (f) => found.get(f.text) === true);
@@ -87,7 +87,7 @@ async function runCoding(engine: ContextEngine, session: RecordedSession, lcm: b
       figures.task.requests++;
       const verbatim = normalizeSpace(requestText).includes(taskText);
       if (verbatim) figures.task.verbatim++;
-      if (!verbatim && lcm && taskRetrievable === null) taskRetrievable = await retrievable(engine, sessionId, task.text, task.index + seqBase);
+      if (!verbatim && lcm && taskRetrievable === null) taskRetrievable = await retrievable(engine, sessionId, task.text, seqs[task.index] ?? -1);
       if (verbatim || (lcm && taskRetrievable)) figures.task.verbatimOrRetrievable++;
     }
   }
@@ -112,17 +112,6 @@ async function retrievable(engine: ContextEngine, sessionId: string, text: strin
   if (!words.length) return false;
   const hits = await grep(engine, sessionId, words.join(" "), 10);
   return hits.some((h) => h.type === "message" && h.seq === seq);
-}
-
-async function seqBaseOf(engine: ContextEngine, sessionId: string, messages: readonly Message[]): Promise<number> {
-  for (const [i, m] of messages.entries()) {
-    const words = contentWords(contentText(m.content)).slice(0, 6);
-    if (words.length < 4) continue;
-    const hits = await grep(engine, sessionId, words.join(" "), 50);
-    for (const h of hits) if (h.type === "message" && h.seq !== undefined && (h.seq - i === 0 || h.seq - i === 1)) return h.seq - i;
-    if (i > 5) break;
-  }
-  return 0;
 }
 
 export async function evalCodingSession(session: RecordedSession, window = CODING_WINDOW): Promise<SessionCodingRun> {

@@ -37,3 +37,12 @@ export async function summarySpan(engine: ContextEngine, sessionId: string, ref:
     return null;
   }
 }
+
+/**
+ * The store's sequence number of each message of a replayed stream: LCM
+ * stores every message but the system prompt, numbered from 0 in order.
+ */
+export function storedSeqs(messages: ReadonlyArray<{ role: string }>): Array<number | undefined> {
+  let seq = 0;
+  return messages.map((m) => (m.role === "system" ? undefined : seq++));
+}

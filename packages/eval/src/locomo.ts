@@ -7,7 +7,7 @@ import { defaultTokenCounter } from "@context-engine/core";
 import { LcmEngine } from "@context-engine/lcm";
 import { Bm25Floor } from "./bm25.js";
 import { messageText, replay, type RequestRecord } from "./driver.js";
-import { grep, summarySpan } from "./lcm-tools.js";
+import { grep, storedSeqs, summarySpan } from "./lcm-tools.js";
 import type { LocomoConversation } from "./locomo-data.js";
 import { holdsTurn, indexContext, mean, newestWithin, recallAt } from "./metrics.js";
 import { contentWords } from "./text.js";
@@ -72,8 +72,9 @@ export async function evalConversation(conv: LocomoConversation, window = LOCOMO
     const textOf = new Map(conv.turns.map((t) => [t.diaId, t.content]));
     const spanCache = new Map<string, string[]>();
     const expandedSizes: number[] = [];
-    const diaOfSeq = (seq: number) => conv.turns[seq - seqBase]?.diaId;
-    const seqBase = await findSeqBase(lcm, sessionId, conv);
+    const seqs = storedSeqs(messages);
+    const diaBySeq = new Map(conv.turns.flatMap((t, i) => (seqs[i] === undefined ? [] : [[seqs[i]!, t.diaId] as const])));
+    const diaOfSeq = (seq: number) => diaBySeq.get(seq);
     const recency = conv.turns.slice(-10).reverse().map((t) => [t.diaId]);
 
     const rankedHits = async (query: string, expand: boolean): Promise<string[][][]> => {
@@ -136,24 +137,6 @@ export async function evalConversation(conv: LocomoConversation, window = LOCOMO
     lcm.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * The store's seq of the first turn: grep the first turn's exact text and read
- * the seq of the hit whose position makes every later turn line up.
- */
-async function findSeqBase(engine: ContextEngine, sessionId: string, conv: LocomoConversation): Promise<number> {
-  const probe = conv.turns.findIndex((t) => contentWords(t.content).length >= 4);
-  if (probe < 0) return 0;
-  const words = contentWords(conv.turns[probe]!.content).slice(0, 6);
-  const hits = await grep(engine, sessionId, words.join(" "), 50);
-  for (const h of hits) {
-    if (h.type === "message" && h.seq !== undefined) {
-      const base = h.seq - probe;
-      if (base === 0 || base === 1) return base;
-    }
-  }
-  return 0;
 }
 
 export function meanOf(runs: readonly ConversationRun[], pick: (q: QuestionFigures) => number, filter: (q: QuestionFigures) => boolean = () => true): number {
