@@ -31,10 +31,13 @@ export interface ExtractiveInput {
   calls: Map<string, CallInfo>;
 }
 
-const ERROR_LINE_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
+const ERROR_LINE_RE = /(?:error|exception)\b|\b(?:traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
 const HARVEST_BUDGET_CHARS = 250_000;
 const HARVEST_USERS = 200;
 const DETAIL_MESSAGES = 1_500;
+const OPENING_MAX_CHARS = 12_000;
+const ERRORS_PER_RESULT = 3;
+const ERRORS_KEPT = 12;
 const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
 
 /** Sections of a previous summary, by heading. */
@@ -116,14 +119,15 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
       for (const call of calls) {
         const info = input.calls.get(call.id) ?? { name: call.function.name, arguments: call.function.arguments };
         const result = resultOf.get(call.id);
-        actions.push(`${describeCall(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
+        actions.push(`${commandOf(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
       }
       if (!calls.length && said) actions.push(`said: ${oneLine(said, 160)}`);
     } else if (m.role === "tool" && i >= detailFrom) {
+      let found = 0;
       for (const line of sample.split("\n")) {
         if (ERROR_LINE_RE.test(line) && line.trim().length > 8) {
           errors.push(`- ${oneLine(line, 200)}`);
-          break;
+          if (++found >= ERRORS_PER_RESULT) break;
         }
       }
     }
@@ -136,7 +140,8 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     input.latestRequest === null ? NO_USER_SENTINEL : `Newest user message in the compacted turns (verbatim; newer messages after this summary take precedence):\n${quoteBlock(input.latestRequest, 2_000)}`,
   ]);
   const opening = input.firstRequest ?? firstUser;
-  const goal = previous.get(HEADINGS.goal) ?? (opening !== null ? `Opening request: "${oneLine(opening, 400)}"` : "No user goal recorded.");
+  // The opening request is usually the task itself: kept whole (up to OPENING_MAX_CHARS) and carried over by later summaries.
+  const goal = previous.get(HEADINGS.goal) ?? (opening !== null ? `Opening request (verbatim):\n${quoteBlock(opening, OPENING_MAX_CHARS)}` : "No user goal recorded.");
   sections.push([HEADINGS.goal, goal]);
   const prevConstraints = previous.get(HEADINGS.constraints);
   const allConstraints = dedupe([...(prevConstraints && prevConstraints !== "None" ? prevConstraints.split("\n") : []), ...constraints]);
@@ -166,7 +171,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
   const prevErrors = previous.get(HEADINGS.errors);
   const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
-  sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-6).join("\n") : "None recorded."]);
+  sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-ERRORS_KEPT).join("\n") : "None recorded."]);
   sections.push([HEADINGS.questions, /\?\s*$/.test(lastAssistantText) ? `Assistant asked: "${oneLine(lastAssistantText, 300)}"` : "None recorded."]);
   sections.push([HEADINGS.next, input.latestRequest === null ? "Continue the work shown after this summary." : "Continue the latest request; check Current State first."]);
   if (focusHits.length) sections.push([`## Focus: ${oneLine(input.focusTopic ?? "", 80)}`, focusHits.slice(-12).join("\n")]);
@@ -176,6 +181,21 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   }
 
   return redactSecrets(fitSections(header, sections, budgetChars));
+}
+
+/**
+ * A tool call as the agent ran it: the first line of its shell command whole
+ * (≤ 200 chars, so it can be rerun), else the call with its arguments shortened.
+ */
+function commandOf(info: CallInfo): string {
+  try {
+    const args: unknown = JSON.parse(info.arguments);
+    const cmd = args && typeof args === "object" ? ((args as Record<string, unknown>).command ?? (args as Record<string, unknown>).cmd) : undefined;
+    if (typeof cmd === "string" && /\s/.test(cmd.trim())) return `${info.name}: ${oneLine(cmd.trim().split("\n")[0]!, 200)}`;
+  } catch {
+    // Not JSON: described below.
+  }
+  return describeCall(info);
 }
 
 /**
@@ -223,7 +243,7 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
 
 const OMITTED = "… (earlier entries omitted)";
 /** Sections sized on their own (the request verbatim, identifiers by rank): never cut line-wise. */
-const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files]);
+const FIXED = new Set<string>([HEADINGS.request, HEADINGS.goal, HEADINGS.files]);
 
 function outcome(result: string): string {
   // The verdict is at the start or the end of an output; never scan all of a huge one.

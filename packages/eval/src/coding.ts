@@ -10,7 +10,7 @@ import { messageText, replay, type RequestRecord } from "./driver.js";
 import { extractFacts, FACT_KINDS, type Fact, type FactKind } from "./facts.js";
 import { grep, storedSeqs, summarySpan } from "./lcm-tools.js";
 import { newestWithin } from "./metrics.js";
-import { contentWords, normalizeSpace } from "./text.js";
+import { comparable, contentWords } from "./text.js";
 
 export const CODING_WINDOW = 16_384;
 
@@ -61,7 +61,7 @@ async function runCoding(engine: ContextEngine, session: RecordedSession, lcm: b
     task: { requests: 0, verbatim: 0, verbatimOrRetrievable: 0 },
   };
   const task = taskStatement(session.messages);
-  const taskText = task ? normalizeSpace(task.text) : "";
+  const taskText = task ? comparable(task.text) : "";
   const indexOf = new Map(session.messages.map((m, i) => [m, i]));
   const seqs = storedSeqs(session.messages);
   let taskRetrievable: boolean | null = null;
@@ -85,7 +85,7 @@ async function runCoding(engine: ContextEngine, session: RecordedSession, lcm: b
     }
     if (compactedSeen && task) {
       figures.task.requests++;
-      const verbatim = normalizeSpace(requestText).includes(taskText);
+      const verbatim = comparable(requestText).includes(taskText);
       if (verbatim) figures.task.verbatim++;
       if (!verbatim && lcm && taskRetrievable === null) taskRetrievable = await retrievable(engine, sessionId, task.text, seqs[task.index] ?? -1);
       if (verbatim || (lcm && taskRetrievable)) figures.task.verbatimOrRetrievable++;

@@ -43,3 +43,8 @@ export function contentWords(text: string): string[] {
 export function normalizeSpace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
+
+/** Text as a verbatim check compares it: Markdown quote prefixes (`> `) dropped, whitespace collapsed. */
+export function comparable(text: string): string {
+  return normalizeSpace(text.replace(/^[ \t]*> ?/gm, ""));
+}
