@@ -233,7 +233,8 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
   if (total > budget) {
     const share = Math.max(200, Math.floor(budget / lines.length));
     for (const entry of lines) {
-      if (entry[0] === HEADINGS.request) continue;
+      // The latest request and the opening request (the task) stay whole: they are what a continuation needs most.
+      if (entry[0] === HEADINGS.request || entry[0] === HEADINGS.goal) continue;
       const body = entry[1].join("\n");
       if (body.length > share) entry[1] = [shorten(body, share)];
     }

@@ -48,6 +48,8 @@ const wordKey = (w: string) => w.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\
 
 interface Prepared {
   label: string;
+  /** Sequence number of the source message, for range labels of grouped lines. */
+  seq: string | null;
   /** Always kept: a leading `Name:` speaker tag. */
   lead: string;
   words: Array<{ text: string; key: string; rank: number }>;
@@ -72,8 +74,8 @@ function prepare(entries: readonly SourceEntry[]): Prepared[] {
       .sort((a, b) => a.c - b.c || a.d - b.d || a.i - b.i);
     const rank = new Array<number>(tokens.length);
     order.forEach((o, r) => (rank[o.i] = r));
-    // A speaker tag already says who spoke: the label keeps only the sequence number.
-    return { label: lead ? e.label.replace(/ [a-z]+$/, "") : e.label, lead, words: tokens.map((t, i) => ({ text: t, key: wordKey(t), rank: rank[i]! })), facts: e.facts.map(scrubInjection) };
+    // A speaker tag already says who spoke and the order gives the position: such an entry needs no label.
+    return { label: lead ? "" : e.label, seq: /^#(\d+)/.exec(e.label)?.[1] ?? null, lead, words: tokens.map((t, i) => ({ text: t, key: wordKey(t), rank: rank[i]! })), facts: e.facts.map(scrubInjection) };
   });
 }
 
@@ -101,7 +103,7 @@ function render(entries: readonly Prepared[], keep: number, withFacts: boolean, 
 
 function rangeLabel(chunk: readonly Prepared[]): string {
   if (chunk.length === 1) return chunk[0]!.label;
-  const seqs = chunk.map((e) => /^#(\d+)/.exec(e.label)?.[1]).filter((x): x is string => x !== undefined);
+  const seqs = chunk.map((e) => e.seq).filter((x): x is string => x !== null);
   return seqs.length ? (seqs[0] === seqs[seqs.length - 1] ? `#${seqs[0]}` : `#${seqs[0]}–#${seqs[seqs.length - 1]}`) : "";
 }
 
