@@ -6,6 +6,7 @@ import type { ContextEngine, Message } from "@context-engine/core";
 import { contentText, defaultTokenCounter } from "@context-engine/core";
 import { LcmEngine } from "@context-engine/lcm";
 import type { RecordedSession } from "@context-engine/sessions";
+import { resetVirtualClock, restoreRealClock } from "./clock.js";
 import { messageText, replay, type RequestRecord } from "./driver.js";
 import { extractFacts, FACT_KINDS, type Fact, type FactKind } from "./facts.js";
 import { grep, storedSeqs, summarySpan } from "./lcm-tools.js";
@@ -115,6 +116,7 @@ async function retrievable(engine: ContextEngine, sessionId: string, text: strin
 }
 
 export async function evalCodingSession(session: RecordedSession, window = CODING_WINDOW): Promise<SessionCodingRun> {
+  resetVirtualClock();
   const dir = mkdtempSync(join(tmpdir(), "ce-eval-coding-"));
   const lcm = new LcmEngine({ contextLength: window, dataDir: dir, config: { prepare_in_background: false } });
   try {
@@ -122,6 +124,7 @@ export async function evalCodingSession(session: RecordedSession, window = CODIN
     const lcmFigures = await runCoding(lcm, session, true);
     return { id: session.id, messages: session.messages.length, engines: { compressor, lcm: lcmFigures } };
   } finally {
+    restoreRealClock();
     lcm.close();
     rmSync(dir, { recursive: true, force: true });
   }

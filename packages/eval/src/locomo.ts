@@ -6,6 +6,7 @@ import type { ContextEngine, Message } from "@context-engine/core";
 import { defaultTokenCounter } from "@context-engine/core";
 import { LcmEngine } from "@context-engine/lcm";
 import { Bm25Floor } from "./bm25.js";
+import { resetVirtualClock, restoreRealClock } from "./clock.js";
 import { messageText, replay, type RequestRecord } from "./driver.js";
 import { grep, storedSeqs, summarySpan } from "./lcm-tools.js";
 import type { LocomoConversation } from "./locomo-data.js";
@@ -49,6 +50,7 @@ async function runEngine(engine: ContextEngine, sessionId: string, messages: rea
 
 /** Replay one conversation through lcm and compressor and score every question with evidence. */
 export async function evalConversation(conv: LocomoConversation, window = LOCOMO_WINDOW): Promise<ConversationRun> {
+  resetVirtualClock();
   const dir = mkdtempSync(join(tmpdir(), "ce-eval-locomo-"));
   const sessionId = `locomo-${conv.id}`;
   const lcm = new LcmEngine({ contextLength: window, dataDir: dir, config: { prepare_in_background: false } });
@@ -134,6 +136,7 @@ export async function evalConversation(conv: LocomoConversation, window = LOCOMO
       questions,
     };
   } finally {
+    restoreRealClock();
     lcm.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -45,7 +45,7 @@ describe("extractFacts", () => {
   it("finds paths, first command lines, error lines and numbers of a region", () => {
     const facts = extractFacts([
       { role: "assistant", content: "Checking sphinx/ext/autodoc/__init__.py", tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "cd /testbed && python -m pytest tests/test_x.py -k slow\necho done" }) } }] },
-      { role: "tool", tool_call_id: "c1", content: "collected 1234 items\nE   AssertionError: expected 3.14\n1 failed in 0.52s" },
+      { role: "tool", tool_call_id: "c1", content: "collected 1234 items\nE   AssertionError: expected 3.14\n1 failed in 0.52 seconds" },
     ]);
     const of = (kind: string) => facts.filter((f) => f.kind === kind).map((f) => f.text);
     expect(of("path")).toEqual(expect.arrayContaining(["sphinx/ext/autodoc/__init__.py", "tests/test_x.py"]));
