@@ -35,7 +35,6 @@ const ERROR_LINE_RE = /(?:error|exception)\b|\b(?:traceback|failed|failure|fatal
 const HARVEST_BUDGET_CHARS = 250_000;
 const HARVEST_USERS = 200;
 const DETAIL_MESSAGES = 1_500;
-const OPENING_MAX_CHARS = 12_000;
 const ERRORS_PER_RESULT = 3;
 const ERRORS_KEPT = 12;
 const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
@@ -140,8 +139,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     input.latestRequest === null ? NO_USER_SENTINEL : `Newest user message in the compacted turns (verbatim; newer messages after this summary take precedence):\n${quoteBlock(input.latestRequest, 2_000)}`,
   ]);
   const opening = input.firstRequest ?? firstUser;
-  // The opening request is usually the task itself: kept whole (up to OPENING_MAX_CHARS) and carried over by later summaries.
-  const goal = previous.get(HEADINGS.goal) ?? (opening !== null ? `Opening request (verbatim):\n${quoteBlock(opening, OPENING_MAX_CHARS)}` : "No user goal recorded.");
+  const goal = previous.get(HEADINGS.goal) ?? (opening !== null ? `Opening request: "${oneLine(opening, 400)}"` : "No user goal recorded.");
   sections.push([HEADINGS.goal, goal]);
   const prevConstraints = previous.get(HEADINGS.constraints);
   const allConstraints = dedupe([...(prevConstraints && prevConstraints !== "None" ? prevConstraints.split("\n") : []), ...constraints]);
@@ -233,8 +231,7 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
   if (total > budget) {
     const share = Math.max(200, Math.floor(budget / lines.length));
     for (const entry of lines) {
-      // The latest request and the opening request (the task) stay whole: they are what a continuation needs most.
-      if (entry[0] === HEADINGS.request || entry[0] === HEADINGS.goal) continue;
+      if (entry[0] === HEADINGS.request) continue;
       const body = entry[1].join("\n");
       if (body.length > share) entry[1] = [shorten(body, share)];
     }
@@ -244,7 +241,7 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
 
 const OMITTED = "… (earlier entries omitted)";
 /** Sections sized on their own (the request verbatim, identifiers by rank): never cut line-wise. */
-const FIXED = new Set<string>([HEADINGS.request, HEADINGS.goal, HEADINGS.files]);
+const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files]);
 
 function outcome(result: string): string {
   // The verdict is at the start or the end of an output; never scan all of a huge one.

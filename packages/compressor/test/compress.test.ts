@@ -163,7 +163,7 @@ describe("compress: guarantees", () => {
     const second = await engine.compress([...first, ...agentConversation({ turns: 10 }).slice(1)]);
     expectValid(second);
     const text = contentText(second.find(isSummaryMessage)!.content);
-    expect(text).toContain("Opening request (verbatim):\n> Request 0: fix bug_0"); // the goal of the first summary, kept whole
+    expect(text).toContain('Opening request: "Request 0: fix bug_0'); // the goal of the first summary
     const numbers = [...text.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1]));
     expect(Math.max(...numbers)).toBeGreaterThan(Math.max(...firstNumbers));
     // The first summary is the thing updated, not a turn quoted inside the new one.

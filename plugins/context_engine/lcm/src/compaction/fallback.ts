@@ -74,8 +74,8 @@ function prepare(entries: readonly SourceEntry[]): Prepared[] {
       .sort((a, b) => a.c - b.c || a.d - b.d || a.i - b.i);
     const rank = new Array<number>(tokens.length);
     order.forEach((o, r) => (rank[o.i] = r));
-    // A speaker tag already says who spoke and the order gives the position: such an entry needs no label.
-    return { label: lead ? "" : e.label, seq: /^#(\d+)/.exec(e.label)?.[1] ?? null, lead, words: tokens.map((t, i) => ({ text: t, key: wordKey(t), rank: rank[i]! })), facts: e.facts.map(scrubInjection) };
+    // A speaker tag already says who spoke: the label keeps only the sequence number.
+    return { label: lead ? e.label.replace(/ [a-z]+$/, "") : e.label, seq: /^#(\d+)/.exec(e.label)?.[1] ?? null, lead, words: tokens.map((t, i) => ({ text: t, key: wordKey(t), rank: rank[i]! })), facts: e.facts.map(scrubInjection) };
   });
 }
 
