@@ -17,7 +17,8 @@ export interface SourceEntry {
 const HEADER = /^\[#(\d+) ([a-z]+)(?: result)?(?: [^\]]*)?\]$/;
 const CALL = /^→ calls ([\w.-]+)\(([\s\S]*)\)$/;
 const OWN_LINE = /^(#\d+(?:–#\d+)?(?: [a-z]+)?)(?: (.*))?$/;
-const ERROR_LINE = /\b(?:\w*Error|\w*Exception|Traceback|FAILED|FAIL:|fatal|error:|panic|denied|not found|No such file)\b/;
+// Error names, failure words, and pytest's `E   …` assertion lines.
+const ERROR_LINE = /\b(?:\w*Error|\w*Exception|Traceback|FAILED|FAIL:|fatal|error:|panic|denied|not found|No such file)\b|^E {2,}\S/;
 const MAX_FACT_CHARS = 200;
 
 /** The first line of a tool call's shell command, else `name args…` (an editor call is named by its arguments). */
@@ -44,7 +45,7 @@ function errorLines(body: string): string[] {
   for (const raw of body.split("\n")) {
     const line = raw.trim();
     if (line.length >= 8 && ERROR_LINE.test(line) && !out.includes(line)) out.push(oneLine(line));
-    if (out.length >= 4) break;
+    if (out.length >= 6) break;
   }
   return out;
 }
