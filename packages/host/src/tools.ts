@@ -85,6 +85,8 @@ export function collectEngineTools(
     return { tools: [], names: new Set() };
   }
   if (!Array.isArray(schemas)) {
+    // A promise is not a list; its rejection must not go unhandled.
+    if (schemas instanceof Promise) schemas.catch(() => {});
     if (schemas !== undefined && schemas !== null) logger.warn("context engine getToolSchemas did not return a list", { engine: engine.name });
     return { tools: [], names: new Set() };
   }

@@ -79,7 +79,8 @@ describe("createOpenAIChatModel", () => {
   it("gives up after maxRetries with a typed error", async () => {
     server.script(() => ({ status: 500, error: { message: "boom" } }));
     const err = await failure(model({ maxRetries: 1 }).complete(hi));
-    expect(err.kind).toBe("overloaded");
+    // A plain 5xx is a server error (retried), not a capacity answer.
+    expect(err.kind).toBe("server_error");
     expect(err.status).toBe(500);
     expect(server.requests).toHaveLength(2);
   });

@@ -55,11 +55,21 @@ export function callHookSync<T>(
   fn: () => T,
 ): T {
   try {
-    return WRITING_HOOKS.has(hook) ? runtime.figures.around(fn) : fn();
+    const value = WRITING_HOOKS.has(hook) ? runtime.figures.around(fn) : fn();
+    if (isThenable(value)) {
+      // A sync hook that answered with a promise: not awaited, but its rejection must not go unhandled.
+      Promise.resolve(value).catch((error: unknown) => reportHookFailure(runtime, sessionId, turnId, hook, error));
+      return fallback;
+    }
+    return value;
   } catch (error) {
     reportHookFailure(runtime, sessionId, turnId, hook, error);
     return fallback;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
 }
 
 export function failureReasonOf(error: unknown): HookFailureReason {

@@ -13,7 +13,7 @@ export function estimateConversation(state: TurnState): number {
 
 export function shouldCompress(state: TurnState, tokens: number): boolean {
   const { runtime } = state.session;
-  return callHookSync(runtime, state.session.id, state.turnId, "shouldCompress", false, () => runtime.engine.shouldCompress(tokens) === true);
+  return callHookSync<unknown>(runtime, state.session.id, state.turnId, "shouldCompress", false, () => runtime.engine.shouldCompress(tokens)) === true;
 }
 
 /** Report, once per reason and turn, that the engine blocks compression over its threshold. */
