@@ -35,8 +35,9 @@ describe("engine tools", () => {
     expect(seen!.sessionId).toBe(session.id);
     // A copy of the conversation so far (up to the assistant's call), never the live list.
     expect(seen!.messages).not.toBe(session.messages);
-    expect(seen!.messages).toEqual(session.messages.slice(0, seen!.messages.length));
-    expect(seen!.messages.at(-1)).toMatchObject({ role: "assistant" });
+    const given = seen!.messages ?? [];
+    expect(given).toEqual(session.messages.slice(0, given.length));
+    expect(given.at(-1)).toMatchObject({ role: "assistant" });
     expect(ofType("engine_tool.called")[0]).toMatchObject({ name: "ctx_search", callId: "c1", args: { query: "auth bug" }, ok: true, error: null });
     expect(session.engineTools).toEqual(["ctx_search"]);
   });

@@ -205,10 +205,10 @@ export class FaultEngine extends ContextEngine {
     );
   }
   override onSessionReset(): void {
-    return this.#hit("onSessionReset", () => super.onSessionReset());
+    return this.#hit("onSessionReset", () => void super.onSessionReset());
   }
   override updateModel(model: string, contextLength: number, options?: Record<string, unknown>): void {
-    return this.#hit("updateModel", () => super.updateModel(model, contextLength, options));
+    return this.#hit("updateModel", () => void super.updateModel(model, contextLength, options));
   }
 }
 
