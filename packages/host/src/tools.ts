@@ -133,6 +133,7 @@ export function toolResultText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? toolError("tool returned nothing");
   } catch (error) {
+    if (error instanceof RangeError) return toolError("tool result is nested too deeply to serialise");
     return toolError(`tool result is not serialisable: ${describeError(error)}`);
   }
 }

@@ -99,3 +99,14 @@ describe("hook timeouts", () => {
     await host.close();
   });
 });
+
+describe("hostile input", () => {
+  it("refuses a user message nested 10,000 deep with a clear message", async () => {
+    const host = new AgentHost({ engine: new RecordingEngine(), chatModel: chatModel() });
+    const session = await host.openSession({ model: "m" });
+    let deep: unknown = "x";
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    await expect(session.send({ role: "user", content: [{ type: "text", text: "hi", extra: deep }] } as never)).rejects.toThrow(/nested more than 64 levels/);
+    await host.close();
+  });
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { UserMessageSchema, estimateTextTokens } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, UserMessageSchema, estimateTextTokens, exceedsDepth } from "@context-engine/core";
 import type { ContextEngine, EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import { runCompaction } from "../compaction/runner.js";
@@ -412,6 +412,10 @@ function initialMessages(options: OpenSessionOptions): Message[] {
 
 function toUserMessage(input: string | Message): Message {
   if (typeof input === "string") return { role: "user", content: input };
+  // Checked before anything recurses into it.
+  if (exceedsDepth(input, MAX_RESULT_DEPTH)) {
+    throw new HostError("invalid_input", `send: the message is nested more than ${MAX_RESULT_DEPTH} levels deep`);
+  }
   const parsed = UserMessageSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -45,7 +45,7 @@ export function parseYamlSource(text: string, file: string | null, limits: YamlL
   try {
     doc = parseDocument(source, { lineCounter, prettyErrors: true, uniqueKeys: true });
   } catch (error) {
-    if (error instanceof RangeError) return failed(`YAML is nested too deeply to read (the limit is ${MAX_YAML_DEPTH} levels)`);
+    if (error instanceof RangeError || tooDeep(String(error))) return failed(`YAML is nested too deeply to read (the limit is ${MAX_YAML_DEPTH} levels)`);
     return failed(`YAML could not be read: ${error instanceof Error ? error.message : String(error)}`);
   }
   const problems: ConfigProblem[] = [];
@@ -60,7 +60,9 @@ export function parseYamlSource(text: string, file: string | null, limits: YamlL
         line: pos?.line ?? null,
         column: pos?.col ?? null,
         key: "",
-        message: `YAML ${severity === "error" ? "syntax error" : "warning"}: ${err.message.split("\n")[0]}`,
+        message: tooDeep(err.message)
+          ? `YAML is nested too deeply to read (the limit is ${MAX_YAML_DEPTH} levels)`
+          : `YAML ${severity === "error" ? "syntax error" : "warning"}: ${err.message.split("\n")[0]}`,
         severity,
       });
     }
@@ -130,4 +132,9 @@ function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${n} bytes`;
+}
+
+// The parser reports exhausting the stack as an ordinary error.
+function tooDeep(message: string): boolean {
+  return /maximum call stack/i.test(message);
 }
