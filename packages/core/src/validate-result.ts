@@ -1,7 +1,7 @@
 import { checkConversation } from "./conversation-check.js";
 import type { ConversationProblemCode } from "./conversation-check.js";
 import type { Message } from "./messages.js";
-import { isPlainObject } from "./messages.js";
+import { contentText, isPlainObject } from "./messages.js";
 
 /**
  * Checks a host runs on what an engine hands back (`selectContext`,
@@ -59,12 +59,17 @@ export interface CompressCheckInput {
   requiredUser: Message | null;
 }
 
-/** A `compress` result is usable when it is a valid conversation that still holds the required user message. */
+/**
+ * A `compress` result is usable when it is a valid conversation that still
+ * holds the required user message, or quotes its text in one of its messages
+ * (a summary that carries an oversized active request verbatim).
+ */
 export function checkCompressResult(returned: unknown, input: CompressCheckInput): ResultCheck {
   return guarded(() => {
     const base = checkList(returned);
     if (!base.ok) return base;
-    if (input.requiredUser && !holdsUserMessage(base.messages, input.requiredUser)) {
+    const user = input.requiredUser;
+    if (user && !holdsUserMessage(base.messages, user) && !quotesUserText(base.messages, user)) {
       return { ok: false, reason: "the latest user message is missing from the compressed list" };
     }
     return base;
@@ -141,6 +146,20 @@ function sameMessage(a: Message, b: unknown): boolean {
 function holdsUserMessage(list: readonly Message[], user: Message): boolean {
   const want = json(user.content);
   return list.some((m) => m.role === "user" && json(m.content) === want);
+}
+
+// Enough of the request to recognise it inside a summary, after "> " quoting and whitespace are normalised.
+const QUOTE_PROBE_CHARS = 500;
+
+function quotesUserText(list: readonly Message[], user: Message): boolean {
+  const text = typeof user.content === "string" ? user.content : contentText(user.content);
+  const probe = normalise(text).slice(0, QUOTE_PROBE_CHARS);
+  if (probe.length === 0) return false;
+  return list.some((m) => normalise(contentText(m.content)).includes(probe));
+}
+
+function normalise(text: string): string {
+  return text.replace(/^[ \t]*>[ \t]?/gm, "").replace(/\s+/g, " ").trim();
 }
 
 function json(value: unknown): string {

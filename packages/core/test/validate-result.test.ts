@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../src/index.js";
-import { checkCompressResult, checkConversation, checkList, checkSelectionResult, exceedsDepth } from "../src/index.js";
+import { checkCompressResult, checkConversation, checkList, checkSelectionResult, contentText, exceedsDepth } from "../src/index.js";
 
 const request: Message[] = [
   { role: "system", content: "sys" },
@@ -67,7 +67,8 @@ describe("checkCompressResult on arbitrary JSON", () => {
         const check = checkCompressResult(value, { requiredUser: incoming });
         if (!check.ok) return;
         expect(checkConversation(check.messages).filter((p) => FATAL.has(p.code))).toEqual([]);
-        expect(check.messages.some((m) => m.role === "user" && m.content === "now")).toBe(true);
+        // The message itself, or a message quoting its text.
+        expect(check.messages.some((m) => (m.role === "user" && m.content === "now") || contentText(m.content).includes("now"))).toBe(true);
         expect(JSON.parse(JSON.stringify(check.messages))).toEqual(check.messages);
       }),
       { numRuns: 500 },
@@ -93,5 +94,14 @@ describe("hostile values", () => {
     for (let i = 0; i < 100_000; i++) deep = { next: deep };
     expect(exceedsDepth(deep, 64)).toBe(true);
     expect(exceedsDepth({ a: [1, { b: 2 }] }, 64)).toBe(false);
+  });
+});
+
+describe("checkCompressResult and the turn's request", () => {
+  it("accepts a summary that quotes an oversized active request verbatim, and refuses one that drops it", () => {
+    const user: Message = { role: "user", content: "Please refactor\nthe parser and keep the tests green." };
+    const quoted: Message[] = [{ role: "user", content: "[CONTEXT COMPACTION]\n## User Messages (verbatim, newest first)\n> Please refactor\n> the parser and keep the tests green." }, { role: "assistant", content: "working" }];
+    expect(checkCompressResult(quoted, { requiredUser: user }).ok).toBe(true);
+    expect(checkCompressResult([{ role: "user", content: "[summary]" }], { requiredUser: user }).ok).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { engineSource, isolated, manifest, sandbox, writePlugin } from "./helper
 import type { Sandbox } from "./helpers.js";
 
 let box: Sandbox;
+const parsed = (yaml: string) => parseConfigText(yaml, "config.yaml").config!;
 beforeEach(() => {
   box = sandbox();
 });
@@ -43,7 +44,7 @@ describe("size and depth limits", () => {
 
   it("refuses a plugin.yaml over 64 KiB", async () => {
     writePlugin(box, "user", "bigyaml", engineSource("bigyaml"), manifest("bigyaml", `notes: "${"n".repeat(70 * 1024)}"\n`));
-    await expect(loadEngine({ context: { engine: "bigyaml" } }, {}, isolated(box))).rejects.toThrow(/plugin\.yaml is 70\.\d KiB; the limit is 64\.0 KiB/);
+    await expect(loadEngine(parsed("context:\n  engine: bigyaml\n"), {}, isolated(box))).rejects.toThrow(/plugin\.yaml is 70\.\d KiB; the limit is 64\.0 KiB/);
   });
 });
 
@@ -62,14 +63,14 @@ describe("a static configSchema on the engine class", () => {
 
   it("is run by loadEngine too", async () => {
     writePlugin(box, "user", "schemed", engineWithStaticSchema("schemed"));
-    await expect(loadEngine({ context: { engine: "schemed" }, engines: { schemed: { fresh_tail_count: "lots" } } }, {}, isolated(box))).rejects.toThrow(/invalid config/);
+    await expect(loadEngine(parsed("context:\n  engine: schemed\nengines:\n  schemed: { fresh_tail_count: lots }\n"), {}, isolated(box))).rejects.toThrow(/invalid config/);
   });
 });
 
 describe("createEngine", () => {
   it("builds one fresh instance of a directory engine per call, with the session's fields on the loader's context", async () => {
     writePlugin(box, "user", "persession", engineSource("persession"));
-    const loaded = await loadEngine({ context: { engine: "persession" }, engines: { persession: { a: 1 } } }, { contextLength: 1000 }, isolated(box));
+    const loaded = await loadEngine(parsed("context:\n  engine: persession\nengines:\n  persession: { a: 1 }\n"), { contextLength: 1000 }, isolated(box));
     expect(loaded.createEngine).not.toBeNull();
     const one = loaded.createEngine!({ contextLength: 8000, model: "small" }) as unknown as { initContext: Record<string, unknown> };
     const two = loaded.createEngine!({}) as unknown as { initContext: Record<string, unknown> };
