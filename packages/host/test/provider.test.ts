@@ -181,3 +181,25 @@ describe("resolveModelConfig", () => {
     expect(defaultContextLength("some-new-model")).toBe(128_000);
   });
 });
+
+describe("5xx classification", () => {
+  const kindFor = async (status: number, message: string) => {
+    server.script(() => ({ status, error: { message } }));
+    const m = createOpenAIChatModel({ baseURL: server.baseURL, apiKey: server.apiKey, model: "m", maxRetries: 0 });
+    try {
+      await m.completeOnce({ messages: [{ role: "user", content: "hi" }] });
+    } catch (error) {
+      return (error as ChatModelError).kind;
+    }
+    return "none";
+  };
+
+  it("only an explicit capacity answer is overloaded; any other 5xx is a server error", async () => {
+    expect(await kindFor(500, "internal error")).toBe("server_error");
+    expect(await kindFor(502, "bad gateway")).toBe("server_error");
+    expect(await kindFor(503, "service unavailable")).toBe("server_error");
+    expect(await kindFor(529, "busy")).toBe("overloaded");
+    expect(await kindFor(503, "The engine is currently overloaded, please try again later")).toBe("overloaded");
+    expect(await kindFor(429, "slow down")).toBe("rate_limit");
+  });
+});
