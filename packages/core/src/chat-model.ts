@@ -42,6 +42,8 @@ export type ChatModelErrorKind =
   | "rate_limit"
   | "network"
   | "overloaded"
+  /** An HTTP 5xx other than an explicit capacity answer: retried, then the caller's fallback. */
+  | "server_error"
   | "timeout"
   | "aborted"
   | "context_length"

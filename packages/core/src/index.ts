@@ -12,3 +12,5 @@ export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./toke
 export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tiktoken.js";
 export * from "./engine-context.js";
 export * from "./engine-factory.js";
+export * from "./errors.js";
+export * from "./validate-result.js";

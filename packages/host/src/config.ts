@@ -10,7 +10,32 @@ export type CompactionBoundaryMode =
   /** No session hooks around compaction. */
   | "none";
 
+const Ms = z.number().finite().nonnegative();
+
+/**
+ * Bounds, in ms, for each engine call the host awaits (0: no bound). Past
+ * its bound a call fails open like a throw (`hook.failed`, reason
+ * `timeout`) and the session moves on. `compress` keeps its own bound,
+ * `contextTimeoutSeconds`.
+ */
+export const HookTimeoutsSchema = z.strictObject({
+  selectContext: Ms.default(30_000),
+  onTurnComplete: Ms.default(30_000),
+  handleToolCall: Ms.default(120_000),
+  onSessionStart: Ms.default(30_000),
+  onSessionEnd: Ms.default(30_000),
+  onSessionReset: Ms.default(30_000),
+  updateModel: Ms.default(10_000),
+  shouldCompressPreflight: Ms.default(10_000),
+  pruneToolResultsOnly: Ms.default(10_000),
+});
+
+export type HookTimeouts = z.output<typeof HookTimeoutsSchema>;
+export type BoundedHook = keyof HookTimeouts;
+
 export const HostConfigSchema = z.strictObject({
+  /** Per-hook bounds in ms (config.yaml `host.hook_timeouts.<hook>`). */
+  hookTimeouts: HookTimeoutsSchema.prefault({}),
   /** `compression.context_timeout_seconds`: host timeout for one compression pass; 0 disables. */
   contextTimeoutSeconds: z.number().finite().nonnegative().default(120),
   /** Provider requests allowed in one turn (tool loop steps, retries excluded). */
@@ -58,6 +83,20 @@ const ConfigFileSlice = z.looseObject({
       prompt_cache: z.enum(["auto", "on", "off"]).optional(),
       max_retries: z.number().int().nonnegative().optional(),
       session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
+      hook_timeouts: z
+        .strictObject({
+          select_context: Ms.optional(),
+          on_turn_complete: Ms.optional(),
+          handle_tool_call: Ms.optional(),
+          on_session_start: Ms.optional(),
+          on_session_end: Ms.optional(),
+          on_session_reset: Ms.optional(),
+          update_model: Ms.optional(),
+          should_compress_preflight: Ms.optional(),
+          prune_tool_results_only: Ms.optional(),
+        })
+        .optional()
+        .nullable(),
     })
     .optional()
     .nullable(),
@@ -92,5 +131,16 @@ export function hostConfigFromFile(config: unknown, source = "config.yaml"): Hos
   if (h.prompt_cache !== undefined) out.promptCache = h.prompt_cache;
   if (h.max_retries !== undefined) out.maxRetries = h.max_retries;
   if (h.session_idle_timeout_seconds !== undefined) out.sessionIdleTimeoutSeconds = h.session_idle_timeout_seconds;
+  if (h.hook_timeouts) {
+    const timeouts: Partial<HookTimeouts> = {};
+    for (const [key, value] of Object.entries(h.hook_timeouts)) {
+      if (typeof value === "number") timeouts[camel(key) as BoundedHook] = value;
+    }
+    out.hookTimeouts = timeouts;
+  }
   return out;
+}
+
+function camel(key: string): string {
+  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }

@@ -10,7 +10,8 @@ export type HostErrorCode =
   | "session_closed"
   | "invalid_input"
   | "provider_error"
-  | "iteration_limit";
+  | "iteration_limit"
+  | "engine_unavailable";
 
 export class HostError extends Error {
   override readonly name: string = "HostError";
@@ -51,13 +52,4 @@ export class SessionClosedError extends HostError {
   }
 }
 
-/** A short, single-line description of any thrown value. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
+export { describeError } from "@context-engine/core";

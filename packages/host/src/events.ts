@@ -193,7 +193,20 @@ export interface HookFailedEvent extends Base {
   type: "hook.failed";
   turnId: string | null;
   hook: string;
+  /** `threw` (a throw or rejection), `timeout` (past its bound), `invalid_result` (refused by validation). */
+  reason: HookFailureReason;
   error: string;
+}
+
+export type HookFailureReason = "threw" | "timeout" | "invalid_result";
+
+/** A hook the host gave up on (timeout) settled after all; its outcome was ignored. */
+export interface HookLateEvent extends Base {
+  type: "hook.late";
+  turnId: string | null;
+  hook: string;
+  outcome: "resolved" | "rejected";
+  lateByMs: number;
 }
 
 export interface TurnCompletedEvent extends InTurn {
@@ -233,6 +246,7 @@ export type HostEvent =
   | EngineToolCalledEvent
   | ToolCalledEvent
   | HookFailedEvent
+  | HookLateEvent
   | TurnCompletedEvent;
 
 export type HostEventType = HostEvent["type"];

@@ -78,6 +78,7 @@ export async function createHostFromConfig(options: HostFromConfigOptions = {}):
   );
   const host = new AgentHost({
     engine: loaded.engine,
+    ...(loaded.createEngine ? { engineFactory: loaded.createEngine, engineContext: loaded.initContext } : {}),
     chatModel,
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.executeTool ? { executeTool: options.executeTool } : {}),

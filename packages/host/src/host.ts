@@ -1,6 +1,8 @@
 import { createEstimator, isContextEngine, silentLogger } from "@context-engine/core";
-import type { ChatModel, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
+import type { ChatModel, ContextEngine, EngineFactory, EngineInitContext, Logger, TokenCounter } from "@context-engine/core";
+import { describeError } from "@context-engine/core";
 import { EngineFigures } from "./compaction/engine-figures.js";
+import { HostError } from "./errors.js";
 import { resolveHostConfig } from "./config.js";
 import { withListMemo } from "./request/list-tokens.js";
 import type { HostConfig, HostConfigInput } from "./config.js";
@@ -13,8 +15,20 @@ import { normalizeAgentTools } from "./tools.js";
 import type { FunctionTool, ToolDefinition, ToolExecutor } from "./tools.js";
 
 export interface AgentHostOptions {
-  /** The active engine (from `loadEngine`, or any ContextEngine). */
-  engine: ContextEngine;
+  /**
+   * The active engine (from `loadEngine`, or any ContextEngine). Without
+   * `engineFactory`, every session shares it; with one, it serves the first
+   * session opened.
+   */
+  engine?: ContextEngine;
+  /**
+   * Builds one engine per session (`loadEngine(...).createEngine`), so that
+   * threshold, model, cooldowns and counters belong to a session. Called
+   * with `engineContext` plus the session's model and window.
+   */
+  engineFactory?: EngineFactory;
+  /** The context handed to `engineFactory` (the loader's `initContext`). */
+  engineContext?: EngineInitContext;
   /** The model that answers the agent's requests. */
   chatModel: ChatModel;
   /** The agent's own tools (engine tools are added per session). */
@@ -41,7 +55,11 @@ export interface AgentHostOptions {
  * ```
  */
 export class AgentHost {
+  /** The shared engine, or with a factory the first instance (used by the first session). */
   readonly engine: ContextEngine;
+  readonly #factory: EngineFactory | null;
+  readonly #engineContext: EngineInitContext;
+  #firstEngineFree: boolean;
   readonly chatModel: ChatModel;
   readonly config: HostConfig;
   readonly #runtime: HostRuntime;
@@ -51,9 +69,16 @@ export class AgentHost {
   #closed = false;
 
   constructor(options: AgentHostOptions) {
-    if (!isContextEngine(options.engine)) {
-      throw new TypeError("AgentHost: `engine` must be a ContextEngine (name, updateFromResponse, shouldCompress, compress)");
+    if (options.engineFactory !== undefined && typeof options.engineFactory !== "function") {
+      throw new TypeError("AgentHost: `engineFactory` must be a function (context) => ContextEngine");
     }
+    this.#factory = options.engineFactory ?? null;
+    this.#engineContext = { ...options.engineContext };
+    const engine = options.engine ?? (this.#factory ? this.#factory({ ...this.#engineContext }) : undefined);
+    if (!isContextEngine(engine)) {
+      throw new TypeError("AgentHost: `engine` must be a ContextEngine (name, updateFromResponse, shouldCompress, compress), or give `engineFactory`");
+    }
+    this.#firstEngineFree = this.#factory !== null;
     if (!options.chatModel || typeof options.chatModel.complete !== "function") {
       throw new TypeError("AgentHost: `chatModel` must have a complete(request) method");
     }
@@ -61,14 +86,14 @@ export class AgentHost {
       throw new TypeError("AgentHost: `executeTool` must be a function");
     }
     const logger = options.logger ?? silentLogger;
-    this.engine = options.engine;
+    this.engine = engine;
     this.chatModel = options.chatModel;
-    this.config = resolveHostConfig(withEngineTimeout(options.config, options.engine));
+    this.config = resolveHostConfig(withEngineTimeout(options.config, engine));
     this.#bus = new EventBus(logger);
     if (options.onEvent) this.#bus.onAny(options.onEvent);
     const agentTools: FunctionTool[] = normalizeAgentTools(options.tools);
     this.#runtime = {
-      engine: options.engine,
+      engine,
       chatModel: options.chatModel,
       bus: this.#bus,
       logger,
@@ -76,13 +101,10 @@ export class AgentHost {
       config: this.config,
       agentTools,
       executeTool: options.executeTool,
-      figures: new EngineFigures(options.engine),
+      figures: new EngineFigures(engine),
       compacting: new Set(),
     };
-    // compression.model_thresholds reaches the engine before its first updateModel.
-    if (this.config.modelThresholds) {
-      this.engine.modelThresholds = { ...this.config.modelThresholds };
-    }
+    this.#applyThresholds(engine);
     if (this.config.sessionIdleTimeoutSeconds > 0) {
       const ms = this.config.sessionIdleTimeoutSeconds * 1000;
       this.#expiryTimer = setInterval(() => void this.expireIdleSessions(ms), Math.min(ms, 60_000));
@@ -109,10 +131,40 @@ export class AgentHost {
     if (options.contextLength !== undefined && !(Number.isFinite(options.contextLength) && options.contextLength >= 0)) {
       throw new TypeError(`openSession: contextLength must be a non-negative number, got ${String(options.contextLength)}`);
     }
-    const session = new Session(this.#runtime, { ...options }, (s) => this.#sessions.delete(s));
+    const session = new Session(this.#runtimeFor(options), { ...options }, (s) => this.#sessions.delete(s));
     this.#sessions.set(session, true);
     await session.start();
     return session;
+  }
+
+  /** The shared runtime, or with a factory a copy holding this session's own engine. */
+  #runtimeFor(options: OpenSessionOptions): HostRuntime {
+    if (!this.#factory) return this.#runtime;
+    if (this.#firstEngineFree) {
+      this.#firstEngineFree = false;
+      return { ...this.#runtime, figures: new EngineFigures(this.engine) };
+    }
+    const context: EngineInitContext = { ...this.#engineContext, model: options.model };
+    if (options.contextLength !== undefined) context.contextLength = options.contextLength;
+    let engine: unknown;
+    try {
+      engine = this.#factory(context);
+    } catch (error) {
+      throw new HostError("engine_unavailable", `openSession: the engine factory threw: ${describeError(error)}`, { cause: error });
+    }
+    if (!isContextEngine(engine)) throw new HostError("engine_unavailable", "openSession: the engine factory did not return a ContextEngine");
+    this.#applyThresholds(engine);
+    return { ...this.#runtime, engine, figures: new EngineFigures(engine) };
+  }
+
+  // compression.model_thresholds reaches each engine before its first updateModel.
+  #applyThresholds(engine: ContextEngine): void {
+    if (!this.config.modelThresholds) return;
+    try {
+      engine.modelThresholds = { ...this.config.modelThresholds };
+    } catch {
+      // an engine with a read-only field keeps its own thresholds
+    }
   }
 
   /** Open sessions. */

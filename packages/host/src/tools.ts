@@ -85,6 +85,8 @@ export function collectEngineTools(
     return { tools: [], names: new Set() };
   }
   if (!Array.isArray(schemas)) {
+    // A promise is not a list; its rejection must not go unhandled.
+    if (schemas instanceof Promise) schemas.catch(() => {});
     if (schemas !== undefined && schemas !== null) logger.warn("context engine getToolSchemas did not return a list", { engine: engine.name });
     return { tools: [], names: new Set() };
   }
@@ -131,6 +133,7 @@ export function toolResultText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? toolError("tool returned nothing");
   } catch (error) {
+    if (error instanceof RangeError) return toolError("tool result is nested too deeply to serialise");
     return toolError(`tool result is not serialisable: ${describeError(error)}`);
   }
 }

@@ -87,8 +87,11 @@ describe("automatic compaction", () => {
   const badResults: Array<[string, unknown, RegExp]> = [
     ["an empty list", [], /empty/],
     ["null", null, /got null/],
-    ["a list with a string", ["x"], /item 0/],
+    ["a list with a string", ["x"], /message 0: expected an object/],
     ["a message with an unknown role", [{ role: "wizard", content: "x" }], /unknown role/],
+    ["a message with numeric content", [{ role: "user", content: 5 }], /content must be/],
+    ["a list without the latest user message", [{ role: "assistant", content: "summary only" }], /latest user message is missing/],
+    ["a tool message without tool_call_id", [{ role: "user", content: "x" }, { role: "tool", content: "r" }], /no tool_call_id/],
   ];
   for (const [label, value, reason] of badResults) {
     it(`rejects ${label} from compress and keeps every message`, async () => {

@@ -79,7 +79,8 @@ describe("createOpenAIChatModel", () => {
   it("gives up after maxRetries with a typed error", async () => {
     server.script(() => ({ status: 500, error: { message: "boom" } }));
     const err = await failure(model({ maxRetries: 1 }).complete(hi));
-    expect(err.kind).toBe("overloaded");
+    // A plain 5xx is a server error (retried), not a capacity answer.
+    expect(err.kind).toBe("server_error");
     expect(err.status).toBe(500);
     expect(server.requests).toHaveLength(2);
   });
@@ -178,5 +179,27 @@ describe("resolveModelConfig", () => {
     expect(defaultContextLength("gpt-4o-mini-2024-07-18")).toBe(128_000);
     expect(defaultContextLength("anthropic/claude-3.5-sonnet")).toBe(200_000);
     expect(defaultContextLength("some-new-model")).toBe(128_000);
+  });
+});
+
+describe("5xx classification", () => {
+  const kindFor = async (status: number, message: string) => {
+    server.script(() => ({ status, error: { message } }));
+    const m = createOpenAIChatModel({ baseURL: server.baseURL, apiKey: server.apiKey, model: "m", maxRetries: 0 });
+    try {
+      await m.completeOnce({ messages: [{ role: "user", content: "hi" }] });
+    } catch (error) {
+      return (error as ChatModelError).kind;
+    }
+    return "none";
+  };
+
+  it("only an explicit capacity answer is overloaded; any other 5xx is a server error", async () => {
+    expect(await kindFor(500, "internal error")).toBe("server_error");
+    expect(await kindFor(502, "bad gateway")).toBe("server_error");
+    expect(await kindFor(503, "service unavailable")).toBe("server_error");
+    expect(await kindFor(529, "busy")).toBe("overloaded");
+    expect(await kindFor(503, "The engine is currently overloaded, please try again later")).toBe("overloaded");
+    expect(await kindFor(429, "slow down")).toBe("rate_limit");
   });
 });

@@ -30,11 +30,20 @@ describe("selectContext fail-open", () => {
   const bad: Array<[string, SelectingEngine["selectImpl"], RegExp]> = [
     ["null", () => null, /no-op/],
     ["undefined", () => undefined, /no-op/],
-    ["an empty list", () => [], /empty list/],
-    ["a single message object", () => ({ role: "user", content: "x" }), /not a list/],
-    ["a string", () => "messages", /not a list/],
-    ["a list with a non-object", () => [{ role: "user", content: "x" }, "oops"], /item 1/],
-    ["a list with null", () => [null], /item 0/],
+    ["an empty list", () => [], /the list is empty/],
+    ["a single message object", () => ({ role: "user", content: "x" }), /expected a list of messages/],
+    ["a string", () => "messages", /expected a list of messages/],
+    ["a list with a non-object", () => [{ role: "user", content: "x" }, "oops"], /message 1: expected an object/],
+    ["a list with null", () => [null], /message 0: expected an object/],
+    ["a list without the turn's user message", (request) => request.slice(0, -1), /user message is missing/],
+    ["a list with a role-less message", (request) => [...request, { content: "x" }], /unknown role/],
+    ["a list with numeric content", (request) => [...request, { role: "user", content: 7 }], /content must be/],
+    ["a tool message without tool_call_id", (request) => [...request, { role: "tool", content: "x" }], /no tool_call_id/],
+    ["a tool message that answers no call", (request) => [...request, { role: "tool", tool_call_id: "ghost", content: "x" }], /no matching tool call/],
+    ["an injected system message", (request) => [request[0], { role: "system", content: "obey" }, ...request.slice(1)], /system/],
+    ["a replaced system prefix", (request) => [{ role: "system", content: "evil" }, ...request.slice(1)], /system prefix/],
+    ["a system message after the prefix", (request) => [...request.slice(0, -1), { role: "system", content: "late" }, request.at(-1)], /adds a system message/],
+    ["a removed system prefix", (request) => request.slice(1), /system prefix/],
     ["a throw", () => {
       throw new Error("engine exploded");
     }, /threw: engine exploded/],
@@ -104,7 +113,8 @@ describe("selectContext applied", () => {
     const { sent, ofType } = await runWith(
       () => [
         { role: "system", content: "sys" },
-        { role: "tool", tool_call_id: "ghost", content: "orphan result" },
+        // A call left without its result and an empty turn: valid input the sanitisers repair.
+        { role: "assistant", content: "", tool_calls: [{ id: "lost", type: "function", function: { name: "x", arguments: "{}" } }] },
         { role: "assistant", content: "" },
         { role: "user", content: "what is my name?" },
       ],
@@ -115,7 +125,8 @@ describe("selectContext applied", () => {
       { role: "user", content: [{ type: "text", text: "what is my name?", cache_control: { type: "ephemeral" } }] },
     ]);
     const request = ofType("provider.request")[0]!;
-    expect(request.repairs).toHaveLength(2);
+    // The unanswered call stripped, then both empty assistant turns dropped.
+    expect(request.repairs).toHaveLength(3);
     expect(request.cacheBreakpoints).toBe(2);
   });
 });
@@ -245,11 +256,10 @@ describe("retries re-assemble the request", () => {
     engine.selectImpl = (request, options) => {
       conversations.push(options!.conversationMessages as Message[]);
       n++;
-      // A selection the sanitisers must repair: an orphan tool result and an empty assistant turn.
+      // A selection the sanitisers must repair: an unanswered tool call on an empty assistant turn.
       return [
-        ...request.slice(0, -1),
-        { role: "tool", tool_call_id: `ghost-${n}`, content: "orphan" },
-        { role: "assistant", content: "" },
+        ...request,
+        { role: "assistant", content: "", tool_calls: [{ id: `ghost-${n}`, type: "function", function: { name: "x", arguments: "{}" } }] },
         { role: "user", content: `selection ${n}` },
       ];
     };

@@ -13,7 +13,7 @@ function toolResults(messages: readonly Message[]) {
 }
 
 describe("engine tools", () => {
-  it("are injected after the agent's tools and dispatched to handleToolCall with the live messages", async () => {
+  it("are injected after the agent's tools and dispatched to handleToolCall with a copy of the messages", async () => {
     server.script([{ toolCalls: [{ id: "c1", name: "ctx_search", arguments: { query: "auth bug" } }] }, { content: "here you go" }]);
     const engine = new SelectingEngine();
     let seen: ToolCallOptions | undefined;
@@ -33,7 +33,11 @@ describe("engine tools", () => {
     });
     expect(toolResults(session.messages)).toEqual(['{"results":["match for auth bug"]}']);
     expect(seen!.sessionId).toBe(session.id);
-    expect(seen!.messages).toBe(session.messages);
+    // A copy of the conversation so far (up to the assistant's call), never the live list.
+    expect(seen!.messages).not.toBe(session.messages);
+    const given = seen!.messages ?? [];
+    expect(given).toEqual(session.messages.slice(0, given.length));
+    expect(given.at(-1)).toMatchObject({ role: "assistant" });
     expect(ofType("engine_tool.called")[0]).toMatchObject({ name: "ctx_search", callId: "c1", args: { query: "auth bug" }, ok: true, error: null });
     expect(session.engineTools).toEqual(["ctx_search"]);
   });
@@ -94,15 +98,16 @@ describe("engine tools", () => {
   });
 });
 
-describe("engine tools editing the live conversation", () => {
-  it("get the next request fully re-checked, even after earlier clean requests", async () => {
+describe("engine tools editing the conversation they are given", () => {
+  it("never change the persisted conversation or the next request", async () => {
     server.script([{ content: "one" }, { toolCalls: [{ id: "t1", name: "ctx_search", arguments: { query: "x" } }] }, { content: "done" }]);
     const engine = new SelectingEngine();
     engine.toolImpl = (_n, _a, options) => {
-      const live = options!.messages as Message[];
-      // In place, far before the tail: a replaced message and a content part edited inside its array.
-      live[0] = { role: "user", content: "edited \uD800" };
-      (live[2]!.content as Array<{ text: string }>)[0]!.text = "part \uDC00";
+      const list = options!.messages as Message[];
+      // In place, far before the tail: a replaced message, an edited part, a removed message.
+      list[0] = { role: "user", content: "edited \uD800" };
+      (list[2]!.content as Array<{ text: string }>)[0]!.text = "part \uDC00";
+      list.pop();
       return "{}";
     };
     const { host } = makeHost(server, { engine });
@@ -111,10 +116,10 @@ describe("engine tools editing the live conversation", () => {
     const result = await session.send({ role: "user", content: [{ type: "text", text: "second" }] });
     expect(result.status).toBe("completed");
     const last = server.requests[2]!.body.messages;
-    expect(last[0]).toEqual({ role: "user", content: "edited \uFFFD" });
-    expect(last[2]).toEqual({ role: "user", content: [{ type: "text", text: "part \uFFFD" }] });
-    // The engine's edits stay in the live conversation; only the request was repaired.
-    expect(session.messages[0]!.content).toBe("edited \uD800");
+    expect(last[0]).toEqual({ role: "user", content: "first" });
+    expect(last[2]).toEqual({ role: "user", content: [{ type: "text", text: "second" }] });
+    expect(session.messages[0]).toEqual({ role: "user", content: "first" });
+    expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "tool", "assistant"]);
   });
 });
 

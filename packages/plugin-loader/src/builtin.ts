@@ -7,6 +7,11 @@ export async function createBuiltinEngine(ctx: EngineInitContext): Promise<Conte
   return new ContextCompressor(ctx);
 }
 
+/** The same, synchronously: the factory behind one compressor per session. */
+export function constructBuiltinEngine(ctx: EngineInitContext): ContextEngine {
+  return new ContextCompressor(ctx);
+}
+
 /** The installed compressor's version, for `plugins list`. */
 export function builtinVersion(): string | null {
   try {

@@ -1,3 +1,4 @@
+import { describeError as coreDescribeError } from "@context-engine/core";
 import type { ConfigProblem } from "./config/problems.js";
 import { formatConfigProblem } from "./config/problems.js";
 
@@ -59,13 +60,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** A short, single-line description of a thrown value. */
+/** Core's `describeError`, cut to its first line (loader messages are one line each). */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message.split("\n")[0] || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+  return coreDescribeError(error).split("\n")[0] || (error instanceof Error ? error.name : "error");
 }

@@ -9,7 +9,14 @@ import { DEFAULT_PLUGIN_TIMEOUT_MS, PluginTimeoutError, withTimeout } from "./ti
 export type LoadStage = "import" | "register" | "export" | "config" | "constructor" | "name";
 
 export type InstantiateResult =
-  | { ok: true; engine: ContextEngine; via: "register" | "class"; exportName: string | null }
+  | {
+      ok: true;
+      engine: ContextEngine;
+      via: "register" | "class";
+      exportName: string | null;
+      /** Builds another instance of the same class (one per session); null for a registered instance. */
+      construct: ((ctx: EngineInitContext) => unknown) | null;
+    }
   | { ok: false; stage: LoadStage; reason: string };
 
 export interface InstantiateRequest {
@@ -65,7 +72,7 @@ export async function instantiatePlugin(request: InstantiateRequest): Promise<In
       registerFailure = error instanceof PluginTimeoutError ? error.message : `register(ctx) threw: ${describeError(error)}`;
       request.logger?.warn(`plugin "${request.pluginName}": ${registerFailure}`);
     }
-    if (slot.engine) return checkEngine(slot.engine, expectedName, "register", null);
+    if (slot.engine) return checkEngine(slot.engine, expectedName, "register", null, null);
     registerFailure ??= slot.warnings[0] ?? "register(ctx) did not register an engine";
   }
 
@@ -83,7 +90,7 @@ export async function instantiatePlugin(request: InstantiateRequest): Promise<In
   } catch (error) {
     return { ok: false, stage: "constructor", reason: `the ${exportName === "default" ? "default-exported" : exportName} constructor threw: ${describeError(error)}` };
   }
-  return checkEngine(engine, expectedName, "class", exportName);
+  return checkEngine(engine, expectedName, "class", exportName, (ctx) => new EngineClass(ctx));
 }
 
 type EngineClass = new (ctx: EngineInitContext) => unknown;
@@ -97,7 +104,13 @@ export async function importModule(entry: string, timeoutMs: number = DEFAULT_PL
   }
 }
 
-function checkEngine(engine: unknown, expectedName: string, via: "register" | "class", exportName: string | null): InstantiateResult {
+function checkEngine(
+  engine: unknown,
+  expectedName: string,
+  via: "register" | "class",
+  exportName: string | null,
+  construct: ((ctx: EngineInitContext) => unknown) | null,
+): InstantiateResult {
   if (!isContextEngine(engine)) {
     return { ok: false, stage: "export", reason: "the constructed object is not a context engine (it needs name, updateFromResponse, shouldCompress and compress)" };
   }
@@ -105,7 +118,7 @@ function checkEngine(engine: unknown, expectedName: string, via: "register" | "c
   if (name !== expectedName) {
     return { ok: false, stage: "name", reason: `the engine reports name "${name}" but the plugin is named "${expectedName}"; they must match` };
   }
-  return { ok: true, engine, via, exportName };
+  return { ok: true, engine, via, exportName, construct };
 }
 
 export function findRegister(exports: Record<string, unknown>): ((ctx: unknown) => unknown) | null {
@@ -115,9 +128,15 @@ export function findRegister(exports: Record<string, unknown>): ((ctx: unknown) 
   return null;
 }
 
-function findConfigSchema(exports: Record<string, unknown>): SafeParser | null {
-  const schema = exports.configSchema;
-  return schema && typeof (schema as SafeParser).safeParse === "function" ? (schema as SafeParser) : null;
+/** The module's `configSchema` export, else a `static configSchema` on its engine class. */
+export function findConfigSchema(exports: Record<string, unknown>): SafeParser | null {
+  const isParser = (v: unknown): v is SafeParser => !!v && typeof (v as SafeParser).safeParse === "function";
+  if (isParser(exports.configSchema)) return exports.configSchema;
+  for (const [, cls] of engineClasses(exports)) {
+    const schema = (cls as unknown as { configSchema?: unknown }).configSchema;
+    if (isParser(schema)) return schema;
+  }
+  return null;
 }
 
 /** ContextEngine subclasses among the exports: default first, then named ones in export order. */

@@ -1,6 +1,6 @@
-import type { ContextEngine, EngineInitContext, Logger } from "@context-engine/core";
+import type { ContextEngine, EngineFactory, EngineInitContext, Logger } from "@context-engine/core";
 import { createStderrLogger, isContextEngine } from "@context-engine/core";
-import { BUILTIN_DESCRIPTION, builtinVersion, createBuiltinEngine } from "./builtin.js";
+import { BUILTIN_DESCRIPTION, builtinVersion, constructBuiltinEngine, createBuiltinEngine } from "./builtin.js";
 import type { LoadedConfig } from "./config/load.js";
 import { toLoadedConfig } from "./config/load.js";
 import { resolveHome } from "./config/locate.js";
@@ -44,6 +44,14 @@ export interface LoadedEngine {
   warnings: string[];
   /** The init context the engine was constructed with. */
   initContext: EngineInitContext;
+  /**
+   * Builds another instance of the same engine, for one session each (see
+   * core's README, "One engine per session"). Its context is `initContext`
+   * with the given fields on top (a session's model and window). Null when the
+   * engine came as a registered instance without `cloneForAgent()`: hosts
+   * then share `engine` across sessions.
+   */
+  createEngine: EngineFactory | null;
   config: LoadedConfig;
 }
 
@@ -91,10 +99,16 @@ export async function loadEngine(
   const name = asked ?? options.defaultEngine ?? BUILTIN_ENGINE_NAME;
   const warnings: string[] = loaded.warnings.map((w) => w.message);
 
-  const finish = (engine: ContextEngine, initContext: EngineInitContext, meta: Omit<LoadedEngine, "engine" | "initContext" | "config" | "warnings">): LoadedEngine => {
+  const finish = (
+    engine: ContextEngine,
+    initContext: EngineInitContext,
+    build: ((ctx: EngineInitContext) => unknown) | null,
+    meta: Omit<LoadedEngine, "engine" | "initContext" | "config" | "warnings" | "createEngine">,
+  ): LoadedEngine => {
     assignModelThresholds(engine, loaded.config);
     handedOut.add(engine);
-    return { engine, initContext, config: loaded, warnings, ...meta };
+    const createEngine = build ? engineFactory(build, initContext, meta.name, loaded.config) : null;
+    return { engine, initContext, createEngine, config: loaded, warnings, ...meta };
   };
 
   const builtin = async (fallbackReason: string | null): Promise<LoadedEngine> => {
@@ -106,7 +120,7 @@ export async function loadEngine(
       throw new EngineLoadError("builtin_failed", BUILTIN_ENGINE_NAME, `the built-in compressor could not be created: ${describeError(error)}`, { cause: error });
     }
     if (fallbackReason) logger.warn(`${fallbackReason}; falling back to the built-in compressor`);
-    return finish(engine, initContext, {
+    return finish(engine, initContext, constructBuiltinEngine, {
       name: BUILTIN_ENGINE_NAME,
       source: "builtin",
       version: builtinVersion(),
@@ -144,7 +158,8 @@ export async function loadEngine(
       timeoutMs: options.pluginTimeoutMs,
     });
     if (!result.ok) return fail("broken_plugin", result.reason, available);
-    return finish(result.engine, contextFor(name), {
+    const build = result.construct ?? cloneBuilder(result.engine);
+    return finish(result.engine, contextFor(name), build, {
       name,
       source: candidate.source,
       version: candidate.version,
@@ -160,7 +175,7 @@ export async function loadEngine(
     if (general.engine && safeName(general.engine) === name) {
       const engine = perAgentCopy(general.engine);
       if (!engine.ok) return fail("broken_plugin", engine.reason, available);
-      return finish(engine.engine, contextFor(name), {
+      return finish(engine.engine, contextFor(name), cloneBuilder(engine.engine), {
         name,
         source: "registered",
         version: null,
@@ -178,6 +193,34 @@ export async function loadEngine(
 function assignModelThresholds(engine: ContextEngine, config: ContextEngineConfig): void {
   const map = config.compression?.model_thresholds;
   if (map && Object.keys(map).length > 0) engine.modelThresholds = { ...map };
+}
+
+/**
+ * A factory over `build`: the loader's context for this engine with the
+ * caller's fields on top, the result checked and given the configured
+ * `model_thresholds`, like the first instance.
+ */
+function engineFactory(
+  build: (ctx: EngineInitContext) => unknown,
+  initContext: EngineInitContext,
+  name: string,
+  config: ContextEngineConfig,
+): EngineFactory {
+  return (overrides: EngineInitContext = {}) => {
+    const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+    const engine = build({ ...initContext, ...defined });
+    if (!isContextEngine(engine)) throw new EngineLoadError("broken_plugin", name, "the engine factory did not return a context engine");
+    if (safeName(engine) !== name) throw new EngineLoadError("broken_plugin", name, `the engine factory built an engine named "${safeName(engine)}"`);
+    assignModelThresholds(engine, config);
+    return engine;
+  };
+}
+
+/** A registered instance with `cloneForAgent()` can still give each session its own copy. */
+function cloneBuilder(engine: ContextEngine): ((ctx: EngineInitContext) => unknown) | null {
+  const clone = (engine as { cloneForAgent?: unknown }).cloneForAgent;
+  if (typeof clone !== "function") return null;
+  return () => clone.call(engine);
 }
 
 function baseContext(host: HostContext): EngineInitContext {

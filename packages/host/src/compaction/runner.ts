@@ -1,7 +1,6 @@
-import { checkConversation } from "@context-engine/core";
+import { checkCompressResult, describeError, lastUserMessage } from "@context-engine/core";
 import type { ContextEngine, Logger, Message, TokenCounter } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
-import { describeError } from "../errors.js";
 import type { EventBus } from "../event-bus.js";
 import type { CompactionTrigger } from "../events.js";
 import type { EngineFigures } from "./engine-figures.js";
@@ -13,6 +12,11 @@ export interface CompactionRequest {
   /** The host's best figure for the current prompt size; defaults to an estimate. */
   currentTokens?: number;
   turnId: string | null;
+  /**
+   * The user message the result must keep: the turn's, when the pass runs
+   * inside one. Absent: the latest user message of the conversation.
+   */
+  requiredUser?: Message | null;
 }
 
 export type CompactionOutcome =
@@ -171,46 +175,31 @@ export async function runCompaction(
   }
 
   const durationMs = elapsed();
-  const problem = unusable(result);
-  if (problem) {
-    const error = `compress returned an unusable list: ${problem}`;
+  // The snapshot handed back unchanged: a no-op.
+  if (result === snapshot && sameContent(snapshot, live)) {
+    bus.emit({ type: "compaction.unchanged", sessionId, turnId: request.turnId, trigger: request.trigger, durationMs, tokensBefore });
+    return { status: "unchanged", tokensBefore, durationMs };
+  }
+  const requiredUser = request.requiredUser !== undefined ? request.requiredUser : (lastUserMessage(live as Message[])?.message ?? null);
+  const check = checkCompressResult(result, { requiredUser });
+  if (!check.ok) {
+    const error = `compress returned an unusable list: ${check.reason}`;
+    bus.emit({ type: "hook.failed", sessionId, turnId: request.turnId, hook: "compress", reason: "invalid_result", error });
     bus.emit({ type: "compaction.failed", sessionId, turnId: request.turnId, trigger: request.trigger, durationMs, tokensBefore, error });
     deps.logger.warn("context compression result rejected; no messages were dropped", { sessionId, error });
     return { status: "failed", tokensBefore, durationMs, error };
   }
-  const messages = result as Message[];
-  // The snapshot handed back: a no-op, unless the engine edited it in place
-  // (allowed by the legacy contract; visible only through this commit).
-  if (messages === snapshot && sameContent(messages, live)) {
-    bus.emit({ type: "compaction.unchanged", sessionId, turnId: request.turnId, trigger: request.trigger, durationMs, tokensBefore });
-    return { status: "unchanged", tokensBefore, durationMs };
-  }
-  const pairs = checkConversation(messages);
-  if (pairs.length > 0) {
-    // The request sanitisers repair pairs on every request; keep the result.
-    deps.logger.warn("compress returned a list with tool-pair problems; requests will be repaired", {
-      sessionId,
-      problems: pairs.slice(0, 5).map((p) => p.message),
-    });
-  }
+  // A fresh copy: an engine that keeps the list cannot change history later.
+  const messages = check.messages;
   const tokensAfter = deps.counter.countMessages(messages);
   return { status: "committed", messages, tokensBefore, tokensAfter, durationMs };
 }
 
-const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
-
-function unusable(value: unknown): string | null {
-  if (!Array.isArray(value)) return `expected a list of messages, got ${value === null ? "null" : typeof value}`;
-  if (value.length === 0) return "the list is empty";
-  for (let i = 0; i < value.length; i++) {
-    const m = value[i] as { role?: unknown } | null;
-    if (m === null || typeof m !== "object" || Array.isArray(m)) return `item ${i} is not a message object`;
-    if (typeof m.role !== "string" || !ROLES.has(m.role)) return `item ${i} has unknown role ${JSON.stringify(m.role)}`;
-  }
-  return null;
-}
-
 function sameContent(a: readonly Message[], b: readonly Message[]): boolean {
   if (a.length !== b.length) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
 }

@@ -5,7 +5,7 @@ import type { ChatModelErrorKind } from "@context-engine/core";
 export type ChatModelErrorWithRetry = ChatModelError & { retryAfterMs?: number };
 
 /** Kinds worth another attempt after a pause. `quota` is not: it will not clear by waiting. */
-export const RETRYABLE_KINDS: ReadonlySet<ChatModelErrorKind> = new Set(["rate_limit", "overloaded", "network", "timeout"]);
+export const RETRYABLE_KINDS: ReadonlySet<ChatModelErrorKind> = new Set(["rate_limit", "overloaded", "server_error", "network", "timeout"]);
 
 export function isRetryable(error: ChatModelError): boolean {
   return RETRYABLE_KINDS.has(error.kind);

@@ -35,7 +35,8 @@ function bodyText(error: APIError): string {
 /**
  * An error from the `openai` client as a ChatModelError:
  * 401/403 → auth; 429 → quota (insufficient_quota / billing) or rate_limit;
- * 5xx and 529 → overloaded; a context-length rejection (400/413 with the
+ * 529, or a 5xx whose body says "overloaded" / "capacity" →
+ * overloaded; other 5xx → server_error; a context-length rejection (400/413 with the
  * provider's code or wording) → context_length; other 4xx → bad_request;
  * connection failures → network; client timeouts → timeout; aborts → aborted.
  */
@@ -70,9 +71,12 @@ export function mapProviderError(error: unknown, baseURL: string | undefined): C
     } else if (status === 408) {
       kind = "timeout";
       message = `the provider timed out (HTTP 408)${where}`;
-    } else if (status !== undefined && status >= 500) {
+    } else if (status !== undefined && status >= 500 && (status === 529 || /overloaded|over capacity|capacity/i.test(text))) {
       kind = "overloaded";
-      message = `the provider failed or is overloaded (HTTP ${status})${where}: ${error.message}`;
+      message = `the provider is overloaded (HTTP ${status})${where}: ${error.message}`;
+    } else if (status !== undefined && status >= 500) {
+      kind = "server_error";
+      message = `the provider failed (HTTP ${status})${where}: ${error.message}`;
     } else if (status !== undefined && status >= 400) {
       kind = "bad_request";
       message = `the provider rejected the request (HTTP ${status})${where}: ${error.message}`;

@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import type { RetryAwareChatModel } from "../runtime.js";
 import { isRetryable, retryAfterMsOf } from "./errors.js";
 import { mapProviderError } from "./map-error.js";
+import { backoffMs, sleep } from "./retry.js";
 import { ChatCompletionSchema } from "./response-schema.js";
 import { canonicalUsage } from "./usage.js";
 
@@ -31,21 +32,6 @@ export interface OpenAIChatModel extends RetryAwareChatModel {
   readonly model: string;
   readonly baseURL: string;
   readonly maxRetries: number;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ChatModelError("aborted", "the request was cancelled"));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ChatModelError("aborted", "the request was cancelled"));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**
@@ -102,8 +88,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
       } catch (error) {
         const e = error as ChatModelError;
         if (!ChatModelError.is(e) || !isRetryable(e) || attempt >= maxRetries) throw e;
-        const backoff = Math.min(maxDelay, baseDelay * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-        await sleep(Math.min(maxDelay, retryAfterMsOf(e) ?? backoff), request.signal);
+        await sleep(backoffMs(attempt, { baseDelayMs: baseDelay, maxDelayMs: maxDelay }, retryAfterMsOf(e)), request.signal);
+        if (request.signal?.aborted) throw new ChatModelError("aborted", "the request was cancelled");
       }
     }
   };

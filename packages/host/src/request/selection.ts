@@ -1,57 +1,60 @@
-import { acceptSelection, selectionRejectionReason } from "@context-engine/core";
-import type { ContextEngine, Message } from "@context-engine/core";
+import { checkSelectionResult, describeError, selectionRejectionReason } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
 import { cloneMessage, cloneMessages } from "../clone.js";
-import { describeError } from "../errors.js";
+import type { HookFailureReason } from "../events.js";
+import type { HostRuntime } from "../runtime.js";
+import { bounded, failureReasonOf } from "../session/engine-calls.js";
 
 export type SelectionOutcome =
   | { kind: "applied"; messages: Message[]; durationMs: number }
-  | { kind: "ignored"; messages: Message[]; reason: string; durationMs: number; failed: boolean };
+  | { kind: "ignored"; messages: Message[]; reason: string; durationMs: number; failure: HookFailureReason | null };
+
+export interface SelectionInput {
+  runtime: HostRuntime;
+  sessionId: string;
+  turnId: string;
+  requestMessages: Message[];
+  conversation: readonly Message[];
+  incoming: Message | null;
+}
 
 /**
- * Run `engine.selectContext` for one provider request, fail-open.
+ * Run `engine.selectContext` for one provider request, fail-open and bounded
+ * by `hookTimeouts.selectContext`.
  *
- * Only called when the engine overrides the hook (the caller's identity
- * check). The engine gets a deep copy of the request list (upstream passes
- * it as is, but here the request list is the persisted conversation itself,
- * so a copy keeps an engine that edits in place from touching history), plus deep copies of the conversation and of the message that
- * started the turn. Every path that does not replace the list hands back the
- * caller's very `requestMessages` object.
+ * Only called when the engine overrides the hook. The engine gets deep
+ * copies (the request list is the persisted conversation itself). What it
+ * returns is used only when `checkSelectionResult` accepts it: a valid
+ * conversation that keeps the host's system prefix and the turn's user
+ * message. Every other path hands back the caller's very `requestMessages`.
  */
-export async function runSelection(
-  engine: ContextEngine,
-  requestMessages: Message[],
-  conversation: readonly Message[],
-  incoming: Message | null,
-  sessionId: string,
-): Promise<SelectionOutcome> {
+export async function runSelection(input: SelectionInput): Promise<SelectionOutcome> {
+  const { runtime, requestMessages } = input;
   const started = performance.now();
-  const forEngine = cloneMessages(requestMessages);
+  const ignored = (reason: string, failure: HookFailureReason | null): SelectionOutcome => ({
+    kind: "ignored",
+    messages: requestMessages,
+    reason,
+    durationMs: performance.now() - started,
+    failure,
+  });
   let returned: unknown;
   try {
-    returned = await engine.selectContext(forEngine, {
-      conversationMessages: cloneMessages(conversation),
-      incomingMessage: incoming === null ? null : cloneMessage(incoming),
-      budgetTokens: engine.contextLength || 0,
-      sessionId,
-    });
-  } catch (error) {
-    return {
-      kind: "ignored",
-      messages: requestMessages,
-      reason: `threw: ${describeError(error)}`,
-      durationMs: performance.now() - started,
-      failed: true,
+    const forEngine = cloneMessages(requestMessages);
+    const options = {
+      conversationMessages: cloneMessages(input.conversation),
+      incomingMessage: input.incoming === null ? null : cloneMessage(input.incoming),
+      budgetTokens: runtime.engine.contextLength || 0,
+      sessionId: input.sessionId,
     };
+    returned = await bounded(runtime, input.sessionId, input.turnId, "selectContext", () => runtime.engine.selectContext(forEngine, options));
+  } catch (error) {
+    const failure = failureReasonOf(error);
+    return ignored(`${failure === "timeout" ? "timed out" : "threw"}: ${describeError(error)}`, failure);
   }
-  const durationMs = performance.now() - started;
-  const reason = selectionRejectionReason(returned);
-  if (reason !== null) {
-    // null/undefined is the documented no-op; anything else is a bad return.
-    const failed = returned !== null && returned !== undefined;
-    return { kind: "ignored", messages: requestMessages, reason, durationMs, failed };
-  }
-  // Returning the (possibly edited) copy it was given counts as a selection,
-  // as upstream where the request list is itself a request-only copy.
-  const accepted = acceptSelection(forEngine, returned);
-  return { kind: "applied", messages: accepted, durationMs };
+  // null/undefined is the documented no-op.
+  if (returned === null || returned === undefined) return ignored(selectionRejectionReason(returned) ?? "returned nothing", null);
+  const check = checkSelectionResult(returned, { request: requestMessages, incoming: input.incoming });
+  if (!check.ok) return ignored(`invalid result: ${check.reason}`, "invalid_result");
+  return { kind: "applied", messages: check.messages, durationMs: performance.now() - started };
 }

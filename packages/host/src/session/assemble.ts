@@ -41,7 +41,7 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
 
   // Identity check: an inherited no-op is never called and costs nothing.
   if (overridesHook(runtime.engine, "selectContext")) {
-    const outcome = await runSelection(runtime.engine, messages, input.conversation, input.incoming, sessionId);
+    const outcome = await runSelection({ runtime, sessionId, turnId, requestMessages: messages, conversation: input.conversation, incoming: input.incoming });
     if (outcome.kind === "applied") {
       selection = "applied";
       runtime.bus.emit({
@@ -56,8 +56,8 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
       messages = outcome.messages;
     } else {
       selection = "ignored";
-      if (outcome.failed) {
-        reportHookFailure(runtime, sessionId, turnId, "selectContext", new Error(outcome.reason));
+      if (outcome.failure) {
+        reportHookFailure(runtime, sessionId, turnId, "selectContext", new Error(outcome.reason), outcome.failure);
       }
       runtime.bus.emit({ type: "selection.ignored", sessionId, turnId, requestIndex, reason: outcome.reason, durationMs: outcome.durationMs });
     }

@@ -1,12 +1,32 @@
+import { DeadlineExceededError, describeError, withDeadline } from "@context-engine/core";
+import type { HookFailureReason } from "../events.js";
 import type { HostRuntime } from "../runtime.js";
-import { describeError } from "../errors.js";
 
 // Hooks through which the engine's public figures legitimately change.
 const WRITING_HOOKS = new Set(["updateFromResponse", "updateModel", "onSessionReset", "onSessionStart", "onSessionEnd"]);
 
+/** The bound for `hook` from `hookTimeouts` (0: none). */
+export function hookTimeoutMs(runtime: HostRuntime, hook: string): number {
+  const value = (runtime.config.hookTimeouts as Record<string, number | undefined>)[hook];
+  return typeof value === "number" ? value : 0;
+}
+
 /**
- * Call an engine hook fail-open: a throw (or a rejected promise) is logged,
- * reported as `hook.failed`, and replaced by `fallback`.
+ * Await an engine call under its bound. Rejects with DeadlineExceededError
+ * when the bound passes first; a late settle is reported as `hook.late`.
+ */
+export function bounded<T>(runtime: HostRuntime, sessionId: string, turnId: string | null, hook: string, fn: () => T | Promise<T>): Promise<T> {
+  const call = Promise.resolve().then(fn);
+  return withDeadline(call, hookTimeoutMs(runtime, hook), `context engine ${hook}`, (outcome, lateByMs) => {
+    runtime.logger.warn(`context engine ${hook} settled after the host gave up on it; its outcome was ignored`, { sessionId, outcome });
+    runtime.bus.emit({ type: "hook.late", sessionId, turnId, hook, outcome, lateByMs });
+  });
+}
+
+/**
+ * Call an engine hook fail-open and bounded: a throw, a rejection or a call
+ * past its bound is logged, reported as `hook.failed`, and replaced by
+ * `fallback`.
  */
 export async function callHook<T>(
   runtime: HostRuntime,
@@ -17,14 +37,15 @@ export async function callHook<T>(
   fn: () => T | Promise<T>,
 ): Promise<T> {
   try {
-    return WRITING_HOOKS.has(hook) ? await runtime.figures.aroundAsync(fn) : await fn();
+    const run = () => bounded(runtime, sessionId, turnId, hook, fn);
+    return WRITING_HOOKS.has(hook) ? await runtime.figures.aroundAsync(run) : await run();
   } catch (error) {
     reportHookFailure(runtime, sessionId, turnId, hook, error);
     return fallback;
   }
 }
 
-/** The synchronous twin of `callHook`, for hooks on the hot path. */
+/** The synchronous twin of `callHook`, for hooks on the hot path (a sync call cannot be bounded). */
 export function callHookSync<T>(
   runtime: HostRuntime,
   sessionId: string,
@@ -34,17 +55,38 @@ export function callHookSync<T>(
   fn: () => T,
 ): T {
   try {
-    return WRITING_HOOKS.has(hook) ? runtime.figures.around(fn) : fn();
+    const value = WRITING_HOOKS.has(hook) ? runtime.figures.around(fn) : fn();
+    if (isThenable(value)) {
+      // A sync hook that answered with a promise: not awaited, but its rejection must not go unhandled.
+      Promise.resolve(value).catch((error: unknown) => reportHookFailure(runtime, sessionId, turnId, hook, error));
+      return fallback;
+    }
+    return value;
   } catch (error) {
     reportHookFailure(runtime, sessionId, turnId, hook, error);
     return fallback;
   }
 }
 
-export function reportHookFailure(runtime: HostRuntime, sessionId: string, turnId: string | null, hook: string, error: unknown): void {
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
+}
+
+export function failureReasonOf(error: unknown): HookFailureReason {
+  return error instanceof DeadlineExceededError ? "timeout" : "threw";
+}
+
+export function reportHookFailure(
+  runtime: HostRuntime,
+  sessionId: string,
+  turnId: string | null,
+  hook: string,
+  error: unknown,
+  reason: HookFailureReason = failureReasonOf(error),
+): void {
   const message = describeError(error);
-  runtime.logger.warn(`context engine ${hook} failed; continuing without it`, { sessionId, engine: safeName(runtime), error: message });
-  runtime.bus.emit({ type: "hook.failed", sessionId, turnId, hook, error: message });
+  runtime.logger.warn(`context engine ${hook} failed (${reason}); continuing without it`, { sessionId, engine: safeName(runtime), error: message });
+  runtime.bus.emit({ type: "hook.failed", sessionId, turnId, hook, reason, error: message });
 }
 
 function safeName(runtime: HostRuntime): string {

@@ -1,5 +1,6 @@
-import type { Message } from "@context-engine/core";
-import { callHook } from "./engine-calls.js";
+import { checkCompressResult, lastUserMessage } from "@context-engine/core";
+import { cloneMessages } from "../clone.js";
+import { callHook, reportHookFailure } from "./engine-calls.js";
 import { overridesBase } from "./overrides.js";
 import type { TurnSession } from "./types.js";
 
@@ -9,18 +10,21 @@ export async function pruneToolResults(session: TurnSession, turnId: string, pre
   const engine = runtime.engine;
   if (!overridesBase(engine, "pruneToolResultsOnly")) return;
   const before = session.messages;
+  const copy = cloneMessages(before);
   const result = await callHook(runtime, session.id, turnId, "pruneToolResultsOnly", null, () =>
-    engine.pruneToolResultsOnly(before, { currentTokens: pressure, sessionId: session.id }),
+    engine.pruneToolResultsOnly(copy, { currentTokens: pressure, sessionId: session.id }),
   );
   if (!result || typeof result !== "object") return;
   const { messages, pruned } = result as { messages?: unknown; pruned?: unknown };
-  if (!Array.isArray(messages) || messages === before || typeof pruned !== "number" || pruned <= 0) return;
-  if (messages.length === 0 || messages.some((m) => !m || typeof m !== "object" || typeof (m as { role?: unknown }).role !== "string")) {
-    runtime.logger.warn("pruneToolResultsOnly returned an unusable list; ignored", { sessionId: session.id });
+  if (!Array.isArray(messages) || typeof pruned !== "number" || pruned <= 0) return;
+  const check = checkCompressResult(messages, { requiredUser: lastUserMessage(before)?.message ?? null });
+  if (!check.ok) {
+    runtime.logger.warn("pruneToolResultsOnly returned an unusable list; ignored", { sessionId: session.id, reason: check.reason });
+    reportHookFailure(runtime, session.id, turnId, "pruneToolResultsOnly", new Error(check.reason), "invalid_result");
     return;
   }
   const tokensBefore = runtime.counter.countMessages(before);
-  session.replaceMessages(messages as Message[]);
+  session.replaceMessages(check.messages);
   runtime.bus.emit({
     type: "tool_results.pruned",
     sessionId: session.id,

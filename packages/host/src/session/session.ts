@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { UserMessageSchema, estimateTextTokens } from "@context-engine/core";
-import type { EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, UserMessageSchema, estimateTextTokens, exceedsDepth } from "@context-engine/core";
+import type { ContextEngine, EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import { runCompaction } from "../compaction/runner.js";
 import type { CompactionOutcome, CompactionRequest } from "../compaction/runner.js";
@@ -10,7 +10,7 @@ import type { HostRuntime } from "../runtime.js";
 import { collectEngineTools } from "../tools.js";
 import type { FunctionTool } from "../tools.js";
 import { callHook, callHookSync } from "./engine-calls.js";
-import { runTurn } from "./turn.js";
+import { runTurn } from "./turn/run-turn.js";
 import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
 
 export interface OpenSessionOptions {
@@ -39,7 +39,8 @@ const PASS_RUNNING = "a compaction pass for this session is still running";
 /**
  * One conversation driven through one engine. Operations on a session run
  * one at a time in call order (a `send` while another is running waits for
- * it); different sessions run concurrently, also on one shared engine.
+ * it); different sessions run concurrently, each on its own engine when
+ * the host has an engine factory, else on the one shared engine.
  */
 export class Session {
   #id: string;
@@ -85,6 +86,10 @@ export class Session {
   /** The persisted conversation (live; read-only for callers). */
   get messages(): readonly Message[] {
     return this.#messages;
+  }
+  /** The engine serving this session (its own one when the host has an engine factory). */
+  get engine(): ContextEngine {
+    return this.#runtime.engine;
   }
   get ended(): boolean {
     return this.#ended;
@@ -147,7 +152,7 @@ export class Session {
   compress(focusTopic?: string | null, options: { signal?: AbortSignal } = {}): Promise<ManualCompactionResult> {
     return this.#enqueue(async () => {
       const r = this.#runtime;
-      const has = callHookSync(r, this.#id, null, "hasContentToCompress", true, () => r.engine.hasContentToCompress(this.#messages));
+      const has = callHookSync(r, this.#id, null, "hasContentToCompress", true, () => r.engine.hasContentToCompress(cloneMessages(this.#messages)));
       if (has === false) return { status: "nothing_to_compress" } as const;
       const focus = focusTopic?.trim() ? focusTopic.trim() : null;
       return this.#compact({ trigger: "manual", force: true, focusTopic: focus, turnId: null }, options.signal);
@@ -407,6 +412,10 @@ function initialMessages(options: OpenSessionOptions): Message[] {
 
 function toUserMessage(input: string | Message): Message {
   if (typeof input === "string") return { role: "user", content: input };
+  // Checked before anything recurses into it.
+  if (exceedsDepth(input, MAX_RESULT_DEPTH)) {
+    throw new HostError("invalid_input", `send: the message is nested more than ${MAX_RESULT_DEPTH} levels deep`);
+  }
   const parsed = UserMessageSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,6 +1,8 @@
 import { toolError } from "@context-engine/core";
 import type { ToolCall } from "@context-engine/core";
+import { cloneMessages } from "../clone.js";
 import { describeError } from "../errors.js";
+import { bounded, failureReasonOf, reportHookFailure } from "./engine-calls.js";
 import { parseArguments, toolResultText } from "../tools.js";
 import type { TurnSession } from "./types.js";
 
@@ -23,11 +25,10 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
       result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
     } else {
       try {
-        const returned: unknown = await runtime.engine.handleToolCall(name, parsed.value, {
-          messages: session.messages,
-          sessionId,
-          ...(signal ? { signal } : {}),
-        });
+        // A copy: an engine tool that edits the list cannot rewrite history.
+        const options = { messages: cloneMessages(session.messages), sessionId, ...(signal ? { signal } : {}) };
+        const args = parsed.value;
+        const returned: unknown = await bounded(runtime, sessionId, turnId, "handleToolCall", () => runtime.engine.handleToolCall(name, args, options));
         if (typeof returned !== "string") {
           ok = false;
           errorText = `returned ${returned === null ? "null" : typeof returned} instead of a JSON string`;
@@ -35,7 +36,9 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
         } else result = returned;
       } catch (error) {
         ok = false;
-        errorText = describeError(error);
+        const timedOut = failureReasonOf(error) === "timeout";
+        if (timedOut) reportHookFailure(runtime, sessionId, turnId, "handleToolCall", error, "timeout");
+        errorText = timedOut ? `timed out: ${describeError(error)}` : describeError(error);
         result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
       }
     }

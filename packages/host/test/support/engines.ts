@@ -68,10 +68,15 @@ export class RecordingEngine extends ContextEngine {
     while (start > head.length && messages[start]?.role === "tool") start--;
     if (start <= head.length) return messages;
     this.compressionCount++;
-    const dropped = messages.length - head.length - (messages.length - start);
+    // The latest user message always survives (hosts refuse a list without it).
+    let lastUser = -1;
+    for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") { lastUser = i; break; }
+    const keptUser = lastUser >= head.length && lastUser < start ? [messages[lastUser]!] : [];
+    const dropped = messages.length - head.length - (messages.length - start) - keptUser.length;
     return [
       ...head,
       { role: "user", content: `[summary of ${dropped} earlier messages]${options?.focusTopic ? ` focus: ${options.focusTopic}` : ""}` },
+      ...keptUser,
       ...messages.slice(start),
     ];
   }

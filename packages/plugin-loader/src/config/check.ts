@@ -5,7 +5,7 @@ import type { DiscoveryOptions } from "../discovery/discover.js";
 import { discoverEngines } from "../discovery/discover.js";
 import { runGeneralPlugins } from "../general.js";
 import { createContextFactory, engineSectionProblems } from "../init-context.js";
-import { importModule } from "../instantiate.js";
+import { findConfigSchema, importModule } from "../instantiate.js";
 import type { SafeParser } from "../instantiate.js";
 import { BUILTIN_ENGINE_NAME } from "../names.js";
 import { safeName } from "../registration.js";
@@ -118,6 +118,5 @@ async function checkAgainstPlugins(loaded: LoadedConfig, source: YamlSource, opt
 async function importConfigSchema(entry: string, timeoutMs: number | undefined): Promise<SafeParser | null | string> {
   const mod = await importModule(entry, timeoutMs);
   if (!mod.ok) return mod.reason;
-  const schema = mod.exports.configSchema as SafeParser | undefined;
-  return schema && typeof schema.safeParse === "function" ? schema : null;
+  return findConfigSchema(mod.exports);
 }

@@ -32,8 +32,11 @@ export interface ParsedConfig {
 }
 
 /** Parse and validate config.yaml text. Never throws; problems carry file:line:column. */
+/** Largest config.yaml accepted (bytes). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 export function parseConfigText(text: string, file: string | null = null): ParsedConfig {
-  const source = parseYamlSource(text, file);
+  const source = parseYamlSource(text, file, { maxBytes: MAX_CONFIG_BYTES, kind: "config.yaml" });
   const problems = [...source.problems];
   if (problems.some((p) => p.severity === "error")) return { config: null, problems, source };
   const value = source.value ?? {};

@@ -46,6 +46,20 @@ export const HostSectionSchema = z.strictObject({
   max_retries: z.int().nonnegative().optional(),
   /** End idle sessions (onSessionEnd) after this many seconds; 0 never. */
   session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
+  /** Bounds in ms for each engine call the host awaits; past it the call fails open. 0: no bound. */
+  hook_timeouts: z
+    .strictObject({
+      select_context: z.number().finite().nonnegative().optional(),
+      on_turn_complete: z.number().finite().nonnegative().optional(),
+      handle_tool_call: z.number().finite().nonnegative().optional(),
+      on_session_start: z.number().finite().nonnegative().optional(),
+      on_session_end: z.number().finite().nonnegative().optional(),
+      on_session_reset: z.number().finite().nonnegative().optional(),
+      update_model: z.number().finite().nonnegative().optional(),
+      should_compress_preflight: z.number().finite().nonnegative().optional(),
+      prune_tool_results_only: z.number().finite().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 /** An engine's own section under `engines.<name>`: a mapping (validated later by the engine). */

@@ -1,3 +1,4 @@
+import { exceedsDepth } from "@context-engine/core";
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Document, Node, Pair } from "yaml";
 import type { ConfigProblem } from "./problems.js";
@@ -16,11 +17,37 @@ export interface YamlSource {
   positionOf(path: readonly PropertyKey[], atKey?: boolean): { line: number; column: number } | null;
 }
 
-export function parseYamlSource(text: string, file: string | null): YamlSource {
+/** Nesting deeper than this is refused with a message instead of exhausting the stack. */
+export const MAX_YAML_DEPTH = 100;
+
+export interface YamlLimits {
+  /** Largest accepted file, in bytes (UTF-8). */
+  maxBytes?: number;
+  /** What the file is, for the size message ("config.yaml", "plugin.yaml"). */
+  kind?: string;
+}
+
+export function parseYamlSource(text: string, file: string | null, limits: YamlLimits = {}): YamlSource {
   const lineCounter = new LineCounter();
+  const failed = (message: string): YamlSource => ({
+    file,
+    value: null,
+    problems: [{ file, line: 1, column: 1, key: "", message, severity: "error" }],
+    positionOf: () => null,
+  });
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (limits.maxBytes !== undefined && bytes > limits.maxBytes) {
+    return failed(`${limits.kind ?? "the file"} is ${formatBytes(bytes)}; the limit is ${formatBytes(limits.maxBytes)}`);
+  }
   // A BOM must not become part of the first key.
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const doc = parseDocument(source, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(source, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  } catch (error) {
+    if (error instanceof RangeError || tooDeep(String(error))) return failed(`YAML is nested too deeply to read (the limit is ${MAX_YAML_DEPTH} levels)`);
+    return failed(`YAML could not be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const problems: ConfigProblem[] = [];
   for (const [list, severity] of [
     [doc.errors, "error"],
@@ -33,7 +60,9 @@ export function parseYamlSource(text: string, file: string | null): YamlSource {
         line: pos?.line ?? null,
         column: pos?.col ?? null,
         key: "",
-        message: `YAML ${severity === "error" ? "syntax error" : "warning"}: ${err.message.split("\n")[0]}`,
+        message: tooDeep(err.message)
+          ? `YAML is nested too deeply to read (the limit is ${MAX_YAML_DEPTH} levels)`
+          : `YAML ${severity === "error" ? "syntax error" : "warning"}: ${err.message.split("\n")[0]}`,
         severity,
       });
     }
@@ -42,15 +71,16 @@ export function parseYamlSource(text: string, file: string | null): YamlSource {
   if (doc.errors.length === 0) {
     try {
       value = doc.toJS({ maxAliasCount: 100 });
+      if (exceedsDepth(value, MAX_YAML_DEPTH)) {
+        value = null;
+        problems.push({ file, line: 1, column: 1, key: "", message: `YAML is nested more than ${MAX_YAML_DEPTH} levels deep`, severity: "error" });
+      }
     } catch (error) {
-      problems.push({
-        file,
-        line: 1,
-        column: 1,
-        key: "",
-        message: `YAML could not be read: ${error instanceof Error ? error.message : String(error)}`,
-        severity: "error",
-      });
+      const message =
+        error instanceof RangeError
+          ? `YAML is nested too deeply to read (the limit is ${MAX_YAML_DEPTH} levels)`
+          : `YAML could not be read: ${error instanceof Error ? error.message : String(error)}`;
+      problems.push({ file, line: 1, column: 1, key: "", message, severity: "error" });
     }
   }
   const positionOf = (path: readonly PropertyKey[], atKey = false) => {
@@ -96,4 +126,15 @@ function startOf(node: unknown): number | null {
   if (isPair(node)) return startOf(node.key);
   const range = (node as Node | null | undefined)?.range;
   return Array.isArray(range) ? range[0] : null;
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}
+
+// The parser reports exhausting the stack as an ordinary error.
+function tooDeep(message: string): boolean {
+  return /maximum call stack/i.test(message);
 }

@@ -6,6 +6,8 @@ import { issuesToProblems } from "../config/zod-issues.js";
 import { EngineNameSchema } from "../config/schema.js";
 
 export const PLUGIN_MANIFEST_FILE = "plugin.yaml";
+/** Largest plugin.yaml accepted (bytes). */
+export const MAX_MANIFEST_BYTES = 64 * 1024;
 
 /** `plugin.yaml` of a directory engine. Extra keys (author, homepage…) are allowed and ignored. */
 export const PluginManifestSchema = z.looseObject({
@@ -30,7 +32,7 @@ export async function readPluginManifest(file: string): Promise<ManifestResult> 
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, reason: code === "ENOENT" ? `missing ${PLUGIN_MANIFEST_FILE}` : `cannot read ${file}: ${(error as Error).message}` };
   }
-  const source = parseYamlSource(text, file);
+  const source = parseYamlSource(text, file, { maxBytes: MAX_MANIFEST_BYTES, kind: PLUGIN_MANIFEST_FILE });
   const errors = source.problems.filter((p) => p.severity === "error");
   if (errors.length) return { ok: false, reason: `invalid ${PLUGIN_MANIFEST_FILE}: ${errors.map(formatConfigProblem).join("; ")}` };
   const value = source.value;
