@@ -1,0 +1,78 @@
+import type { ContextEngine, Message } from "@context-engine/core";
+import { overridesHook } from "@context-engine/core";
+import { attempt, conversationProblem, guarded } from "./guard.js";
+
+export type AdapterEvent =
+  | { type: "compressed"; before: number; after: number }
+  | { type: "selected"; messages: number }
+  | { type: "engine-error"; where: string; reason: string };
+
+export interface StepOptions {
+  timeoutMs: number;
+  sessionId?: string;
+  onEvent?: (event: AdapterEvent) => void;
+}
+
+export interface StepDecision {
+  /** The conversation to keep (compacted when the engine compressed). */
+  history: Message[];
+  /** What this one request sends (the engine's selection, or `history`). */
+  request: Message[];
+  compressed: boolean;
+}
+
+/**
+ * One request's engine pass: `shouldCompress` → `compress` → `selectContext`,
+ * each fail-open. A throw, a hang past the timeout or an invalid list leaves
+ * the messages as they were.
+ */
+export async function runEngineStep(engine: ContextEngine, history: Message[], options: StepOptions): Promise<StepDecision> {
+  const fail = (where: string, reason: string) => options.onEvent?.({ type: "engine-error", where, reason });
+  let kept = history;
+  let compressed = false;
+  const should = attempt(() => engine.shouldCompress(engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined));
+  if (!should.ok) fail("shouldCompress", should.reason);
+  else if (should.value === true) {
+    const input = structuredClone(history);
+    const outcome = await guarded(options.timeoutMs, (signal) =>
+      engine.compress(input, {
+        currentTokens: engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined,
+        signal,
+        sessionId: options.sessionId,
+      }),
+    );
+    const problem = outcome.ok ? conversationProblem(outcome.value) : outcome.reason;
+    if (problem) fail("compress", problem);
+    else if (outcome.ok && outcome.value !== input) {
+      kept = outcome.value;
+      compressed = true;
+      options.onEvent?.({ type: "compressed", before: history.length, after: kept.length });
+    }
+  }
+  let request = kept;
+  if (overridesHook(engine, "selectContext")) {
+    const outcome = await guarded(options.timeoutMs, () =>
+      engine.selectContext(structuredClone(kept), {
+        conversationMessages: structuredClone(kept),
+        incomingMessage: lastUser(kept),
+        budgetTokens: engine.contextLength || 0,
+        sessionId: options.sessionId,
+      }),
+    );
+    if (!outcome.ok) fail("selectContext", outcome.reason);
+    else if (outcome.value !== null && outcome.value !== undefined) {
+      const problem = conversationProblem(outcome.value);
+      if (problem) fail("selectContext", problem);
+      else {
+        request = outcome.value as Message[];
+        options.onEvent?.({ type: "selected", messages: request.length });
+      }
+    }
+  }
+  return { history: kept, request, compressed };
+}
+
+function lastUser(messages: Message[]): Message | null {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return structuredClone(messages[i] as Message);
+  return null;
+}
