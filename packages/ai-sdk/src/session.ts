@@ -113,7 +113,8 @@ export class ContextSession {
       onEvent: this.#options.onEvent,
     });
     if (decision.compressed) {
-      this.#history = decision.history;
+      // A copy: later steps append to it, and the list is the engine's.
+      this.#history = [...decision.history];
       this.#historySdk = null;
       this.#diverged = true;
     }
@@ -174,10 +175,14 @@ export class ContextSession {
 
   /** A new call: keep what the engine holds when the caller continues from it, else start over. */
   #beginCall(messages: SdkMessage[], instructions: unknown): void {
-    if (typeof instructions === "string") this.#systemText = instructions;
+    if (typeof instructions === "string" && instructions !== this.#systemText) {
+      this.#systemText = instructions;
+      if (this.#history[0]?.role === "system") this.#history[0] = { role: "system", content: instructions };
+    }
+    const fresh = this.#source.length === 0;
     const fromHistory = this.#diverged && this.#historySdk && startsWith(messages, this.#historySdk) ? this.#historySdk.length : -1;
     const fromSource = fromHistory < 0 && startsWith(messages, this.#source) ? this.#source.length : -1;
-    if (fromHistory >= 0 || fromSource >= 0) {
+    if (!fresh && (fromHistory >= 0 || fromSource >= 0)) {
       this.#absorb(messages.slice(Math.max(fromHistory, fromSource)));
     } else {
       this.#source = [];

@@ -1,6 +1,6 @@
 import type { ContextEngine, Message, ToolSchema } from "@context-engine/core";
 import { ToolSchemaSchema, toolError } from "@context-engine/core";
-import { attempt, describeError, guarded } from "./guard.js";
+import { attempt, guarded } from "./guard.js";
 
 /** A Standard Schema with JSON Schema (both SDK majors accept it as `inputSchema`), passing input through. */
 function standardJsonSchema(parameters: Record<string, unknown>) {
@@ -55,13 +55,15 @@ export function engineTools(engine: ContextEngine, options: EngineToolOptions): 
         );
         if (!outcome.ok) return toolError(`${schema.name} failed: ${outcome.reason}`);
         if (typeof outcome.value === "string") return outcome.value;
-        try {
-          return JSON.stringify(outcome.value);
-        } catch (error) {
-          return toolError(`${schema.name} returned an unserialisable result: ${describeError(error)}`);
-        }
+        return toolError(`${schema.name} returned ${describeValue(outcome.value)} instead of a JSON string`);
       },
     };
   }
   return tools;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

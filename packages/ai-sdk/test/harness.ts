@@ -25,31 +25,40 @@ export const usageOf = (n: number) => ({
   outputTokens: { total: 10, text: 8, reasoning: 2 },
 });
 
+const usageFor = (input: number) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 10, text: 10, reasoning: 0 },
+});
+
 /** A mock model that answers from a script and records every prompt it receives. */
-export function scriptedModel(kit: SdkKit, script: Scripted[]) {
+export function scriptedModel(kit: SdkKit, script: Scripted[], options: { promptSizedUsage?: boolean } = {}) {
   const prompts: SdkMessage[][] = [];
   let turn = 0;
   const next = (prompt: SdkMessage[]) => {
     prompts.push(structuredClone(prompt));
     const step = script[Math.min(turn, script.length - 1)] as Scripted;
     const n = turn++;
-    return { step, n };
+    // A real provider reports the prompt's size; the real engines decide from it.
+    const usage = options.promptSizedUsage ? usageFor(Math.ceil(JSON.stringify(prompt).length / 4)) : usageOf(n);
+    return { step, usage };
   };
   const model = new kit.MockModel({
+    // URLs go to the model as they are (no download).
+    supportedUrls: { "*/*": [/^https?:\/\//] },
     doGenerate: async ({ prompt }: { prompt: SdkMessage[] }) => {
-      const { step, n } = next(prompt);
+      const { step, usage } = next(prompt);
       const content =
         "text" in step
           ? [{ type: "text", text: step.text }]
           : step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.input) }));
-      return { content, finishReason: { unified: "text" in step ? "stop" : "tool-calls", raw: undefined }, usage: usageOf(n), warnings: [] };
+      return { content, finishReason: { unified: "text" in step ? "stop" : "tool-calls", raw: undefined }, usage, warnings: [] };
     },
     doStream: async ({ prompt }: { prompt: SdkMessage[] }) => {
-      const { step, n } = next(prompt);
+      const { step, usage } = next(prompt);
       const parts: unknown[] = [{ type: "stream-start", warnings: [] }];
       if ("text" in step) parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: step.text }, { type: "text-end", id: "t" });
       else for (const c of step.calls) parts.push({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.input) });
-      parts.push({ type: "finish", finishReason: { unified: "text" in step ? "stop" : "tool-calls", raw: undefined }, usage: usageOf(n) });
+      parts.push({ type: "finish", finishReason: { unified: "text" in step ? "stop" : "tool-calls", raw: undefined }, usage });
       return {
         stream: new ReadableStream({
           start(controller) {

@@ -31,7 +31,7 @@ function spied<E extends ContextEngine>(engine: E): E & { decisions: Message[][]
 
 async function drive(kit: SdkKit, engine: ContextEngine & { decisions: Message[][] }) {
   const session = createContextSession(engine, { instructions: "You run build steps.", model: "mock", contextLength: 4_000 });
-  const { model, prompts } = scriptedModel(kit, script);
+  const { model, prompts } = scriptedModel(kit, script, { promptSizedUsage: true });
   const result = await kit.generateText({
     model,
     [kit.systemKey]: "You run build steps.",
