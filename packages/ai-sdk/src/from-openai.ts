@@ -135,7 +135,8 @@ function mediaPart(url: string, fallbackType: string, dialect: SdkDialect, image
   const payload: string | URL | null = match ? (match[2] ? (match[3] ?? "") : Buffer.from(decodeURIComponent(match[3] ?? "")).toString("base64")) : safeUrl(url);
   if (payload === null) return null;
   if (dialect === "model-message") {
-    return image ? { type: "image", image: payload, ...(match?.[1] ? { mediaType } : {}) } : { type: "file", data: payload, mediaType };
+    // A file part with an image media type: ai@7 deprecates the "image" part, ai@6 accepts both.
+    return { type: "file", data: payload, mediaType: image && !match?.[1] ? "image/*" : mediaType };
   }
   if (dialect === "prompt-v4") {
     const data = payload instanceof URL ? { type: "url", url: payload } : { type: "data", data: payload };

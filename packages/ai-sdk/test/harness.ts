@@ -35,7 +35,7 @@ export function scriptedModel(kit: SdkKit, script: Scripted[], options: { prompt
   const prompts: SdkMessage[][] = [];
   let turn = 0;
   const next = (prompt: SdkMessage[]) => {
-    prompts.push(structuredClone(prompt));
+    prompts.push(clone(prompt));
     const step = script[Math.min(turn, script.length - 1)] as Scripted;
     const n = turn++;
     // A real provider reports the prompt's size; the real engines decide from it.
@@ -86,4 +86,13 @@ export function readable(messages: readonly Message[]): unknown[] {
 /** A provider prompt as the model saw it, in the same readable form. */
 export function seen(prompt: SdkMessage[]): unknown[] {
   return readable(toOpenAIMessages(prompt));
+}
+
+/** A deep copy that keeps URLs and bytes (structuredClone refuses URL objects). */
+function clone<T>(value: T): T {
+  if (value instanceof URL) return new URL(value.href) as T;
+  if (value instanceof Uint8Array) return new Uint8Array(value) as T;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
+  return value;
 }
