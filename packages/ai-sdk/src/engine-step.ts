@@ -24,15 +24,20 @@ export interface StepDecision {
 /**
  * One request's engine pass: `shouldCompress` → `compress` → `selectContext`,
  * each fail-open. A throw, a hang past the timeout or an invalid list leaves
- * the messages as they were.
+ * the messages as they were. Null when the engine had nothing to decide.
  */
-export async function runEngineStep(engine: ContextEngine, history: Message[], options: StepOptions): Promise<StepDecision> {
+export async function runEngineStep(engine: ContextEngine, view: () => Message[], options: StepOptions): Promise<StepDecision | null> {
   const fail = (where: string, reason: string) => options.onEvent?.({ type: "engine-error", where, reason });
-  let kept = history;
-  let compressed = false;
+  const selects = overridesHook(engine, "selectContext");
   const should = attempt(() => engine.shouldCompress(engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined));
   if (!should.ok) fail("shouldCompress", should.reason);
-  else if (should.value === true) {
+  const compress = should.ok && should.value === true;
+  // Nothing to decide: the messages are not even converted (the no-op path costs next to nothing).
+  if (!compress && !selects) return null;
+  const history = view();
+  let kept = history;
+  let compressed = false;
+  if (compress) {
     const input = structuredClone(history);
     const outcome = await guarded(options.timeoutMs, (signal) =>
       engine.compress(input, {
@@ -50,7 +55,7 @@ export async function runEngineStep(engine: ContextEngine, history: Message[], o
     }
   }
   let request = kept;
-  if (overridesHook(engine, "selectContext")) {
+  if (selects) {
     const outcome = await guarded(options.timeoutMs, () =>
       engine.selectContext(structuredClone(kept), {
         conversationMessages: structuredClone(kept),

@@ -48,13 +48,16 @@ export function contextEngineMiddleware(engine: ContextEngine, options: ContextM
     async transformParams({ params }: { params: CallParams; type?: string; model?: unknown }): Promise<CallParams> {
       const prompt = params.prompt;
       const reuse = replaced.length > 0 && replaced.length <= prompt.length && replaced.every((m, i) => deepEqual(m, prompt[i]));
-      const history = reuse ? [...structuredClone(compacted), ...toOpenAIMessages(prompt.slice(replaced.length))] : toOpenAIMessages(prompt);
-      const decision = await runEngineStep(engine, history, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent });
+      let history: Message[] | null = null;
+      const view = () =>
+        (history ??= reuse ? [...structuredClone(compacted), ...toOpenAIMessages(prompt.slice(replaced.length))] : toOpenAIMessages(prompt));
+      const decision = await runEngineStep(engine, view, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent });
+      if (!decision) return reuse ? { ...params, prompt: fromOpenAIMessages(view(), dialect) } : params;
       if (decision.compressed) {
         replaced = prompt;
         compacted = decision.history;
       }
-      if (!reuse && !decision.compressed && decision.request === history) return params;
+      if (!reuse && !decision.compressed && decision.request === view()) return params;
       return { ...params, prompt: fromOpenAIMessages(decision.request, dialect) };
     },
     async wrapGenerate({ doGenerate }: { doGenerate: () => PromiseLike<{ usage?: unknown }>; [key: string]: unknown }) {

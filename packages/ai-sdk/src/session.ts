@@ -1,4 +1,5 @@
 import type { ContextEngine, Message } from "@context-engine/core";
+import { overridesHook } from "@context-engine/core";
 import { guarded } from "./guard.js";
 import { runEngineStep } from "./engine-step.js";
 import type { AdapterEvent } from "./engine-step.js";
@@ -55,8 +56,10 @@ export class ContextSession {
   readonly engine: ContextEngine;
   readonly #options: ContextSessionOptions;
   readonly #timeoutMs: number;
-  /** The engine's conversation (OpenAI format), compacted when it compressed. */
+  /** The engine's conversation (OpenAI format), compacted when it compressed; `#pending` not yet appended. */
   #history: Message[] = [];
+  /** Caller-side messages not converted yet: conversion waits until the engine needs the list. */
+  #pending: SdkMessage[] = [];
   /** The caller-side messages `#history` stands for, in order. */
   #source: SdkMessage[] = [];
   /** `#history` as SDK messages, cached; null when stale. */
@@ -83,20 +86,20 @@ export class ContextSession {
   /** The conversation as the engine decided it, as SDK messages: start the next call from it. */
   history(): SdkMessage[] {
     if (!this.#diverged) return [...this.#source];
-    this.#historySdk ??= fromOpenAIMessages(this.#history).filter((m, i) => !(i === 0 && m.role === "system" && this.#systemText !== undefined));
+    this.#historySdk ??= fromOpenAIMessages(this.#view()).filter((m, i) => !(i === 0 && m.role === "system" && this.#systemText !== undefined));
     return [...this.#historySdk];
   }
 
   /** The engine's conversation in OpenAI format (read-only copy). */
   engineMessages(): Message[] {
-    return structuredClone(this.#history);
+    return structuredClone(this.#view());
   }
 
   /** The engine's tools as AI SDK tools; merge them into the call's `tools`. */
   tools(): Record<string, unknown> {
     return engineTools(this.engine, {
       timeoutMs: this.#timeoutMs,
-      messages: () => this.#history,
+      messages: () => this.#view(),
       sessionId: this.#options.sessionId,
       onError: (where, reason) => this.#options.onEvent?.({ type: "engine-error", where, reason }),
     });
@@ -107,22 +110,22 @@ export class ContextSession {
     this.#feedSteps(input.steps);
     if (input.stepNumber === 0) this.#beginCall(input.messages, input.instructions);
     else this.#absorb(this.#stepAdditions(input.messages));
-    const decision = await runEngineStep(this.engine, this.#history, {
+    const decision = await runEngineStep(this.engine, () => this.#view(), {
       timeoutMs: this.#timeoutMs,
       sessionId: this.#options.sessionId,
       onEvent: this.#options.onEvent,
     });
-    if (decision.compressed) {
+    if (decision?.compressed) {
       // A copy: later steps append to it, and the list is the engine's.
       this.#history = [...decision.history];
       this.#historySdk = null;
       this.#diverged = true;
     }
-    if (!this.#diverged && decision.request === this.#history) {
+    if (!this.#diverged && (!decision || decision.request === this.#history)) {
       this.#lastSent = input.messages;
       return undefined;
     }
-    return this.#toRequest(decision.request);
+    return this.#toRequest(decision?.request ?? this.#view());
   }
 
   onStepFinish(step: StepLike): void {
@@ -136,9 +139,9 @@ export class ContextSession {
     const all = (await result.responseMessages) ?? (await result.response)?.messages ?? [];
     const seen = this.#callKnown - this.#callInitial;
     this.#absorb(all.slice(seen));
-    if (typeof this.engine.onTurnComplete === "function") {
+    if (overridesHook(this.engine, "onTurnComplete")) {
       const outcome = await guarded(this.#timeoutMs, () =>
-        this.engine.onTurnComplete(structuredClone(this.#history), result.totalUsage ? toEngineUsage(result.totalUsage) : null, {
+        this.engine.onTurnComplete(structuredClone(this.#view()), result.totalUsage ? toEngineUsage(result.totalUsage) : null, {
           sessionId: this.#options.sessionId,
           apiCallCount: steps.length,
         }),
@@ -178,15 +181,18 @@ export class ContextSession {
     if (typeof instructions === "string" && instructions !== this.#systemText) {
       this.#systemText = instructions;
       if (this.#history[0]?.role === "system") this.#history[0] = { role: "system", content: instructions };
+      else if (this.#history.length === 0 && this.#pending.length === 0) this.#history.push({ role: "system", content: instructions });
     }
     const fresh = this.#source.length === 0;
-    const fromHistory = this.#diverged && this.#historySdk && startsWith(messages, this.#historySdk) ? this.#historySdk.length : -1;
+    const mine = this.#diverged ? this.history() : null;
+    const fromHistory = mine && startsWith(messages, mine) ? mine.length : -1;
     const fromSource = fromHistory < 0 && startsWith(messages, this.#source) ? this.#source.length : -1;
     if (!fresh && (fromHistory >= 0 || fromSource >= 0)) {
       this.#absorb(messages.slice(Math.max(fromHistory, fromSource)));
     } else {
       this.#source = [];
       this.#history = this.#systemText !== undefined ? [{ role: "system", content: this.#systemText }] : [];
+      this.#pending = [];
       this.#historySdk = null;
       this.#diverged = false;
       this.#absorb(messages);
@@ -206,8 +212,17 @@ export class ContextSession {
     if (added.length === 0) return;
     this.#callKnown += added.length;
     this.#source.push(...added);
-    this.#history.push(...toOpenAIMessages(added));
+    this.#pending.push(...added);
     this.#historySdk = null;
+  }
+
+  /** The engine's conversation with every absorbed message converted. */
+  #view(): Message[] {
+    if (this.#pending.length) {
+      this.#history.push(...toOpenAIMessages(this.#pending));
+      this.#pending = [];
+    }
+    return this.#history;
   }
 
   #toRequest(request: Message[]): PrepareStepOutput {

@@ -1,0 +1,104 @@
+/**
+ * Per-step overhead of the prepareStep adapter with a no-op engine, relative
+ * to the bare AI SDK loop. The model is the SDK's own mock and answers
+ * instantly, so the bare figure is the SDK's own work per step and the
+ * overhead is the adapter's work on top (converting each step's new messages
+ * for the engine, feeding usage, asking shouldCompress). A real model call
+ * takes hundreds of milliseconds, next to which both figures vanish.
+ *
+ * Run: pnpm bench (ai@7 under Node 24, then ai@6 under Node 20), or
+ * `npx tsx bench/step-overhead.ts [ai|ai-v6]`.
+ * Target: < 5% per step.
+ */
+import type { Message, Usage } from "@context-engine/core";
+import { ContextEngine } from "@context-engine/core";
+import { loadavg } from "node:os";
+import { z } from "zod";
+import { createContextSession } from "../src/index.js";
+
+const moduleName = process.argv[2] === "ai-v6" ? "ai-v6" : "ai";
+const ai = await import(moduleName);
+const aiTest = await import(`${moduleName}/test`);
+const MockModel = aiTest.MockLanguageModelV4 ?? aiTest.MockLanguageModelV3;
+const systemKey = moduleName === "ai" ? "instructions" : "system";
+
+class NoopEngine extends ContextEngine {
+  get name() {
+    return "noop";
+  }
+  updateFromResponse(usage: Usage): void {
+    this.recordUsage(usage);
+  }
+  shouldCompress(): boolean {
+    return false;
+  }
+  compress(messages: Message[]): Message[] {
+    return messages;
+  }
+}
+
+const STEPS = 10;
+const HISTORY = 60;
+const usage = { inputTokens: { total: 1000, noCache: 600, cacheRead: 400, cacheWrite: 0 }, outputTokens: { total: 20, text: 20, reasoning: 0 } };
+
+function model() {
+  let step = 0;
+  return new MockModel({
+    doGenerate: async () => {
+      const n = step++;
+      const content =
+        n < STEPS - 1
+          ? [{ type: "tool-call", toolCallId: `c${n}`, toolName: "read", input: JSON.stringify({ path: `src/file_${n}.ts` }) }]
+          : [{ type: "text", text: "done" }];
+      return { content, finishReason: { unified: n < STEPS - 1 ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+    },
+  });
+}
+
+/** A coding-agent history the call starts from: user turns, tool rounds, answers. */
+const history = Array.from({ length: HISTORY / 3 }, (_, i) => [
+  { role: "user", content: `request ${i}: ` + "please look at this ".repeat(10) },
+  { role: "assistant", content: [{ type: "tool-call", toolCallId: `h${i}`, toolName: "read", input: { path: `old_${i}.ts` } }] },
+  { role: "tool", content: [{ type: "tool-result", toolCallId: `h${i}`, toolName: "read", output: { type: "text", value: "line\n".repeat(50) } }] },
+]).flat();
+
+const tools = { read: { description: "Read a file", inputSchema: z.object({ path: z.string() }), execute: async ({ path }: { path: string }) => `contents of ${path}` } };
+
+async function once(adapted: boolean): Promise<number> {
+  const session = adapted ? createContextSession(new NoopEngine()) : null;
+  const started = performance.now();
+  const result = await ai.generateText({
+    model: model(),
+    [systemKey]: "You are a coding agent.",
+    messages: history,
+    tools,
+    stopWhen: ai.stepCountIs(STEPS + 1),
+    ...(session ? { prepareStep: session.prepareStep, onStepFinish: session.onStepFinish } : {}),
+  });
+  if (session) await session.finish(result);
+  const elapsed = performance.now() - started;
+  if (result.steps.length !== STEPS) throw new Error(`expected ${STEPS} steps, got ${result.steps.length}`);
+  return elapsed / STEPS;
+}
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+};
+
+for (let i = 0; i < 30; i++) await once(i % 2 === 0); // warm-up
+const bare: number[] = [];
+const adapted: number[] = [];
+for (let i = 0; i < 200; i++) {
+  // Interleaved so drift from the other jobs on this machine hits both alike.
+  bare.push(await once(false));
+  adapted.push(await once(true));
+}
+const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
+const med = [quantile(bare, 0.5), quantile(adapted, 0.5)] as const;
+const p95 = [quantile(bare, 0.95), quantile(adapted, 0.95)] as const;
+const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)}%`;
+console.log(`ai-sdk step overhead (${moduleName}, Node ${process.version}, ${STEPS} steps/call, ${HISTORY}-message history, 200 calls each, load ${loadavg()[0]!.toFixed(2)})`);
+console.log(`  per step  median: bare ${fmt(med[0])}, with no-op engine ${fmt(med[1])} → overhead ${pct(med[0], med[1])}`);
+console.log(`  per step  p95:    bare ${fmt(p95[0])}, with no-op engine ${fmt(p95[1])} → overhead ${pct(p95[0], p95[1])}`);
+console.log(`  target < 5% (median): ${(med[1] - med[0]) / med[0] < 0.05 ? "met" : "NOT met"}`);
