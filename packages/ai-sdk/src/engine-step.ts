@@ -26,12 +26,26 @@ export interface StepDecision {
  * each fail-open. A throw, a hang past the timeout or an invalid list leaves
  * the messages as they were. Null when the engine had nothing to decide.
  */
-export async function runEngineStep(engine: ContextEngine, view: () => Message[], options: StepOptions): Promise<StepDecision | null> {
-  const fail = (where: string, reason: string) => options.onEvent?.({ type: "engine-error", where, reason });
-  const selects = overridesHook(engine, "selectContext");
+export interface StepPlan {
+  compress: boolean;
+  selects: boolean;
+}
+
+/** The synchronous part: does the engine want to compress, does it select? (Asked once per request.) */
+export function planEngineStep(engine: ContextEngine, options: StepOptions): StepPlan {
   const should = attempt(() => engine.shouldCompress(engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined));
-  if (!should.ok) fail("shouldCompress", should.reason);
-  const compress = should.ok && should.value === true;
+  if (!should.ok) options.onEvent?.({ type: "engine-error", where: "shouldCompress", reason: should.reason });
+  return { compress: should.ok && should.value === true, selects: overridesHook(engine, "selectContext") };
+}
+
+export async function runEngineStep(
+  engine: ContextEngine,
+  view: () => Message[],
+  options: StepOptions,
+  plan: StepPlan = planEngineStep(engine, options),
+): Promise<StepDecision | null> {
+  const fail = (where: string, reason: string) => options.onEvent?.({ type: "engine-error", where, reason });
+  const { compress, selects } = plan;
   // Nothing to decide: the messages are not even converted (the no-op path costs next to nothing).
   if (!compress && !selects) return null;
   const history = view();

@@ -1,8 +1,8 @@
 import type { ContextEngine, Message } from "@context-engine/core";
 import { overridesHook } from "@context-engine/core";
 import { guarded } from "./guard.js";
-import { runEngineStep } from "./engine-step.js";
-import type { AdapterEvent } from "./engine-step.js";
+import { planEngineStep, runEngineStep } from "./engine-step.js";
+import type { AdapterEvent, StepOptions, StepPlan } from "./engine-step.js";
 import { fromOpenAIMessages } from "./from-openai.js";
 import { deepEqual } from "./json-safe.js";
 import { engineTools } from "./tools.js";
@@ -66,6 +66,7 @@ export class ContextSession {
   #historySdk: SdkMessage[] | null = null;
   #diverged = false;
   #started: Promise<void> | null = null;
+  #ready = false;
   readonly #fed = new WeakSet<object>();
   /** The SDK messages of the current call already absorbed (initial + responses so far). */
   #callKnown = 0;
@@ -105,16 +106,26 @@ export class ContextSession {
     });
   }
 
-  async prepareStep(input: PrepareStepInput): Promise<PrepareStepOutput | undefined> {
-    await this.#start();
+  /**
+   * The `prepareStep` callback. Synchronous when the engine has nothing to
+   * decide (the common step), a promise when it compresses or selects.
+   */
+  prepareStep(input: PrepareStepInput): PrepareStepOutput | undefined | Promise<PrepareStepOutput | undefined> {
+    if (!this.#ready) return this.#start().then(() => this.prepareStep(input));
     this.#feedSteps(input.steps);
     if (input.stepNumber === 0) this.#beginCall(input.messages, input.instructions);
     else this.#absorb(this.#stepAdditions(input.messages));
-    const decision = await runEngineStep(this.engine, () => this.#view(), {
-      timeoutMs: this.#timeoutMs,
-      sessionId: this.#options.sessionId,
-      onEvent: this.#options.onEvent,
-    });
+    const stepOptions = { timeoutMs: this.#timeoutMs, sessionId: this.#options.sessionId, onEvent: this.#options.onEvent };
+    const plan = planEngineStep(this.engine, stepOptions);
+    if (!plan.compress && !plan.selects && !this.#diverged) {
+      this.#lastSent = input.messages;
+      return undefined;
+    }
+    return this.#decide(input, plan, stepOptions);
+  }
+
+  async #decide(input: PrepareStepInput, plan: StepPlan, stepOptions: StepOptions): Promise<PrepareStepOutput | undefined> {
+    const decision = await runEngineStep(this.engine, () => this.#view(), stepOptions, plan);
     if (decision?.compressed) {
       // A copy: later steps append to it, and the list is the engine's.
       this.#history = [...decision.history];
@@ -160,6 +171,7 @@ export class ContextSession {
         const update = await guarded(this.#timeoutMs, () => this.engine.updateModel(model, contextLength));
         if (!update.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateModel", reason: update.reason });
       }
+      this.#ready = true;
     })();
     return this.#started;
   }
