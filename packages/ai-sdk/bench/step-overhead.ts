@@ -64,8 +64,16 @@ const history = Array.from({ length: HISTORY / 3 }, (_, i) => [
 
 const tools = { read: { description: "Read a file", inputSchema: z.object({ path: z.string() }), execute: async ({ path }: { path: string }) => `contents of ${path}` } };
 
-async function once(adapted: boolean): Promise<number> {
-  const session = adapted ? createContextSession(new NoopEngine()) : null;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+type Mode = "bare" | "empty-callbacks" | "adapter";
+
+async function once(mode: Mode | boolean): Promise<number> {
+  const m: Mode = mode === true ? "adapter" : mode === false ? "bare" : mode;
+  // Collect before each call, so one call's garbage is not billed to the next.
+  gc?.();
+  const session = m === "adapter" ? createContextSession(new NoopEngine()) : null;
+  const empty = m === "empty-callbacks" ? { prepareStep: () => undefined, onStepFinish: () => {} } : {};
   const started = performance.now();
   const result = await ai.generateText({
     model: model(),
@@ -73,7 +81,7 @@ async function once(adapted: boolean): Promise<number> {
     messages: history,
     tools,
     stopWhen: ai.stepCountIs(STEPS + 1),
-    ...(session ? { prepareStep: session.prepareStep, onStepFinish: session.onStepFinish } : {}),
+    ...(session ? { prepareStep: session.prepareStep, onStepFinish: session.onStepFinish } : empty),
   });
   if (session) await session.finish(result);
   const elapsed = performance.now() - started;
@@ -91,18 +99,26 @@ const RUNS = 500;
 for (let i = 0; i < WARMUP; i++) await once(i % 2 === 0); // JIT warm-up of both paths
 const bare: number[] = [];
 const adapted: number[] = [];
+const callbacks: number[] = [];
 for (let i = 0; i < RUNS; i++) {
-  // Interleaved so drift from the other jobs on this machine hits both alike.
-  bare.push(await once(false));
-  adapted.push(await once(true));
+  // Interleaved, order alternating, so drift from the other jobs on this machine hits both alike.
+  if (i % 2 === 0) {
+    bare.push(await once(false));
+    adapted.push(await once(true));
+  } else {
+    adapted.push(await once(true));
+    bare.push(await once(false));
+  }
+  callbacks.push(await once("empty-callbacks"));
 }
 const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
 const med = [quantile(bare, 0.5), quantile(adapted, 0.5)] as const;
 const p95 = [quantile(bare, 0.95), quantile(adapted, 0.95)] as const;
 const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)}%`;
-console.log(`ai-sdk step overhead (${moduleName}, Node ${process.version}, ${STEPS} steps/call, ${HISTORY}-message history, ${RUNS} calls each after ${WARMUP} warm-up, load ${loadavg()[0]!.toFixed(2)})`);
+console.log(`ai-sdk step overhead (${moduleName}, Node ${process.version}, ${STEPS} steps/call, ${HISTORY}-message history, ${RUNS} calls each after ${WARMUP} warm-up, load ${loadavg()[0]!.toFixed(2)}${gc ? ", gc before each call" : ""})`);
 console.log(`  per step  median: bare ${fmt(med[0])}, with no-op engine ${fmt(med[1])} → overhead ${pct(med[0], med[1])}`);
 console.log(`  per step  p95:    bare ${fmt(p95[0])}, with no-op engine ${fmt(p95[1])} → overhead ${pct(p95[0], p95[1])}`);
+console.log(`  for scale: the SDK with empty prepareStep/onStepFinish callbacks, median ${fmt(quantile(callbacks, 0.5))}, p95 ${fmt(quantile(callbacks, 0.95))}`);
 // Paired: each adapted call against the bare call just before it, so load swings cancel.
 const paired = quantile(adapted.map((a, i) => (a - (bare[i] as number)) / (bare[i] as number)), 0.5);
 if (process.env.BENCH_DECILES) for (const q of [0.1, 0.25, 0.5, 0.75, 0.9]) console.log(`  q${q}: bare ${fmt(quantile(bare, q))} adapted ${fmt(quantile(adapted, q))}`);
