@@ -18,12 +18,19 @@ export function fromOpenAIMessages(messages: readonly Message[], dialect: SdkDia
   // A rebuilt tool message that later consecutive rebuilt results join, as the SDK groups them.
   let openToolGroup: SdkPart[] | null = null;
   let i = 0;
+  const riders = (key: "leading" | "trailing", at: number) => {
+    const list = (messages[at] as Record<string, unknown> | undefined)?.[META_KEY] as Record<string, unknown> | undefined;
+    const items = list?.[key];
+    if (Array.isArray(items)) for (const item of items) out.push(decodeJsonSafe(item) as SdkMessage);
+  };
   while (i < messages.length) {
+    riders("leading", i);
     const original = unchangedOriginal(messages, i);
     if (original) {
       rememberCalls(original.message, toolNames, callMeta);
       out.push(original.message);
       openToolGroup = null;
+      for (let k = i; k < i + original.span; k++) riders("trailing", k);
       i += original.span;
       continue;
     }
@@ -41,14 +48,19 @@ export function fromOpenAIMessages(messages: readonly Message[], dialect: SdkDia
       rememberCalls(built, toolNames, callMeta);
       out.push(built);
     }
+    if ((messages[i] as Record<string, unknown>)?.[META_KEY]) {
+      const before = out.length;
+      riders("trailing", i);
+      if (out.length > before) openToolGroup = null;
+    }
     i++;
   }
   return out;
 }
 
-function metaOf(m: unknown): MessageMeta | null {
+function metaOf(m: unknown): (MessageMeta & { span: number }) | null {
   const meta = (m as Record<string, unknown> | undefined)?.[META_KEY] as MessageMeta | undefined;
-  return meta && typeof meta === "object" && typeof meta.span === "number" && meta.message ? meta : null;
+  return meta && typeof meta === "object" && typeof meta.span === "number" && meta.message ? (meta as MessageMeta & { span: number }) : null;
 }
 
 /** The original SDK message when messages[i..i+span) are exactly what it converted to. */

@@ -190,6 +190,7 @@ export class ContextSession {
 
   /** A new call: keep what the engine holds when the caller continues from it, else start over. */
   #beginCall(messages: SdkMessage[], instructions: unknown): void {
+    instructions = instructionsText(instructions);
     if (typeof instructions === "string" && instructions !== this.#systemText) {
       this.#systemText = instructions;
       if (this.#history[0]?.role === "system") this.#history[0] = { role: "system", content: instructions };
@@ -263,4 +264,12 @@ function startsWith(messages: readonly SdkMessage[], prefix: readonly SdkMessage
 
 export function createContextSession(engine: ContextEngine, options?: ContextSessionOptions): ContextSession {
   return new ContextSession(engine, options);
+}
+
+/** ai@7's `instructions`: a string, a system message, or a list of them. */
+function instructionsText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  const list = Array.isArray(value) ? value : value && typeof value === "object" ? [value] : [];
+  const texts = list.map((m) => (m && typeof (m as { content?: unknown }).content === "string" ? (m as { content: string }).content : null));
+  return texts.length && texts.every((t) => t !== null) ? texts.join("\n\n") : undefined;
 }

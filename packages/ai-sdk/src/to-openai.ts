@@ -7,18 +7,36 @@ export const META_KEY = "ai_sdk";
 
 export interface MessageMeta {
   /** The original SDK message, JSON-safe encoded. */
-  message: unknown;
+  message?: unknown;
   /** How many OpenAI messages it became (a tool message with N results becomes N). */
-  span: number;
+  span?: number;
+  /** SDK messages with no OpenAI form (a tool message of approval responses only) that follow this one. */
+  trailing?: unknown[];
+  /** The same, for such messages at the very start. */
+  leading?: unknown[];
 }
 
 /** Convert SDK messages (ModelMessage or provider prompt) to OpenAI chat messages with round-trip metadata. */
 export function toOpenAIMessages(messages: readonly SdkMessage[]): Message[] {
   const out: Message[] = [];
+  let leading: unknown[] = [];
   for (const m of messages) {
     const converted = convertMessage(m);
-    if (converted.length === 0) continue;
+    if (converted.length === 0) {
+      // Nothing the engine could read; it rides on the message before it, so it is not lost.
+      const last = out[out.length - 1] as Record<string, unknown> | undefined;
+      if (!last) leading.push(encodeJsonSafe(m));
+      else {
+        const meta = ((last[META_KEY] as MessageMeta | undefined) ??= {});
+        (meta.trailing ??= []).push(encodeJsonSafe(m));
+      }
+      continue;
+    }
     const meta: MessageMeta = { message: encodeJsonSafe(m), span: converted.length };
+    if (leading.length) {
+      meta.leading = leading;
+      leading = [];
+    }
     (converted[0] as Record<string, unknown>)[META_KEY] = meta;
     out.push(...converted);
   }

@@ -38,8 +38,9 @@ function toolRound(round: number): fc.Arbitrary<SdkMessage[]> {
       reasoning: fc.option(withOptions(fc.record({ type: fc.constant("reasoning"), text })), { nil: undefined }),
       say: fc.option(text, { nil: undefined }),
       calls: fc.array(fc.record({ input: fc.record({ path: text }), output, providerOptions, executed: fc.boolean() }), { minLength: 1, maxLength: 3 }),
+      approval: fc.option(fc.boolean(), { nil: undefined, freq: 3 }),
     })
-    .map(({ reasoning, say, calls }) => {
+    .map(({ reasoning, say, calls, approval }) => {
       const content: SdkPart[] = [];
       if (reasoning) content.push(reasoning);
       if (say) content.push({ type: "text", text: say });
@@ -50,10 +51,13 @@ function toolRound(round: number): fc.Arbitrary<SdkMessage[]> {
         content.push(part);
       });
       const results: SdkPart[] = calls.map((c, i) => ({ type: "tool-result", toolCallId: ids[i] as string, toolName: `tool_${i}`, output: c.output }));
-      return [
+      const msgs: SdkMessage[] = [
         { role: "assistant" as const, content },
         { role: "tool" as const, content: results },
       ];
+      // A tool message of approval responses only: no OpenAI form, carried as metadata.
+      if (approval !== undefined) msgs.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: `ap_${ids[0]}`, approved: approval }] });
+      return msgs;
     });
 }
 

@@ -46,7 +46,24 @@ export function roundTripSuite(kit: SdkKit) {
           const again = toOpenAIMessages(back);
           expect(checkConversation(again)).toEqual([]);
           expect(pairs(again)).toEqual(pairs(openai));
-          expect(back.filter((m) => m.role === "tool").length).toBe(conv.filter((m) => m.role === "tool").length);
+          // Without metadata, approval-only tool messages (no OpenAI form) are gone; every result message stays.
+          const withResults = (list: typeof conv) => list.filter((m) => m.role === "tool" && Array.isArray(m.content) && m.content.some((p) => p.type === "tool-result")).length;
+          expect(withResults(back)).toBe(withResults(conv));
+        }),
+        { numRuns: 100 },
+      );
+    });
+
+    it("an engine that keeps messages but rewrites their neighbours still carries approval-only tool messages", () => {
+      fc.assert(
+        fc.property(conversation, (conv) => {
+          const openai = toOpenAIMessages(conv);
+          // Rewrite every user message (drops nothing): riders on other messages must survive.
+          const rewritten = openai.map((m) => (m.role === "user" ? { ...m, content: "rewritten" } : m));
+          const back = fromOpenAIMessages(rewritten);
+          const approvals = (list: typeof conv) => list.filter((m) => m.role === "tool" && Array.isArray(m.content) && m.content.every((p) => p.type === "tool-approval-response")).length;
+          expect(approvals(back)).toBe(approvals(conv));
+          expect(back.length).toBe(conv.length);
         }),
         { numRuns: 100 },
       );
