@@ -70,6 +70,26 @@ export function loopSuite(kit: SdkKit) {
       expect(firstSeen[firstSeen.length - 1]).toMatchObject({ role: "user", text: "and now?" });
     });
 
+    it("a caller that keeps its own full list still gets the compacted conversation sent", async () => {
+      const engine = new TailEngine(2);
+      const session = createContextSession(engine, { instructions: SYSTEM });
+      const first = scriptedModel(kit, toolScript);
+      const start: SdkMessage[] = [
+        { role: "user", content: "old question" },
+        { role: "assistant", content: "old answer" },
+        { role: "user", content: "fix the bug" },
+      ];
+      const result = await run(first.model, { messages: start, prepareStep: session.prepareStep });
+      await session.finish(result);
+      // The caller ignores history() and continues from everything it has.
+      const full = [...start, ...(result.responseMessages ?? result.response.messages), { role: "user", content: "next" }];
+      const next = scriptedModel(kit, [{ text: "fine" }]);
+      await run(next.model, { messages: full, prepareStep: session.prepareStep });
+      const sent = seen(next.prompts[0]!);
+      expect(JSON.stringify(sent)).not.toContain("old question");
+      expect(sent[sent.length - 1]).toMatchObject({ role: "user", text: "next" });
+    });
+
     it("feeds every step's usage, cached and reasoning tokens included", async () => {
       const engine = new RecordingEngine();
       const { model } = scriptedModel(kit, toolScript);
@@ -189,6 +209,26 @@ export function loopSuite(kit: SdkKit) {
       const last = engine.decisions[engine.decisions.length - 1]!;
       expect(seen(prompts[prompts.length - 1]!)).toEqual(readable(last));
       for (const prompt of prompts) expect(checkConversation(toOpenAIMessages(prompt))).toEqual([]);
+    });
+
+    it("a later call that repeats the compacted messages is sent compacted again", async () => {
+      const engine = new TailEngine(2);
+      const first = scriptedModel(kit, [{ text: "one" }, { text: "two" }]);
+      const wrapped = kit.wrapLanguageModel({ model: first.model, middleware: contextEngineMiddleware(engine, { specificationVersion: kit.specificationVersion }) });
+      const messages: SdkMessage[] = [
+        { role: "user", content: "alpha" },
+        { role: "assistant", content: "beta" },
+        { role: "user", content: "gamma" },
+        { role: "assistant", content: "delta" },
+        { role: "user", content: "epsilon" },
+      ];
+      await kit.generateText({ model: wrapped, messages });
+      expect(JSON.stringify(seen(first.prompts[0]!))).not.toContain("alpha");
+      engine.shouldCompress = () => false;
+      await kit.generateText({ model: wrapped, messages: [...messages, { role: "assistant", content: "one" }, { role: "user", content: "zeta" }] });
+      const second = seen(first.prompts[1]!);
+      expect(JSON.stringify(second)).not.toContain("alpha");
+      expect(second[second.length - 1]).toMatchObject({ role: "user", text: "zeta" });
     });
 
     it("a broken engine leaves prompts untouched", async () => {
