@@ -1,5 +1,5 @@
-import type { ContextEngine, Message } from "@context-engine/core";
-import { overridesHook } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
+import { ContextEngine, overridesHook } from "@context-engine/core";
 import { guarded } from "./guard.js";
 import { planEngineStep, runEngineStep } from "./engine-step.js";
 import type { AdapterEvent, StepOptions, StepPlan } from "./engine-step.js";
@@ -165,8 +165,11 @@ export class ContextSession {
   #start(): Promise<void> {
     this.#started ??= (async () => {
       const { sessionId = "ai-sdk", model, contextLength } = this.#options;
-      const start = await guarded(this.#timeoutMs, () => this.engine.onSessionStart(sessionId, { platform: "ai-sdk", model, contextLength }));
-      if (!start.ok) this.#options.onEvent?.({ type: "engine-error", where: "onSessionStart", reason: start.reason });
+      // The inherited no-op needs no timer.
+      if (this.engine.onSessionStart !== ContextEngine.prototype.onSessionStart) {
+        const start = await guarded(this.#timeoutMs, () => this.engine.onSessionStart(sessionId, { platform: "ai-sdk", model, contextLength }));
+        if (!start.ok) this.#options.onEvent?.({ type: "engine-error", where: "onSessionStart", reason: start.reason });
+      }
       if (model !== undefined && contextLength !== undefined) {
         const update = await guarded(this.#timeoutMs, () => this.engine.updateModel(model, contextLength));
         if (!update.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateModel", reason: update.reason });
