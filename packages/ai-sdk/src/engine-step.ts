@@ -1,0 +1,97 @@
+import type { ContextEngine, Message } from "@context-engine/core";
+import { overridesHook } from "@context-engine/core";
+import { attempt, conversationProblem, guarded } from "./guard.js";
+
+export type AdapterEvent =
+  | { type: "compressed"; before: number; after: number }
+  | { type: "selected"; messages: number }
+  | { type: "engine-error"; where: string; reason: string };
+
+export interface StepOptions {
+  timeoutMs: number;
+  sessionId?: string;
+  onEvent?: (event: AdapterEvent) => void;
+}
+
+export interface StepDecision {
+  /** The conversation to keep (compacted when the engine compressed). */
+  history: Message[];
+  /** What this one request sends (the engine's selection, or `history`). */
+  request: Message[];
+  compressed: boolean;
+}
+
+/**
+ * One request's engine pass: `shouldCompress` → `compress` → `selectContext`,
+ * each fail-open. A throw, a hang past the timeout or an invalid list leaves
+ * the messages as they were. Null when the engine had nothing to decide.
+ */
+export interface StepPlan {
+  compress: boolean;
+  selects: boolean;
+}
+
+/** The synchronous part: does the engine want to compress, does it select? (Asked once per request.) */
+export function planEngineStep(engine: ContextEngine, options: StepOptions): StepPlan {
+  const should = attempt(() => engine.shouldCompress(engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined));
+  if (!should.ok) options.onEvent?.({ type: "engine-error", where: "shouldCompress", reason: should.reason });
+  return { compress: should.ok && should.value === true, selects: overridesHook(engine, "selectContext") };
+}
+
+export async function runEngineStep(
+  engine: ContextEngine,
+  view: () => Message[],
+  options: StepOptions,
+  plan: StepPlan = planEngineStep(engine, options),
+): Promise<StepDecision | null> {
+  const fail = (where: string, reason: string) => options.onEvent?.({ type: "engine-error", where, reason });
+  const { compress, selects } = plan;
+  // Nothing to decide: the messages are not even converted (the no-op path costs next to nothing).
+  if (!compress && !selects) return null;
+  const history = view();
+  let kept = history;
+  let compressed = false;
+  if (compress) {
+    const input = structuredClone(history);
+    const outcome = await guarded(options.timeoutMs, (signal) =>
+      engine.compress(input, {
+        currentTokens: engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined,
+        signal,
+        sessionId: options.sessionId,
+      }),
+    );
+    const problem = outcome.ok ? conversationProblem(outcome.value) : outcome.reason;
+    if (problem) fail("compress", problem);
+    else if (outcome.ok && outcome.value !== input) {
+      kept = outcome.value;
+      compressed = true;
+      options.onEvent?.({ type: "compressed", before: history.length, after: kept.length });
+    }
+  }
+  let request = kept;
+  if (selects) {
+    const outcome = await guarded(options.timeoutMs, () =>
+      engine.selectContext(structuredClone(kept), {
+        conversationMessages: structuredClone(kept),
+        incomingMessage: lastUser(kept),
+        budgetTokens: engine.contextLength || 0,
+        sessionId: options.sessionId,
+      }),
+    );
+    if (!outcome.ok) fail("selectContext", outcome.reason);
+    else if (outcome.value !== null && outcome.value !== undefined) {
+      const problem = conversationProblem(outcome.value);
+      if (problem) fail("selectContext", problem);
+      else {
+        request = outcome.value as Message[];
+        options.onEvent?.({ type: "selected", messages: request.length });
+      }
+    }
+  }
+  return { history: kept, request, compressed };
+}
+
+function lastUser(messages: Message[]): Message | null {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return structuredClone(messages[i] as Message);
+  return null;
+}

@@ -1,0 +1,11 @@
+export { ContextSession, createContextSession } from "./session.js";
+export type { ContextSessionOptions, FinishInput, PrepareStepInput, PrepareStepOutput } from "./session.js";
+export { contextEngineMiddleware } from "./middleware.js";
+export type { ContextMiddlewareOptions } from "./middleware.js";
+export { engineTools } from "./tools.js";
+export type { EngineToolOptions } from "./tools.js";
+export { toOpenAIMessages, META_KEY } from "./to-openai.js";
+export { fromOpenAIMessages } from "./from-openai.js";
+export { toEngineUsage } from "./usage.js";
+export type { AdapterEvent } from "./engine-step.js";
+export type { SdkDialect, SdkMessage, SdkPart } from "./types.js";
