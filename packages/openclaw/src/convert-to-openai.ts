@@ -58,7 +58,7 @@ export function toOpenAiMessage(message: OcAgentMessage): Message | null {
     case "toolResult":
       return toolResultToOpenAi(message as OcToolResultMessage);
     default:
-      return harnessToOpenAi(message as Record<string, unknown>);
+      return harnessToOpenAi(message as unknown as Record<string, unknown>);
   }
 }
 

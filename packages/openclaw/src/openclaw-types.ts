@@ -38,7 +38,6 @@ export interface OcUsage {
   cacheWrite: number;
   totalTokens: number;
   cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-  [key: string]: unknown;
 }
 
 export interface OcUserMessage {
@@ -55,7 +54,6 @@ export interface OcAssistantMessage {
   usage: OcUsage;
   stopReason: "stop" | "length" | "toolUse" | "error" | "aborted";
   timestamp: number;
-  [key: string]: unknown;
 }
 export interface OcToolResultMessage {
   role: "toolResult";
@@ -66,12 +64,43 @@ export interface OcToolResultMessage {
   isError: boolean;
   timestamp: number;
 }
-/** OpenClaw's harness messages (custom, summaries, shell transcripts) — carried, rendered as user text. */
-export interface OcOtherMessage {
-  role: "custom" | "branchSummary" | "compactionSummary" | "bashExecution";
-  timestamp: number | string;
-  [key: string]: unknown;
+/** OpenClaw's harness messages: carried through, shown to engines as user text. */
+export interface OcCustomMessage {
+  role: "custom";
+  customType: string;
+  content: string | (OcTextContent | OcImageContent)[];
+  display: boolean;
+  excludeFromContext?: boolean;
+  details?: unknown;
+  timestamp: number;
 }
+export interface OcBranchSummaryMessage {
+  role: "branchSummary";
+  summary: string;
+  fromId: string;
+  timestamp: number;
+}
+export interface OcCompactionSummaryMessage {
+  role: "compactionSummary";
+  summary: string;
+  tokensBefore: number;
+  tokensAfter?: number;
+  firstKeptEntryId?: string;
+  details?: unknown;
+  timestamp: number | string;
+}
+export interface OcBashExecutionMessage {
+  role: "bashExecution";
+  command: string;
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  excludeFromContext?: boolean;
+  timestamp: number;
+}
+export type OcOtherMessage = OcCustomMessage | OcBranchSummaryMessage | OcCompactionSummaryMessage | OcBashExecutionMessage;
 
 /** OpenClaw's `AgentMessage`: pi-ai messages plus harness messages. */
 export type OcAgentMessage = OcUserMessage | OcAssistantMessage | OcToolResultMessage | OcOtherMessage;

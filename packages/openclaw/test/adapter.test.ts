@@ -40,7 +40,7 @@ describe("createOpenClawContextEngine", () => {
     const oc = createOpenClawContextEngine({ id: "tail", factory: () => engine });
     const first = transcript(4);
     await oc.assemble({ ...base, messages: first });
-    engine.always = false as never;
+    engine.always = false;
     const second = [...first, user("next question", 99)];
     const out = await oc.assemble({ ...base, messages: second });
     expect(out.messages.at(-1)).toBe(second.at(-1));

@@ -22,7 +22,7 @@ export class TailEngine extends ContextEngine {
   compressCalls: CompressOptions[] = [];
   turns: Message[][] = [];
   usages: Usage[] = [];
-  constructor(readonly keep = 2, readonly always = true) {
+  constructor(readonly keep = 2, public always = true) {
     super();
   }
   get name() {
