@@ -123,7 +123,10 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       const work = (async () => {
         const turn = Array.isArray(params.messages) ? params.messages : [];
         const usage = usageFromOpenClaw(params.runtimeContext?.promptCache?.lastCallUsage) ?? lastAssistantUsage(turn);
-        await observeTurn(entry, turn, usage, { turnId: key, isHeartbeat: params.isHeartbeat === true });
+        // The host hands over only the accepted turn; engines observe the finished transcript
+        // (history as of this turn's assemble, fenced before the turn's user entry, plus the turn).
+        const transcript = entry.lastHost ? [...entry.lastHost, ...turn] : turn;
+        await observeTurn(entry, transcript, usage, { turnId: key, isHeartbeat: params.isHeartbeat === true });
         entry.committed.add(key);
         return { status: "committed" as const };
       })();
