@@ -4,7 +4,7 @@ import { assistantTemplateOf, fromOpenAiMessages } from "./convert-from-openai.j
 import { fingerprint, toOpenAiMessages } from "./convert-to-openai.js";
 import type { OriginIndex } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
-import { bounded, rejectMessages } from "./guard.js";
+import { bounded, guarded, rejectMessages } from "./guard.js";
 import type { OcAgentMessage, OcAssembleParams, OcAssembleResult } from "./openclaw-types.js";
 import type { SessionEntry } from "./sessions.js";
 
@@ -53,7 +53,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   if (!Array.isArray(host)) return { messages: [], estimatedTokens: 0 };
   const engine = entry.engine;
   const tokens = params.runtimeContext?.currentTokenCount ?? (engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined);
-  const wantsCompress = await bounded("shouldCompress", deps.timeoutMs, deps.logger, () => engine.shouldCompress(tokens));
+  const wantsCompress = guarded("shouldCompress", deps.logger, () => engine.shouldCompress(tokens));
   const compress = wantsCompress.ok && wantsCompress.value === true;
   const selects = overridesHook(engine, "selectContext");
   entry.lastHost = host;

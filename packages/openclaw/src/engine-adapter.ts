@@ -2,7 +2,7 @@ import { defaultTokenCounter, overridesHook, silentLogger } from "@context-engin
 import type { EngineFactory, EngineInitContext, Logger, Usage } from "@context-engine/core";
 import { adoptView, assembleWithEngine, workingList } from "./assemble.js";
 import { toOpenAiMessages } from "./convert-to-openai.js";
-import { bounded, rejectMessages } from "./guard.js";
+import { bounded, guarded, rejectMessages } from "./guard.js";
 import type {
   OcAgentMessage,
   OcCompactParams,
@@ -64,10 +64,10 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
     return entry;
   };
 
-  const observeTurn = async (entry: SessionEntry, all: readonly OcAgentMessage[], usage: Usage | null, meta: Record<string, unknown>) => {
-    if (usage) await bounded("updateFromResponse", stepMs, logger, () => entry.engine.updateFromResponse(usage));
+  const observeTurn = async (entry: SessionEntry, all: () => readonly OcAgentMessage[], usage: Usage | null, meta: Record<string, unknown>) => {
+    if (usage) guarded("updateFromResponse", logger, () => entry.engine.updateFromResponse(usage));
     if (!overridesHook(entry.engine, "onTurnComplete")) return;
-    const converted = toOpenAiMessages(all).messages;
+    const converted = toOpenAiMessages(all()).messages;
     await bounded("onTurnComplete", stepMs, logger, () => entry.engine.onTurnComplete(converted, usage, { sessionId: entry.sessionId, ...meta }));
   };
 
@@ -98,7 +98,7 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       const entry = await session(params.sessionId);
       const batch = [...(entry.pendingIngest as OcAgentMessage[]), ...(Array.isArray(params.messages) ? params.messages : [])];
       entry.pendingIngest = [];
-      if (!entry.durableHost) await observeTurn(entry, batch, lastAssistantUsage(batch), { isHeartbeat: params.isHeartbeat === true });
+      if (!entry.durableHost) await observeTurn(entry, () => batch, lastAssistantUsage(batch), { isHeartbeat: params.isHeartbeat === true });
       return { ingestedCount: Array.isArray(params.messages) ? params.messages.length : 0 };
     },
 
@@ -107,10 +107,10 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       const all = Array.isArray(params.messages) ? params.messages : [];
       const usage = usageFromOpenClaw(params.runtimeContext?.promptCache?.lastCallUsage) ?? lastAssistantUsage(all.slice(params.prePromptMessageCount));
       if (entry.durableHost) {
-        if (usage) await bounded("updateFromResponse", stepMs, logger, () => entry.engine.updateFromResponse(usage));
+        if (usage) guarded("updateFromResponse", logger, () => entry.engine.updateFromResponse(usage));
         return;
       }
-      await observeTurn(entry, all, usage, { isHeartbeat: params.isHeartbeat === true });
+      await observeTurn(entry, () => all, usage, { isHeartbeat: params.isHeartbeat === true });
     },
 
     async commitTurn(params) {
@@ -125,7 +125,7 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
         const usage = usageFromOpenClaw(params.runtimeContext?.promptCache?.lastCallUsage) ?? lastAssistantUsage(turn);
         // The host hands over only the accepted turn; engines observe the finished transcript
         // (history as of this turn's assemble, fenced before the turn's user entry, plus the turn).
-        const transcript = entry.lastHost ? [...entry.lastHost, ...turn] : turn;
+        const transcript = () => (entry.lastHost ? [...entry.lastHost, ...turn] : turn);
         await observeTurn(entry, transcript, usage, { turnId: key, isHeartbeat: params.isHeartbeat === true });
         entry.committed.add(key);
         return { status: "committed" as const };

@@ -54,6 +54,17 @@ export async function bounded<T>(
   }
 }
 
+/** A synchronous engine call (shouldCompress, updateFromResponse): no timer, just a catch. */
+export function guarded<T>(label: string, logger: Logger, fn: () => T): Outcome<T> {
+  try {
+    return { ok: true, value: fn() };
+  } catch (err) {
+    const reason = `${label} threw: ${describeError(err)}`;
+    logger.warn(`[context-engine/openclaw] ${reason}; OpenClaw keeps the unmodified messages`);
+    return { ok: false, reason };
+  }
+}
+
 /**
  * Accept an engine's message list only when it is a non-empty list of valid
  * OpenAI messages that introduces no tool-pairing problem the input did not
