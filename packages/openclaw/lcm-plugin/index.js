@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { LcmEngine, parseConfig } from "@context-engine/lcm";
+import { LcmEngine, lcmToolSchemas, parseConfig } from "@context-engine/lcm";
 import { defineContextEnginePlugin } from "@context-engine/openclaw";
 
 const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
@@ -27,6 +27,7 @@ export default defineContextEnginePlugin({
   description: manifest.description,
   version: manifest.version,
   configSchema,
+  toolNames: lcmToolSchemas().map((t) => t.name),
   engine: ({ pluginConfig, host, logger }) => ({
     factory: (init) => new LcmEngine(init),
     init: {

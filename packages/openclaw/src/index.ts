@@ -8,3 +8,5 @@ export { fromOpenAiMessages, assistantTemplateOf } from "./convert-from-openai.j
 export type { AssistantTemplate, FromOpenAiResult } from "./convert-from-openai.js";
 export { usageFromOpenClaw } from "./usage.js";
 export type * from "./openclaw-types.js";
+export { engineTools } from "./tools.js";
+export type { OcAgentTool, OcToolContext } from "./tools.js";

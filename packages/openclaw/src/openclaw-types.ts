@@ -1,3 +1,5 @@
+import type { OcAgentTool, OcToolContext } from "./tools.js";
+
 /**
  * The parts of OpenClaw's published context-engine interface (openclaw ≥ 2026.8.1,
  * `ContextEngine` in `openclaw/plugin-sdk/agent-harness-runtime`) this adapter
@@ -228,4 +230,5 @@ export interface OcPluginApi {
   pluginConfig?: Record<string, unknown>;
   logger?: { debug?(msg: string): void; info(msg: string): void; warn(msg: string): void; error(msg: string): void };
   registerContextEngine(id: string, factory: (ctx: OcFactoryContext) => OpenClawContextEngine | Promise<OpenClawContextEngine>): void;
+  registerTool?(factory: (ctx: OcToolContext) => OcAgentTool[] | null | undefined, opts?: { names?: string[] }): void;
 }

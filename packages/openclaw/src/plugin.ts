@@ -4,6 +4,7 @@ import { createOpenClawContextEngine } from "./engine-adapter.js";
 import type { OpenClawEngineOptions } from "./engine-adapter.js";
 import type { OcFactoryContext, OcPluginApi } from "./openclaw-types.js";
 import { SessionEngines } from "./sessions.js";
+import { engineTools } from "./tools.js";
 
 /** OpenClaw's runtime config-schema object (a JSON Schema plus a validator). */
 export interface PluginConfigSchema {
@@ -23,6 +24,8 @@ export interface ContextEnginePluginOptions {
     init?: EngineInitContext;
   };
   configSchema?: PluginConfigSchema;
+  /** Names of the engine's tools to register with OpenClaw (also list them in the manifest's `contracts.tools`). */
+  toolNames?: string[];
   stepTimeoutMs?: number;
   compactTimeoutMs?: number;
 }
@@ -72,14 +75,19 @@ export function defineContextEnginePlugin(options: ContextEnginePluginOptions): 
     register(api) {
       const logger = loggerFrom(api, options.id);
       let sessions: SessionEngines | null = null;
-      api.registerContextEngine(options.id, (host) => {
-        const built = options.engine({ pluginConfig: api.pluginConfig ?? {}, host: host ?? {}, logger });
+      let built: ReturnType<ContextEnginePluginOptions["engine"]> | null = null;
+      const setup = (host: OcFactoryContext) => {
+        built ??= options.engine({ pluginConfig: api.pluginConfig ?? {}, host: host ?? {}, logger });
         sessions ??= new SessionEngines(built.factory, { ...built.init, logger });
+        return { built, sessions };
+      };
+      api.registerContextEngine(options.id, (host) => {
+        const { built: b, sessions: shared } = setup(host);
         const engineOptions: OpenClawEngineOptions = {
           id: options.id,
           name: options.name,
-          factory: built.factory,
-          sessions,
+          factory: b.factory,
+          sessions: shared,
           logger,
           ...(options.version ? { version: options.version } : {}),
           ...(options.stepTimeoutMs ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
@@ -87,6 +95,10 @@ export function defineContextEnginePlugin(options: ContextEnginePluginOptions): 
         };
         return createOpenClawContextEngine(engineOptions);
       });
+      // The engine's own tools (LCM: lcm_grep, lcm_describe, lcm_expand), per tool run's session.
+      if (options.toolNames?.length && typeof api.registerTool === "function") {
+        api.registerTool((ctx) => engineTools(setup(ctx).sessions, ctx, options.stepTimeoutMs ?? 30_000, logger), { names: options.toolNames });
+      }
     },
   };
 }

@@ -4,11 +4,11 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configSchema } from "@context-engine/lcm";
+import { configSchema, lcmToolSchemas } from "@context-engine/lcm";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toOpenAiMessages } from "../src/index.js";
-import type { OpenClawContextEngine } from "../src/index.js";
+import type { OcAgentTool, OpenClawContextEngine } from "../src/index.js";
 import { transcript } from "./fixtures.js";
 
 const dir = new URL("../lcm-plugin/", import.meta.url);
@@ -31,6 +31,32 @@ describe("lcm-plugin (OpenClaw plugin directory)", () => {
     expect(manifest.configSchema.type).toBe("object");
     expect(pkg.openclaw.extensions).toEqual(["./index.js"]);
     expect(pkg.files).toContain("openclaw.plugin.json");
+    expect(manifest.contracts.tools).toEqual(lcmToolSchemas().map((t) => t.name));
+  });
+
+  it("registers LCM's tools, answering from the session's engine", async () => {
+    const entry = (await import(new URL(pkg.openclaw.extensions[0], dir).href)).default;
+    let toolFactory: ((ctx: object) => OcAgentTool[]) | undefined;
+    const engines = new Map<string, (ctx: object) => unknown>();
+    entry.register({
+      id: manifest.id,
+      pluginConfig: {},
+      registerContextEngine: (id: string, f: (ctx: object) => unknown) => engines.set(id, f),
+      registerTool: (f: (ctx: object) => OcAgentTool[], opts: { names: string[] }) => {
+        toolFactory = f;
+        expect(opts.names).toEqual(manifest.contracts.tools);
+      },
+    });
+    const engine = (await engines.get(manifest.id)!({ agentDir })) as OpenClawContextEngine;
+    const messages = transcript(3);
+    await engine.commitTurn({ sessionId: "tools-1", advancementKey: "t0", messages });
+    const tools = toolFactory!({ sessionId: "tools-1", agentDir });
+    expect(tools.map((t) => t.name)).toEqual(manifest.contracts.tools);
+    const grep = tools.find((t) => t.name === "lcm_grep")!;
+    const result = await grep.execute("call-x", { query: "contents" });
+    expect(result.content[0]!.type).toBe("text");
+    expect(() => JSON.parse(result.content[0]!.text)).not.toThrow();
+    expect(result.content[0]!.text).toContain("contents");
   });
 
   it("manifest config schema is LCM's own schema (kept in sync)", () => {
