@@ -2,6 +2,7 @@ import { defaultTokenCounter, overridesHook, silentLogger } from "@context-engin
 import type { EngineFactory, EngineInitContext, Logger, Usage } from "@context-engine/core";
 import { adoptView, assembleWithEngine, workingList } from "./assemble.js";
 import { toOpenAiMessages } from "./convert-to-openai.js";
+import { estimateAgentTokens } from "./estimate.js";
 import { bounded, guarded, rejectMessages } from "./guard.js";
 import type {
   OcAgentMessage,
@@ -145,7 +146,7 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       } catch (err) {
         logger.warn(`[context-engine/openclaw] assemble failed: ${String(err)}; OpenClaw keeps the unmodified messages`);
         const messages = Array.isArray(params.messages) ? params.messages : [];
-        return { messages, estimatedTokens: defaultTokenCounter.countMessages([]) };
+        return { messages, estimatedTokens: estimateAgentTokens(messages) };
       }
     },
 
