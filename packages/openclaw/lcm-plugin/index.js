@@ -1,0 +1,39 @@
+// OpenClaw plugin entry (package.json#openclaw.extensions): the context-engine
+// LCM engine in OpenClaw's context-engine slot, one engine per session over a
+// SQLite file under the agent's directory (or `database_path`).
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { LcmEngine, lcmToolSchemas, parseConfig } from "@context-engine/lcm";
+import { defineContextEnginePlugin } from "@context-engine/openclaw";
+
+const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
+
+/** OpenClaw's runtime config schema: LCM's own zod validation, its JSON Schema from the manifest. */
+const configSchema = {
+  safeParse(value) {
+    try {
+      return { success: true, data: parseConfig(value ?? {}) };
+    } catch (err) {
+      return { success: false, error: { issues: [{ path: [], message: err instanceof Error ? err.message : String(err) }] } };
+    }
+  },
+  jsonSchema: manifest.configSchema,
+};
+
+export default defineContextEnginePlugin({
+  id: manifest.id,
+  name: manifest.name,
+  description: manifest.description,
+  version: manifest.version,
+  configSchema,
+  toolNames: lcmToolSchemas().map((t) => t.name),
+  engine: ({ pluginConfig, host, logger }) => ({
+    factory: (init) => new LcmEngine(init),
+    init: {
+      config: pluginConfig,
+      dataDir: join(host.agentDir ?? host.workspaceDir ?? join(homedir(), ".openclaw"), "context-engine-lcm"),
+      logger,
+    },
+  }),
+});

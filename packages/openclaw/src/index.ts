@@ -1,0 +1,12 @@
+export { createOpenClawContextEngine } from "./engine-adapter.js";
+export type { OpenClawEngineOptions } from "./engine-adapter.js";
+export { defineContextEnginePlugin } from "./plugin.js";
+export type { ContextEnginePluginDefinition, ContextEnginePluginOptions, PluginConfigSchema } from "./plugin.js";
+export { SessionEngines } from "./sessions.js";
+export { toOpenAiMessage, toOpenAiMessages, OriginIndex } from "./convert-to-openai.js";
+export { fromOpenAiMessages, assistantTemplateOf } from "./convert-from-openai.js";
+export type { AssistantTemplate, FromOpenAiResult } from "./convert-from-openai.js";
+export { usageFromOpenClaw } from "./usage.js";
+export type * from "./openclaw-types.js";
+export { engineTools } from "./tools.js";
+export type { OcAgentTool, OcToolContext } from "./tools.js";
