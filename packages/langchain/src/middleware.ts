@@ -1,0 +1,137 @@
+import type { EngineInitContext } from "@context-engine/core";
+import { overridesHook } from "@context-engine/core";
+import { RemoveMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import { bounded, guarded } from "./bounded.js";
+import { toOpenAIMessages } from "./convert/to-openai.js";
+import type { AdapterEvent } from "./events.js";
+import { EngineSessions, type EngineSource } from "./sessions.js";
+import { compactionStep, selectionStep } from "./steps.js";
+import { engineTools } from "./tools.js";
+import { usageFromResponse } from "./usage.js";
+
+export interface ContextEngineMiddlewareOptions {
+  /** An engine (serves every thread) or an EngineFactory (one engine per thread). */
+  engine: EngineSource;
+  /** Passed to the factory, and the fallback model figures for `updateModel`. */
+  engineContext?: EngineInitContext;
+  /** The model's window in tokens; otherwise read from the model's profile when it has one. */
+  contextLength?: number;
+  /** Session id for runs without `configurable.thread_id`. Default `"default"`. */
+  defaultSessionId?: string;
+  /** Bound for `compress` (default 120 s), `selectContext`/preflight (10 s) and other hooks (10 s). 0 disables. */
+  timeouts?: { compressMs?: number; selectMs?: number; hookMs?: number };
+  /** Every absorbed failure and every decision, for logs and tests. */
+  onEvent?: (event: AdapterEvent) => void;
+  /** Middleware name (must be unique within an agent). */
+  name?: string;
+}
+
+type ModelLike = { model?: unknown; modelName?: unknown; profile?: { maxInputTokens?: unknown }; _llmType?: () => string };
+
+/**
+ * A LangChain `createAgent` middleware that lets a ContextEngine manage the
+ * agent's context:
+ *
+ * - `beforeModel`: `shouldCompress` (and preflight) → `compress`; the result
+ *   replaces the thread's history in the agent state (persisted, like a host
+ *   commit).
+ * - `wrapModelCall`: `selectContext` chooses the messages of this one request
+ *   (never persisted); the model gets exactly that list. The response's
+ *   `usage_metadata` goes to `updateFromResponse`.
+ * - `afterAgent`: `onTurnComplete` with the finished transcript.
+ * - the engine's tools are registered as agent tools.
+ *
+ * Every engine call is bounded and validated; any failure leaves the
+ * messages as they were.
+ */
+export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions) {
+  const emit = (event: AdapterEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // An observer's bug must not break the agent either.
+    }
+  };
+  const timeouts = {
+    compressMs: options.timeouts?.compressMs ?? 120_000,
+    selectMs: options.timeouts?.selectMs ?? 10_000,
+    hookMs: options.timeouts?.hookMs ?? 10_000,
+  };
+  const sessions = new EngineSessions(options.engine, options.engineContext ?? {}, timeouts.hookMs, (sessionId, hook, error) =>
+    emit({ type: "hook.failed", sessionId, hook, error }),
+  );
+  const defaultSessionId = options.defaultSessionId ?? "default";
+  const sessionIdOf = (configurable: Record<string, unknown> | undefined) => {
+    const id = configurable?.thread_id;
+    return typeof id === "string" && id ? id : typeof id === "number" ? String(id) : defaultSessionId;
+  };
+  const deps = { emit, compressTimeoutMs: timeouts.compressMs, selectTimeoutMs: timeouts.selectMs };
+
+  async function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined) {
+    const name = modelName(model) ?? options.engineContext?.model ?? "";
+    const profileLimit = model?.profile?.maxInputTokens;
+    const contextLength =
+      options.contextLength ?? (typeof profileLimit === "number" && profileLimit > 0 ? profileLimit : options.engineContext?.contextLength ?? 0);
+    if (contextLength <= 0) return;
+    const key = `${name}@${contextLength}`;
+    if (session.modelKey === key) return;
+    session.modelKey = key;
+    const r = await bounded(() => session.engine.updateModel(name, contextLength), timeouts.hookMs);
+    if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "updateModel", error: r.error });
+  }
+
+  const middleware = createMiddleware({
+    name: options.name ?? "ContextEngineMiddleware",
+    tools: engineTools(sessions.templateEngine, { sessions, sessionIdOf, timeoutMs: timeouts.hookMs, emit }),
+    beforeModel: async (state, runtime) => {
+      const session = sessions.get(sessionIdOf(runtime.configurable as Record<string, unknown> | undefined));
+      await session.ready;
+      await syncModel(session, undefined);
+      const compacted = await compactionStep(session, state.messages as BaseMessage[], runtime.signal, deps);
+      if (!compacted) return undefined;
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted] };
+    },
+    wrapModelCall: async (request, handler) => {
+      const session = sessions.get(sessionIdOf(request.runtime.configurable as Record<string, unknown> | undefined));
+      await session.ready;
+      await syncModel(session, request.model as ModelLike);
+      session.systemMessage = request.systemMessage;
+      const selection = await selectionStep(session, request.systemMessage, request.messages, request.runtime.signal, deps);
+      const response = await handler(selection ? { ...request, systemMessage: selection.systemMessage, messages: selection.messages } : request);
+      const usage = usageFromResponse(response);
+      if (usage) {
+        session.lastUsage = usage;
+        const r = guarded(() => session.engine.updateFromResponse({ ...usage }), undefined);
+        if (r.error) emit({ type: "hook.failed", sessionId: session.id, hook: "updateFromResponse", error: r.error });
+      }
+      return response;
+    },
+    afterAgent: async (state, runtime) => {
+      const session = sessions.get(sessionIdOf(runtime.configurable as Record<string, unknown> | undefined));
+      if (!overridesHook(session.engine, "onTurnComplete")) return undefined;
+      const transcript = toOpenAIMessages(state.messages as BaseMessage[]);
+      const usage = session.lastUsage ? { ...session.lastUsage } : null;
+      const r = await bounded(() => session.engine.onTurnComplete(transcript, usage, { sessionId: session.id }), timeouts.hookMs);
+      if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "onTurnComplete", error: r.error });
+      return undefined;
+    },
+  });
+  return Object.assign(middleware, {
+    /** End a thread's engine session (`onSessionEnd`, bounded) and forget its engine. */
+    endSession: (threadId: string, messages: readonly BaseMessage[] = []) => sessions.end(threadId, toOpenAIMessages(messages)),
+  });
+}
+
+function modelName(model: ModelLike | undefined): string | undefined {
+  if (!model) return undefined;
+  for (const candidate of [model.model, model.modelName]) if (typeof candidate === "string" && candidate) return candidate;
+  try {
+    const t = model._llmType?.();
+    return typeof t === "string" ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
