@@ -2,7 +2,6 @@ import type { EngineInitContext } from "@context-engine/core";
 import { overridesHook } from "@context-engine/core";
 import { RemoveMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
-import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { bounded, guarded } from "./bounded.js";
 import { toOpenAIMessages } from "./convert/to-openai.js";
@@ -28,6 +27,9 @@ export interface ContextEngineMiddlewareOptions {
   /** Middleware name (must be unique within an agent). */
   name?: string;
 }
+
+/** LangGraph's documented "remove every message" id (its messages reducer); not re-exported by langchain. */
+const REMOVE_ALL_MESSAGES = "__remove_all__";
 
 type ModelLike = { model?: unknown; modelName?: unknown; profile?: { maxInputTokens?: unknown }; _llmType?: () => string };
 

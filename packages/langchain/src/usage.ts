@@ -1,65 +1,48 @@
-import { normalizeUsage } from "@context-engine/core";
+import { isPlainObject, normalizeUsage } from "@context-engine/core";
 import type { Usage } from "@context-engine/core";
-import { z } from "zod";
 
-const count = z.number().finite().nonnegative();
+type Obj = Record<string, unknown>;
 
-/** LangChain's `usage_metadata` (input_tokens include cached ones, as providers report them). */
-const UsageMetadataSchema = z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  total_tokens: count.optional(),
-  input_token_details: z.looseObject({ cache_read: count.optional(), cache_creation: count.optional() }).optional(),
-  output_token_details: z.looseObject({ reasoning: count.optional() }).optional(),
-});
-
-/** Older providers' `response_metadata.tokenUsage`. */
-const TokenUsageSchema = z.looseObject({ promptTokens: count, completionTokens: count, totalTokens: count.optional() });
-
-/** A raw OpenAI `usage` object some integrations keep in response_metadata. */
-const RawOpenAIUsageSchema = z.looseObject({
-  prompt_tokens: count,
-  completion_tokens: count,
-  total_tokens: count.optional(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: count.optional() }).nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: count.optional() }).nullish(),
-});
+const obj = (value: unknown): Obj => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Obj) : {});
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
 
 /**
  * The usage of one model response in the contract's shape, or null when the
  * response carries none (a model that reports nothing must not reset the
- * engine's figures to zero).
+ * engine's figures to zero). Reads LangChain's `usage_metadata` (input tokens
+ * include cached ones; `cache_read`/`cache_creation`, `reasoning` details),
+ * then older `response_metadata.tokenUsage`, then a raw OpenAI `usage`.
+ * core's `normalizeUsage` drops every figure that is not a finite count.
  */
 export function usageFromResponse(message: { usage_metadata?: unknown; response_metadata?: unknown }): Usage | null {
-  const meta = UsageMetadataSchema.safeParse(message.usage_metadata);
-  if (meta.success) {
-    const u = meta.data;
+  const meta = message.usage_metadata;
+  if (isPlainObject(meta) && isCount(meta.input_tokens) && isCount(meta.output_tokens)) {
+    const input = obj(meta.input_token_details);
+    const output = obj(meta.output_token_details);
     return normalizeUsage({
-      prompt_tokens: u.input_tokens,
-      completion_tokens: u.output_tokens,
-      total_tokens: u.total_tokens,
-      input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
-      cache_read_tokens: u.input_token_details?.cache_read,
-      cache_write_tokens: u.input_token_details?.cache_creation,
-      reasoning_tokens: u.output_token_details?.reasoning,
+      prompt_tokens: meta.input_tokens,
+      completion_tokens: meta.output_tokens,
+      total_tokens: meta.total_tokens,
+      input_tokens: meta.input_tokens,
+      output_tokens: meta.output_tokens,
+      cache_read_tokens: input.cache_read,
+      cache_write_tokens: input.cache_creation,
+      reasoning_tokens: output.reasoning,
     });
   }
-  const response = (message.response_metadata ?? {}) as Record<string, unknown>;
-  const legacy = TokenUsageSchema.safeParse(response.tokenUsage);
-  if (legacy.success) {
-    const u = legacy.data;
-    return normalizeUsage({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens });
+  const response = obj(message.response_metadata);
+  const legacy = obj(response.tokenUsage);
+  if (isCount(legacy.promptTokens) && isCount(legacy.completionTokens)) {
+    return normalizeUsage({ prompt_tokens: legacy.promptTokens, completion_tokens: legacy.completionTokens, total_tokens: legacy.totalTokens });
   }
-  const raw = RawOpenAIUsageSchema.safeParse(response.usage);
-  if (raw.success) {
-    const u = raw.data;
+  const raw = obj(response.usage);
+  if (isCount(raw.prompt_tokens) && isCount(raw.completion_tokens)) {
     return normalizeUsage({
-      prompt_tokens: u.prompt_tokens,
-      completion_tokens: u.completion_tokens,
-      total_tokens: u.total_tokens,
-      cache_read_tokens: u.prompt_tokens_details?.cached_tokens,
-      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens,
+      prompt_tokens: raw.prompt_tokens,
+      completion_tokens: raw.completion_tokens,
+      total_tokens: raw.total_tokens,
+      cache_read_tokens: obj(raw.prompt_tokens_details).cached_tokens,
+      reasoning_tokens: obj(raw.completion_tokens_details).reasoning_tokens,
     });
   }
   return null;

@@ -51,6 +51,8 @@ export function fromOpenAIMessage(message: Message): BaseMessage {
         ...(name ? { name } : {}),
       });
     }
+    default:
+      throw new TypeError(`cannot convert a message with role ${JSON.stringify((message as { role?: unknown }).role)}`);
   }
 }
 
