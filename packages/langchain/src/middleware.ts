@@ -72,7 +72,13 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
   };
   const deps = { emit, compressTimeoutMs: timeouts.compressMs, selectTimeoutMs: timeouts.selectMs };
 
+  /**
+   * Tell the engine the model and window when they change. beforeModel does
+   * not see the model, so it only sets the configured figures once; the
+   * first request then refines them (and must not flip back and forth).
+   */
   async function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined) {
+    if (model === undefined && session.modelKey !== null) return;
     const name = modelName(model) ?? options.engineContext?.model ?? "";
     const profileLimit = model?.profile?.maxInputTokens;
     const contextLength =
