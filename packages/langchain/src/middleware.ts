@@ -2,6 +2,7 @@ import type { EngineInitContext } from "@context-engine/core";
 import { overridesHook } from "@context-engine/core";
 import { RemoveMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
+import { Command, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { bounded, guarded } from "./bounded.js";
 import { toOpenAIMessages } from "./convert/to-openai.js";
@@ -28,22 +29,20 @@ export interface ContextEngineMiddlewareOptions {
   name?: string;
 }
 
-/** LangGraph's documented "remove every message" id (its messages reducer); not re-exported by langchain. */
-const REMOVE_ALL_MESSAGES = "__remove_all__";
-
 type ModelLike = { model?: unknown; modelName?: unknown; profile?: { maxInputTokens?: unknown }; _llmType?: () => string };
 
 /**
  * A LangChain `createAgent` middleware that lets a ContextEngine manage the
  * agent's context:
  *
- * - `beforeModel`: `shouldCompress` (and preflight) → `compress`; the result
- *   replaces the thread's history in the agent state (persisted, like a host
- *   commit).
- * - `wrapModelCall`: `selectContext` chooses the messages of this one request
- *   (never persisted); the model gets exactly that list. The response's
- *   `usage_metadata` goes to `updateFromResponse`.
- * - `afterAgent`: `onTurnComplete` with the finished transcript.
+ * - before each model call, `shouldCompress` (and preflight) → `compress`; the
+ *   result replaces the thread's history in the agent state (persisted, like a
+ *   host commit, through a Command returned with the model's answer);
+ * - then `selectContext` chooses the messages of this one request (never
+ *   persisted); the model gets exactly that list;
+ * - the response's `usage_metadata` goes to `updateFromResponse`;
+ * - `afterAgent` (only for engines that implement it): `onTurnComplete` with
+ *   the finished transcript.
  * - the engine's tools are registered as agent tools.
  *
  * Every engine call is bounded and validated; any failure leaves the
@@ -72,13 +71,8 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
   };
   const deps = { emit, compressTimeoutMs: timeouts.compressMs, selectTimeoutMs: timeouts.selectMs };
 
-  /**
-   * Tell the engine the model and window when they change. beforeModel does
-   * not see the model, so it only sets the configured figures once; the
-   * first request then refines them (and must not flip back and forth).
-   */
+  /** Tell the engine the model and window when they change (once per change, not per step). */
   async function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined) {
-    if (model === undefined && session.modelKey !== null) return;
     const name = modelName(model) ?? options.engineContext?.model ?? "";
     const profileLimit = model?.profile?.maxInputTokens;
     const contextLength =
@@ -91,41 +85,52 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
     if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "updateModel", error: r.error });
   }
 
+  const wantsTurns = overridesHook(sessions.templateEngine, "onTurnComplete");
   const middleware = createMiddleware({
     name: options.name ?? "ContextEngineMiddleware",
     tools: engineTools(sessions.templateEngine, { sessions, sessionIdOf, timeoutMs: timeouts.hookMs, emit }),
-    beforeModel: async (state, runtime) => {
-      const session = sessions.get(sessionIdOf(runtime.configurable as Record<string, unknown> | undefined));
-      await session.ready;
-      await syncModel(session, undefined);
-      const compacted = await compactionStep(session, state.messages as BaseMessage[], runtime.signal, deps);
-      if (!compacted) return undefined;
-      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted] };
-    },
+    // Everything runs inside the model call: each extra graph node (beforeModel,
+    // afterAgent) costs the agent loop milliseconds per step.
     wrapModelCall: async (request, handler) => {
       const session = sessions.get(sessionIdOf(request.runtime.configurable as Record<string, unknown> | undefined));
       await session.ready;
       await syncModel(session, request.model as ModelLike);
       session.systemMessage = request.systemMessage;
-      const selection = await selectionStep(session, request.systemMessage, request.messages, request.runtime.signal, deps);
-      const response = await handler(selection ? { ...request, systemMessage: selection.systemMessage, messages: selection.messages } : request);
+      const history = request.state.messages as BaseMessage[];
+      const compacted = await compactionStep(session, history, request.runtime.signal, deps);
+      // An outer middleware's request-only edit wins for this request; the compaction is still persisted.
+      const base = compacted && request.messages === history ? compacted : request.messages;
+      const selection = await selectionStep(session, request.systemMessage, base, request.runtime.signal, deps);
+      const next = selection
+        ? { ...request, systemMessage: selection.systemMessage, messages: selection.messages }
+        : base === request.messages
+          ? request
+          : { ...request, messages: base };
+      const response = await handler(next);
       const usage = usageFromResponse(response);
       if (usage) {
         session.lastUsage = usage;
         const r = guarded(() => session.engine.updateFromResponse({ ...usage }), undefined);
         if (r.error) emit({ type: "hook.failed", sessionId: session.id, hook: "updateFromResponse", error: r.error });
       }
-      return response;
+      if (!compacted) return response;
+      // Persist the compaction: the agent appends the response first, then
+      // this update replaces the thread's history with compacted + response.
+      return new Command({ update: { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted, response] } });
     },
-    afterAgent: async (state, runtime) => {
-      const session = sessions.get(sessionIdOf(runtime.configurable as Record<string, unknown> | undefined));
-      if (!overridesHook(session.engine, "onTurnComplete")) return undefined;
-      const transcript = toOpenAIMessages(state.messages as BaseMessage[]);
-      const usage = session.lastUsage ? { ...session.lastUsage } : null;
-      const r = await bounded(() => session.engine.onTurnComplete(transcript, usage, { sessionId: session.id }), timeouts.hookMs);
-      if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "onTurnComplete", error: r.error });
-      return undefined;
-    },
+    ...(wantsTurns
+      ? {
+          afterAgent: async (state: { messages: BaseMessage[] }, runtime: { configurable?: unknown }) => {
+            const session = sessions.get(sessionIdOf(runtime.configurable as Record<string, unknown> | undefined));
+            if (!overridesHook(session.engine, "onTurnComplete")) return undefined;
+            const transcript = toOpenAIMessages(state.messages);
+            const usage = session.lastUsage ? { ...session.lastUsage } : null;
+            const r = await bounded(() => session.engine.onTurnComplete(transcript, usage, { sessionId: session.id }), timeouts.hookMs);
+            if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "onTurnComplete", error: r.error });
+            return undefined;
+          },
+        }
+      : {}),
   });
   return Object.assign(middleware, {
     /** End a thread's engine session (`onSessionEnd`, bounded) and forget its engine. */
