@@ -8,7 +8,7 @@ import { bounded, guarded } from "./bounded.js";
 import { toOpenAIMessages } from "./convert/to-openai.js";
 import type { AdapterEvent } from "./events.js";
 import { EngineSessions, type EngineSource } from "./sessions.js";
-import { compactionStep, selectionStep } from "./steps.js";
+import { compactionHint, compactionStep, selectionStep } from "./steps.js";
 import { engineTools } from "./tools.js";
 import { usageFromResponse } from "./usage.js";
 
@@ -72,7 +72,7 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
   const deps = { emit, compressTimeoutMs: timeouts.compressMs, selectTimeoutMs: timeouts.selectMs };
 
   /** Tell the engine the model and window when they change (once per change, not per step). */
-  async function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined) {
+  function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined): void {
     const name = modelName(model) ?? options.engineContext?.model ?? "";
     const profileLimit = model?.profile?.maxInputTokens;
     const contextLength =
@@ -81,8 +81,10 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
     const key = `${name}@${contextLength}`;
     if (session.modelKey === key) return;
     session.modelKey = key;
-    const r = await bounded(() => session.engine.updateModel(name, contextLength), timeouts.hookMs);
-    if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "updateModel", error: r.error });
+    session.pendingModelUpdate = bounded(() => session.engine.updateModel(name, contextLength), timeouts.hookMs).then((r) => {
+      if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "updateModel", error: r.error });
+      session.pendingModelUpdate = null;
+    });
   }
 
   const wantsTurns = overridesHook(sessions.templateEngine, "onTurnComplete");
@@ -93,14 +95,16 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
     // afterAgent) costs the agent loop milliseconds per step.
     wrapModelCall: async (request, handler) => {
       const session = sessions.get(sessionIdOf(request.runtime.configurable as Record<string, unknown> | undefined));
-      await session.ready;
-      await syncModel(session, request.model as ModelLike);
+      if (!session.started) await session.ready;
+      syncModel(session, request.model as ModelLike);
+      if (session.pendingModelUpdate) await session.pendingModelUpdate;
       session.systemMessage = request.systemMessage;
       const history = request.state.messages as BaseMessage[];
-      const compacted = await compactionStep(session, history, request.runtime.signal, deps);
+      const hint = compactionHint(session, deps);
+      const compacted = hint === false ? null : await compactionStep(session, hint, history, request.runtime.signal, deps);
       // An outer middleware's request-only edit wins for this request; the compaction is still persisted.
       const base = compacted && request.messages === history ? compacted : request.messages;
-      const selection = await selectionStep(session, request.systemMessage, base, request.runtime.signal, deps);
+      const selection = !overridesHook(session.engine, "selectContext") ? null : await selectionStep(session, request.systemMessage, base, request.runtime.signal, deps);
       const next = selection
         ? { ...request, systemMessage: selection.systemMessage, messages: selection.messages }
         : base === request.messages

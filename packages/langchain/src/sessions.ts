@@ -9,8 +9,12 @@ export interface SessionState {
   readonly engine: ContextEngine;
   /** Settles when onSessionStart has finished (or failed, or timed out). */
   readonly ready: Promise<void>;
+  /** True once `ready` has settled, so hot paths skip the await. */
+  started: boolean;
   /** `model@contextLength` last given to updateModel. */
   modelKey: string | null;
+  /** An updateModel call still running; awaited before the engine is asked anything. */
+  pendingModelUpdate: Promise<void> | null;
   /** The system message of the last model request, so compaction sees it too. */
   systemMessage: SystemMessage | null;
   lastUsage: Usage | null;
@@ -73,7 +77,10 @@ export class EngineSessions {
     const ready = bounded(() => engine.onSessionStart(id, startOptions), this.#hookTimeoutMs).then((r) => {
       if (!r.ok) this.#onFailure(id, "onSessionStart", r.error);
     });
-    const state: SessionState = { id, engine, ready, modelKey: null, systemMessage: null, lastUsage: null };
+    const state: SessionState = { id, engine, ready, started: false, modelKey: null, pendingModelUpdate: null, systemMessage: null, lastUsage: null };
+    void ready.then(() => {
+      state.started = true;
+    });
     this.#sessions.set(id, state);
     return state;
   }

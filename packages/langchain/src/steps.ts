@@ -23,13 +23,21 @@ function systemHead(system: SystemMessage | null): Message[] {
   return converted ? [converted] : [];
 }
 
-/** Whether the engine wants to compact now (fail-open: anything but `true` is no). */
-async function wantsCompaction(engine: ContextEngine, messages: () => Message[], session: SessionState, deps: StepDeps): Promise<boolean> {
+/**
+ * Whether the engine may want to compact now, decided without awaiting:
+ * `true` (shouldCompress said so), `false` (no, and no preflight to ask) or
+ * `"preflight"` (ask the engine's own preflight). Anything but `true` is no.
+ */
+export function compactionHint(session: SessionState, deps: StepDeps): boolean | "preflight" {
+  const { engine } = session;
   const decision = guarded(() => engine.shouldCompress(), false);
   if (decision.error) deps.emit({ type: "hook.failed", sessionId: session.id, hook: "shouldCompress", error: decision.error });
   if (decision.value === true) return true;
   // The base class's preflight always says no; skip building the list for it.
-  if (engine.shouldCompressPreflight === BaseEngine.prototype.shouldCompressPreflight) return false;
+  return engine.shouldCompressPreflight === BaseEngine.prototype.shouldCompressPreflight ? false : "preflight";
+}
+
+async function preflightSaysYes(engine: ContextEngine, messages: () => Message[], session: SessionState, deps: StepDeps): Promise<boolean> {
   const preflight = await bounded(() => engine.shouldCompressPreflight(messages()), deps.selectTimeoutMs);
   if (!preflight.ok) deps.emit({ type: "hook.failed", sessionId: session.id, hook: "shouldCompressPreflight", error: preflight.error });
   return preflight.ok && preflight.value === true;
@@ -42,6 +50,7 @@ async function wantsCompaction(engine: ContextEngine, messages: () => Message[],
  */
 export async function compactionStep(
   session: SessionState,
+  hint: true | "preflight",
   history: readonly BaseMessage[],
   signal: AbortSignal | undefined,
   deps: StepDeps,
@@ -50,7 +59,7 @@ export async function compactionStep(
   const codec = new MessageCodec();
   let given: Message[] | null = null;
   const build = () => (given ??= [...systemHead(session.systemMessage), ...codec.toOpenAI(history)]);
-  if (!(await wantsCompaction(engine, build, session, deps))) return null;
+  if (hint === "preflight" && !(await preflightSaysYes(engine, build, session, deps))) return null;
   const input = build();
   const snapshot = structuredClone(input);
   const currentTokens = engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined;
