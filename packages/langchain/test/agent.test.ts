@@ -108,3 +108,27 @@ describe("createAgent with a context engine", () => {
     expect(built.map((e) => e.usages.length)).toEqual([1, 1]);
   });
 });
+
+describe("session hooks", () => {
+  it("onTurnComplete sees the finished transcript and the last usage; endSession calls onSessionEnd", async () => {
+    const seen: Array<{ roles: string[]; usage: unknown; sessionId: unknown }> = [];
+    const ended: Array<[string, number]> = [];
+    const engine = new (class extends RecordingEngine {
+      override onTurnComplete(messages: readonly { role: string }[], usage?: unknown, meta?: { sessionId?: string }) {
+        seen.push({ roles: messages.map((m) => m.role), usage, sessionId: meta?.sessionId });
+      }
+      override onSessionEnd(sessionId: string, messages: readonly unknown[]) {
+        ended.push([sessionId, messages.length]);
+      }
+    })();
+    const model = fakeModel().respond(answer("hi there", { input: 30, output: 3, cacheRead: 0, reasoning: 0 }));
+    const middleware = contextEngineMiddleware({ engine });
+    const agent = createAgent({ model, middleware: [middleware] });
+    const out = await agent.invoke({ messages: [new HumanMessage("hello")] }, { configurable: { thread_id: "T" } });
+    expect(seen).toEqual([
+      { roles: ["user", "assistant"], usage: expect.objectContaining({ prompt_tokens: 30, completion_tokens: 3 }), sessionId: "T" },
+    ]);
+    await middleware.endSession("T", out.messages);
+    expect(ended).toEqual([["T", 2]]);
+  });
+});
