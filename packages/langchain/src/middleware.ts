@@ -1,6 +1,6 @@
 import type { EngineInitContext } from "@context-engine/core";
 import { overridesHook } from "@context-engine/core";
-import { RemoveMessage } from "@langchain/core/messages";
+import { AIMessage, RemoveMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
@@ -117,7 +117,9 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
         const r = guarded(() => session.engine.updateFromResponse({ ...usage }), undefined);
         if (r.error) emit({ type: "hook.failed", sessionId: session.id, hook: "updateFromResponse", error: r.error });
       }
-      if (!compacted) return response;
+      // Only a plain answer can carry the history update (a structured-output
+      // result is the framework's own shape); the engine keeps its state either way.
+      if (!compacted || !AIMessage.isInstance(response)) return response;
       // Persist the compaction: the agent appends the response first, then
       // this update replaces the thread's history with compacted + response.
       return new Command({ update: { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted, response] } });
