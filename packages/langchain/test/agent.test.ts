@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createAgent, HumanMessage } from "langchain";
 import { tool } from "@langchain/core/tools";
+import { MemorySaver } from "@langchain/langgraph";
 import { contextEngineMiddleware, toOpenAIMessages } from "../src/index.js";
 import type { AdapterEvent } from "../src/index.js";
 import { LatestOnlyEngine, RecordingEngine, ToolEngine, answer, fakeModel, texts, toolCallAnswer } from "./helpers.js";
@@ -66,6 +67,25 @@ describe("createAgent with a context engine", () => {
     // After a committed compaction the engine waits for real usage.
     expect(engine.awaitingRealUsageAfterCompression).toBe(false);
     expect(engine.lastPromptTokens).toBe(120);
+  });
+
+  it("a compaction persisted in one run is the thread's history in the next (checkpointer)", async () => {
+    const engine = new (class extends RecordingEngine {
+      override compress(messages: Parameters<RecordingEngine["compress"]>[0]) {
+        this.compressNow = false;
+        return [{ role: "user" as const, content: "[summary]" }, ...messages.slice(-1)];
+      }
+    })();
+    const model = fakeModel().respond(answer("a1")).respond(answer("a2")).respond(answer("a3"));
+    const agent = createAgent({ model, checkpointer: new MemorySaver(), middleware: [contextEngineMiddleware({ engine, contextLength: 10_000 })] });
+    const config = { configurable: { thread_id: "saved" } };
+    await agent.invoke({ messages: [new HumanMessage("q1")] }, config);
+    engine.compressNow = true;
+    await agent.invoke({ messages: [new HumanMessage("q2")] }, config);
+    const third = await agent.invoke({ messages: [new HumanMessage("q3")] }, config);
+    expect(texts(model.calls[1]!.messages)).toEqual(["human:[summary]", "human:q2"]);
+    expect(texts(model.calls[2]!.messages)).toEqual(["human:[summary]", "human:q2", "ai:a2", "human:q3"]);
+    expect(texts(third.messages)).toEqual(["human:[summary]", "human:q2", "ai:a2", "human:q3", "ai:a3"]);
   });
 
   it("registers the engine's tools; tool pairs round-trip through the loop", async () => {
