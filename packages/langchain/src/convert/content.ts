@@ -36,10 +36,7 @@ function blockToPart(block: Block): ContentPart {
       return { type: "image_url", image_url: typeof detail === "string" ? { url, detail } : { url } };
     }
   }
-  if (block.type === "text" && typeof block.text === "string") {
-    // Standard v1 text blocks may carry an `id` or empty `annotations`; keep the rest.
-    return copyBlock(block) as ContentPart;
-  }
+  // Text parts and anything else (reasoning, audio, files) pass through as they are.
   return copyBlock(block) as ContentPart;
 }
 
@@ -55,9 +52,7 @@ function isImageMime(mime: string | undefined): boolean {
 /** The URL (or data URL) of a standard image block, or null when it only has a provider file id. */
 function imageUrlOf(block: Block): string | null {
   if (typeof block.url === "string") return block.url;
-  const data = block.data ?? (block.source_type === "base64" ? block.data : undefined);
-  if (typeof data === "string") return `data:${mimeOf(block) ?? "image/png"};base64,${data}`;
-  if (block.source_type === "url" && typeof block.url === "string") return block.url;
+  if (typeof block.data === "string") return `data:${mimeOf(block) ?? "image/png"};base64,${block.data}`;
   return null;
 }
 
