@@ -1,0 +1,156 @@
+import type { EngineInitContext } from "@context-engine/core";
+import { overridesHook } from "@context-engine/core";
+import { AIMessage, RemoveMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import { Command, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import { bounded, guarded } from "./bounded.js";
+import { toOpenAIMessages } from "./convert/to-openai.js";
+import type { AdapterEvent } from "./events.js";
+import { EngineSessions, type EngineSource } from "./sessions.js";
+import { compactionHint, compactionStep, selectionStep } from "./steps.js";
+import { engineTools } from "./tools.js";
+import { usageFromResponse } from "./usage.js";
+
+export interface ContextEngineMiddlewareOptions {
+  /** An engine (serves every thread) or an EngineFactory (one engine per thread). */
+  engine: EngineSource;
+  /** Passed to the factory, and the fallback model figures for `updateModel`. */
+  engineContext?: EngineInitContext;
+  /** The model's window in tokens; otherwise read from the model's profile when it has one. */
+  contextLength?: number;
+  /** Session id for runs without `configurable.thread_id`. Default `"default"`. */
+  defaultSessionId?: string;
+  /** Bound for `compress` (default 120 s), `selectContext`/preflight (10 s) and other hooks (10 s). 0 disables. */
+  timeouts?: { compressMs?: number; selectMs?: number; hookMs?: number };
+  /** Every absorbed failure and every decision, for logs and tests. */
+  onEvent?: (event: AdapterEvent) => void;
+  /** Middleware name (must be unique within an agent). */
+  name?: string;
+}
+
+type ModelLike = { model?: unknown; modelName?: unknown; profile?: { maxInputTokens?: unknown }; _llmType?: () => string };
+
+/**
+ * A LangChain `createAgent` middleware that lets a ContextEngine manage the
+ * agent's context:
+ *
+ * - before each model call, `shouldCompress` (and preflight) → `compress`; the
+ *   result replaces the thread's history in the agent state (persisted, like a
+ *   host commit, through a Command returned with the model's answer);
+ * - then `selectContext` chooses the messages of this one request (never
+ *   persisted); the model gets exactly that list;
+ * - the response's `usage_metadata` goes to `updateFromResponse`;
+ * - `afterAgent` (only for engines that implement it): `onTurnComplete` with
+ *   the finished transcript.
+ * - the engine's tools are registered as agent tools.
+ *
+ * Every engine call is bounded and validated; any failure leaves the
+ * messages as they were.
+ */
+export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions) {
+  const emit = (event: AdapterEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // An observer's bug must not break the agent either.
+    }
+  };
+  const timeouts = {
+    compressMs: options.timeouts?.compressMs ?? 120_000,
+    selectMs: options.timeouts?.selectMs ?? 10_000,
+    hookMs: options.timeouts?.hookMs ?? 10_000,
+  };
+  const sessions = new EngineSessions(options.engine, options.engineContext ?? {}, timeouts.hookMs, (sessionId, hook, error) =>
+    emit({ type: "hook.failed", sessionId, hook, error }),
+  );
+  const defaultSessionId = options.defaultSessionId ?? "default";
+  const sessionIdOf = (configurable: Record<string, unknown> | undefined) => {
+    const id = configurable?.thread_id;
+    return typeof id === "string" && id ? id : typeof id === "number" ? String(id) : defaultSessionId;
+  };
+  const deps = { emit, compressTimeoutMs: timeouts.compressMs, selectTimeoutMs: timeouts.selectMs };
+
+  /** Tell the engine the model and window when they change (once per change, not per step). */
+  function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined): void {
+    const name = modelName(model) ?? options.engineContext?.model ?? "";
+    const profileLimit = model?.profile?.maxInputTokens;
+    const contextLength =
+      options.contextLength ?? (typeof profileLimit === "number" && profileLimit > 0 ? profileLimit : options.engineContext?.contextLength ?? 0);
+    if (contextLength <= 0) return;
+    const key = `${name}@${contextLength}`;
+    if (session.modelKey === key) return;
+    session.modelKey = key;
+    session.pendingModelUpdate = bounded(() => session.engine.updateModel(name, contextLength), timeouts.hookMs).then((r) => {
+      if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "updateModel", error: r.error });
+      session.pendingModelUpdate = null;
+    });
+  }
+
+  const wantsTurns = overridesHook(sessions.templateEngine, "onTurnComplete");
+  const middleware = createMiddleware({
+    name: options.name ?? "ContextEngineMiddleware",
+    tools: engineTools(sessions.templateEngine, { sessions, sessionIdOf, timeoutMs: timeouts.hookMs, emit }),
+    // Everything runs inside the model call: each extra graph node (beforeModel,
+    // afterAgent) costs the agent loop milliseconds per step.
+    wrapModelCall: async (request, handler) => {
+      const session = sessions.get(sessionIdOf(request.runtime.configurable as Record<string, unknown> | undefined));
+      if (!session.started) await session.ready;
+      syncModel(session, request.model as ModelLike);
+      if (session.pendingModelUpdate) await session.pendingModelUpdate;
+      session.systemMessage = request.systemMessage;
+      const history = request.state.messages as BaseMessage[];
+      const hint = compactionHint(session, deps);
+      const compacted = hint === false ? null : await compactionStep(session, hint, history, request.runtime.signal, deps);
+      // An outer middleware's request-only edit wins for this request; the compaction is still persisted.
+      const base = compacted && request.messages === history ? compacted : request.messages;
+      const selection = !overridesHook(session.engine, "selectContext") ? null : await selectionStep(session, request.systemMessage, base, request.runtime.signal, deps);
+      const next = selection
+        ? { ...request, systemMessage: selection.systemMessage, messages: selection.messages }
+        : base === request.messages
+          ? request
+          : { ...request, messages: base };
+      const response = await handler(next);
+      const usage = usageFromResponse(response);
+      if (usage) {
+        session.lastUsage = usage;
+        const r = guarded(() => session.engine.updateFromResponse({ ...usage }), undefined);
+        if (r.error) emit({ type: "hook.failed", sessionId: session.id, hook: "updateFromResponse", error: r.error });
+      }
+      // Only a plain answer can carry the history update (a structured-output
+      // result is the framework's own shape); the engine keeps its state either way.
+      if (!compacted || !AIMessage.isInstance(response)) return response;
+      // Persist the compaction: the agent appends the response first, then
+      // this update replaces the thread's history with compacted + response.
+      return new Command({ update: { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted, response] } });
+    },
+    ...(wantsTurns
+      ? {
+          afterAgent: async (state: { messages: BaseMessage[] }, runtime: { configurable?: unknown }) => {
+            const session = sessions.get(sessionIdOf(runtime.configurable as Record<string, unknown> | undefined));
+            if (!overridesHook(session.engine, "onTurnComplete")) return undefined;
+            const transcript = toOpenAIMessages(state.messages);
+            const usage = session.lastUsage ? { ...session.lastUsage } : null;
+            const r = await bounded(() => session.engine.onTurnComplete(transcript, usage, { sessionId: session.id }), timeouts.hookMs);
+            if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "onTurnComplete", error: r.error });
+            return undefined;
+          },
+        }
+      : {}),
+  });
+  return Object.assign(middleware, {
+    /** End a thread's engine session (`onSessionEnd`, bounded) and forget its engine. */
+    endSession: (threadId: string, messages: readonly BaseMessage[] = []) => sessions.end(threadId, toOpenAIMessages(messages)),
+  });
+}
+
+function modelName(model: ModelLike | undefined): string | undefined {
+  if (!model) return undefined;
+  for (const candidate of [model.model, model.modelName]) if (typeof candidate === "string" && candidate) return candidate;
+  try {
+    const t = model._llmType?.();
+    return typeof t === "string" ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
