@@ -16,7 +16,7 @@ import type {
 import { ContextEngine, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
-import { parseCompressionConfig, unknownCompressionKeys } from "./config.js";
+import { CompressionConfigSchema, parseCompressionConfig, unknownCompressionKeys } from "./config.js";
 import { buildExtractiveSummary } from "./extractive.js";
 import { classifyError, describeError, failureAction } from "./failure-policy.js";
 import { relievePressure } from "./fit.js";
@@ -28,9 +28,9 @@ import { findLatestUser, planCompaction } from "./protection.js";
 import type { CallInfo } from "./prune.js";
 import { indexToolCalls, pruneToolResultRange } from "./prune.js";
 import { sanitizeToolPairs } from "./sanitize.js";
-import type { CompactionRecord, SessionState } from "./session-state.js";
+import type { CompactionRecord, SessionState, SummaryRejectionRecord } from "./session-state.js";
 import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
-import { abortReason } from "./summary-call.js";
+import { SummaryRejectedError, abortReason } from "./summary-call.js";
 import { summarise } from "./summariser.js";
 import { createSnapshotTolerantCounter } from "./token-cache.js";
 import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
@@ -51,6 +51,8 @@ export interface CompressorStatus extends EngineStatus {
   strikes: number;
   fallbackStreak: number;
   lastCompaction: CompactionRecord | null;
+  /** The last model answer the summary acceptance checks rejected (it then fell back or aborted). */
+  lastRejection: SummaryRejectionRecord | null;
 }
 
 /**
@@ -75,6 +77,11 @@ export class ContextCompressor extends ContextEngine {
   #activeSession: string = DEFAULT_SESSION;
   #model = "";
   #route = "";
+  /** The model the engine started with; after a switch (`/model`) summaries follow the new one. */
+  #startModel: string | null = null;
+
+  /** The `compression` block this engine reads (snake_case keys), for hosts and `config check`. */
+  static readonly configSchema = CompressionConfigSchema;
 
   constructor(ctx: EngineInitContext = {}) {
     super();
@@ -102,6 +109,7 @@ export class ContextCompressor extends ContextEngine {
       );
     }
     this.#model = ctx.model ?? "";
+    if (ctx.model) this.#startModel = ctx.model;
     if (typeof ctx.contextLength === "number" && ctx.contextLength > 0) {
       this.updateModel(ctx.model ?? "", ctx.contextLength);
     }
@@ -181,6 +189,7 @@ export class ContextCompressor extends ContextEngine {
     if (length > 0) this.thresholdTokens = Math.min(this.thresholdTokens, length - 1);
     this.#model = model;
     this.#route = route;
+    this.#startModel ??= model;
     // Usage of the old model says nothing about the new one.
     this.lastPromptTokens = 0;
     this.lastCompletionTokens = 0;
@@ -261,6 +270,7 @@ export class ContextCompressor extends ContextEngine {
     // ---- the summary
     let mode: CompactionRecord["mode"];
     let body: string;
+    let rejected: CompactionRecord["rejected"];
     const extractive = (reason: string) =>
       buildExtractiveSummary({
         turns: middle,
@@ -303,12 +313,18 @@ export class ContextCompressor extends ContextEngine {
           mainModel: this.#model,
           contextLength: this.contextLength,
           timeoutSeconds: this.config.context_timeout_seconds,
+          followModel: this.#followModel(),
+          countTokens: (text) => counter.countText(text),
         });
         mode = "model";
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
         const kind = classifyError(error);
         recordFailure(state, kind, error);
+        if (error instanceof SummaryRejectedError) {
+          rejected = { reason: error.reason, detail: error.message };
+          state.lastRejection = { ...rejected, at: Date.now() };
+        }
         if (failureAction(kind, this.config.abort_on_summary_failure) === "abort") {
           this.#logger.warn("compaction aborted: the summariser failed; the transcript is unchanged. Retry with /compress or start a new session.", {
             kind,
@@ -394,12 +410,19 @@ export class ContextCompressor extends ContextEngine {
         summarisedMessages: middle.length,
         mode,
         durationMs: performance.now() - started,
+        ...(rejected ? { rejected } : {}),
       };
       this.compressionCount++;
       this.lastCompressionRoughTokens = after;
       this.#logger.info("compacted conversation", { sessionId, ...state.lastCompaction });
     }
     return result;
+  }
+
+  /** The model to ask for summaries: none (the chat model's default) until `/model` switched away from the start. */
+  #followModel(): string | undefined {
+    if (this.config.summary_model) return undefined;
+    return this.#model && this.#startModel !== null && this.#model !== this.#startModel ? this.#model : undefined;
   }
 
   /** head + summary + rest, tool pairs checked; the summary-bearing message becomes untouchable. */
@@ -503,6 +526,7 @@ export class ContextCompressor extends ContextEngine {
       strikes: state?.strikes ?? 0,
       fallbackStreak: state?.fallbackStreak ?? 0,
       lastCompaction: state?.lastCompaction ?? null,
+      lastRejection: state?.lastRejection ?? null,
     };
   }
 }

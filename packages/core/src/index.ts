@@ -12,3 +12,4 @@ export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./toke
 export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tiktoken.js";
 export * from "./engine-context.js";
 export * from "./engine-factory.js";
+export * from "./summary-acceptance.js";

@@ -14,12 +14,13 @@ import type {
   ToolCallOptions,
   ToolSchema,
   TurnCompleteMeta,
+  UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
 import { assembleContext, RowCache } from "./assembly/assembler.js";
 import type { AssembleResult } from "./assembly/assembler.js";
 import { isEngineMessage, shortenMessage, SUMMARY_OVERHEAD_TOKENS } from "./assembly/render.js";
-import { parseConfig } from "./config.js";
+import { configSchema, parseConfig } from "./config.js";
 import type { LcmConfig } from "./config.js";
 import type { PlanOptions } from "./compaction/planner.js";
 import type { MessageShape } from "./compaction/units.js";
@@ -29,7 +30,8 @@ import { Summarizer } from "./compaction/summarizer.js";
 import { toRedactionConfig } from "./redact/index.js";
 import { applyRetention, deleteSession } from "./retention/index.js";
 import type { DeleteReport, RetentionReport } from "./retention/index.js";
-import { openLcmStore } from "./store/index.js";
+import { acquireStore } from "./store/pool.js";
+import type { StoreLease } from "./store/pool.js";
 import type { IngestResult, LcmStore } from "./store/types.js";
 import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "./tools/index.js";
 
@@ -62,6 +64,9 @@ export class LcmEngine extends ContextEngine {
     return "lcm";
   }
 
+  /** The `engines.lcm` section this engine reads (snake_case keys), for hosts and `config check`. */
+  static readonly configSchema = configSchema;
+
   readonly config: LcmConfig;
   readonly #ctx: EngineInitContext;
   readonly #logger: Logger;
@@ -69,7 +74,7 @@ export class LcmEngine extends ContextEngine {
   readonly #cache = new RowCache();
   readonly #sessions = new Map<string, SessionState>();
   readonly #shapes = new Map<number, MessageShape>();
-  #store: LcmStore | null = null;
+  #lease: StoreLease | null = null;
   #currentSession = DEFAULT_SESSION;
   /** The session of the latest call, for getStatus when the host never called onSessionStart. */
   #lastActive = DEFAULT_SESSION;
@@ -78,11 +83,14 @@ export class LcmEngine extends ContextEngine {
   /** A session reset whose active context is cleared if the host keeps using the same id. */
   #resetPending: string | null = null;
   #closed = false;
+  /** The model the engine started with; after `/model` summaries follow the new one (unless `summary_model` is set). */
+  #startModel: string | null;
   #metrics = { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0 };
 
   constructor(ctx: EngineInitContext = {}) {
     super();
     this.#ctx = ctx;
+    this.#startModel = ctx.model || null;
     this.#logger = ctx.logger ?? silentLogger;
     this.config = parseConfig(ctx.config);
     this.thresholdPercent = this.config.context_threshold;
@@ -107,27 +115,28 @@ export class LcmEngine extends ContextEngine {
 
   // ---------------------------------------------------------------- store
 
-  /** The SQLite store, opened on first use (constructing an engine writes nothing). */
+  /** The SQLite store, opened on first use (constructing an engine writes nothing); shared with other instances on the same file. */
   get store(): LcmStore {
     if (this.#closed) throw new Error("LCM engine is closed");
-    if (!this.#store) {
+    if (!this.#lease) {
       const dataDir = this.#ctx.dataDir ?? join(homedir(), ".context-engine", "data", "lcm");
-      const opened: LcmStore = openLcmStore({
+      const lease = acquireStore({
         ...(this.config.database_path ? { path: this.config.database_path } : { dataDir }),
         redaction: toRedactionConfig(this.config.redaction),
       });
-      this.#store = opened;
-      return opened;
+      // Retention run by any instance on this file spares the sessions live here.
+      lease.protect(() => [...this.#sessions.keys(), this.#canonical(this.#currentSession), ...this.#aliases.values()]);
+      this.#lease = lease;
     }
-    return this.#store;
+    return this.#lease.store;
   }
 
-  /** Close the database and stop background work. The engine cannot be used afterwards. */
+  /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
   close(): void {
     for (const s of this.#sessions.values()) s.abort.abort();
     this.#sessions.clear();
-    this.#store?.close();
-    this.#store = null;
+    this.#lease?.release();
+    this.#lease = null;
     this.#closed = true;
   }
 
@@ -136,13 +145,13 @@ export class LcmEngine extends ContextEngine {
    */
   applyRetention(): RetentionReport | null {
     const policy = this.config.retention;
-    if (!policy || !this.#store) return null;
+    if (!policy || !this.#lease) return null;
     try {
-      const report = applyRetention(this.#store, {
+      const report = applyRetention(this.#lease.store, {
         ...(policy.max_age_days !== undefined ? { maxAgeDays: policy.max_age_days } : {}),
         ...(policy.max_bytes !== undefined ? { maxBytes: policy.max_bytes } : {}),
         ...(policy.max_conversations !== undefined ? { maxConversations: policy.max_conversations } : {}),
-        protect: [...this.#sessions.keys(), this.#canonical(this.#currentSession), ...this.#aliases.values()],
+        protect: this.#lease.protectedSessions(),
       });
       if (report.deleted.length) {
         this.#cache.clear();
@@ -296,6 +305,12 @@ export class LcmEngine extends ContextEngine {
 
   // ---------------------------------------------------------------- token tracking
 
+  override updateModel(model: string, contextLength: number, options: UpdateModelOptions = {}): void {
+    super.updateModel(model, contextLength, options);
+    if (this.#startModel === null) this.#startModel = model || null;
+    else if (model && model !== this.#startModel) this.#summarizer.followModel(model);
+  }
+
   updateFromResponse(usage: Usage): void {
     this.recordUsage(usage);
   }
@@ -329,6 +344,7 @@ export class LcmEngine extends ContextEngine {
     return this.#locked(s, async () => {
       try {
         this.#metrics.compressCalls++;
+        const rejectionsBefore = this.#summarizer.stats.rejections;
         const { head, live } = this.#ingest(s, messages);
         const signal = options.signal;
         const headTokens = defaultTokenCounter.countMessages(head);
@@ -397,6 +413,8 @@ export class LcmEngine extends ContextEngine {
           tokensBefore: defaultTokenCounter.countMessages(messages),
           tokensAfter: result.tokens,
           omittedItems: result.omittedItems,
+          // A model answer was refused by the acceptance checks: this pass used a terser level or the deterministic summary.
+          ...(this.#summarizer.stats.rejections > rejectionsBefore ? { rejected: this.#summarizer.lastRejection } : {}),
         };
         s.rescue = null;
         if (sameMessages(result.messages, messages)) return messages;
