@@ -103,23 +103,27 @@ export function checkFaithfulness(summary: string, source: string): Faithfulness
 }
 
 /**
- * Whether `summary` is essentially a copy of `source`: most of its word
- * 8-grams occur in the source and it is not much shorter than the source.
+ * Whether `summary` is essentially a copy of `source` rather than a summary:
+ * it is not much shorter than the source and either reproduces most of it
+ * (an echo of the whole prompt counts) or consists mostly of its passages.
  */
 export function isCopyOf(summary: string, source: string): boolean {
   const a = words(summary);
   const b = words(source);
-  if (a.length < 24 || b.length === 0) return a.length > 0 && a.join(" ") === b.join(" ");
+  if (a.length < 24 || b.length < 24) return a.length > 0 && a.join(" ") === b.join(" ");
   if (a.length < b.length * 0.5) return false;
-  const grams = new Set<string>();
-  for (let i = 0; i + 8 <= b.length; i++) grams.add(b.slice(i, i + 8).join(" "));
-  let shared = 0;
-  let total = 0;
-  for (let i = 0; i + 8 <= a.length; i += 4) {
-    total++;
-    if (grams.has(a.slice(i, i + 8).join(" "))) shared++;
-  }
-  return total > 0 && shared / total >= 0.8;
+  const share = (from: string[], into: string[]) => {
+    const grams = new Set<string>();
+    for (let i = 0; i + 8 <= into.length; i++) grams.add(into.slice(i, i + 8).join(" "));
+    let shared = 0;
+    let total = 0;
+    for (let i = 0; i + 8 <= from.length; i += 4) {
+      total++;
+      if (grams.has(from.slice(i, i + 8).join(" "))) shared++;
+    }
+    return total > 0 ? shared / total : 0;
+  };
+  return share(b, a) >= 0.6 || share(a, b) >= 0.8;
 }
 
 function words(text: string): string[] {
