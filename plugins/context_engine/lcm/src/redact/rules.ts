@@ -10,8 +10,8 @@ export interface SecretRule {
   pattern: RegExp;
   /** Cheap pre-test on the text and its lower-cased copy: the rule is skipped when it cannot match. */
   hint: (text: string, lower: string) => boolean;
-  /** Extra veto on a candidate secret (false = keep the text as is). */
-  accept?: (secret: string) => boolean;
+  /** Extra veto on a candidate secret (false = keep the text as is); `match` is the whole match. */
+  accept?: (secret: string, match: string) => boolean;
 }
 
 // Any keyword followed by an assignment sign. The rest of the word is unbounded: the rule allows 30 word
@@ -48,8 +48,10 @@ const CODE_WORDS = /^(?:lambda|self|this|function|new|await|async|return|os|proc
  * a path, a small number or a snake_case identifier is a credential, also a
  * bare word (`password=correcthorse`).
  */
-function looksLikeAssignedSecret(value: string): boolean {
+function looksLikeAssignedSecret(value: string, match = ""): boolean {
   const v = value.replace(/["']+$/, "");
+  // "the password: remember to rotate it" is prose; `password=correcthorse` and `password: "hunter"` are not.
+  if (/^[a-z]+$/.test(v) && /:[ \t]*$/.test(match.slice(0, match.lastIndexOf(value)))) return false;
   if (v.startsWith("[REDACTED:") || v.length < 6) return false;
   if (NOT_A_VALUE.test(v) || CODE_WORDS.test(v)) return false;
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
