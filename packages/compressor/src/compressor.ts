@@ -8,18 +8,19 @@ import type {
   Message,
   PruneOptions,
   PruneResult,
+  SelectContextOptions,
   SessionStartOptions,
   TokenCounter,
   UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
-import { ContextEngine, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
+import { ContextEngine, contentText, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
 import { CompressionConfigSchema, parseCompressionConfig, unknownCompressionKeys } from "./config.js";
 import { buildExtractiveSummary } from "./extractive.js";
 import { classifyError, describeError, failureAction } from "./failure-policy.js";
-import { relievePressure } from "./fit.js";
+import { relievePressure, shortenMessage } from "./fit.js";
 import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
 import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
 import { placeSummary, restateRequest } from "./placement.js";
@@ -36,6 +37,9 @@ import { createSnapshotTolerantCounter } from "./token-cache.js";
 import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
+
+/** Share of the window a request may fill before selectContext trims it (room for tool schemas and estimate error). */
+const SELECTION_SHARE = 0.88;
 
 const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
 
@@ -452,6 +456,50 @@ export class ContextCompressor extends ContextEngine {
       if (!m || typeof m !== "object" || !KNOWN_ROLES.has((m as { role?: unknown }).role as string)) return false;
     }
     return true;
+  }
+
+  // ---------------------------------------------------------------- request-only safety net
+
+  /**
+   * A turn never fails for size alone: when a request would not fit the
+   * window (a long agent turn outgrew the host's compaction attempts, one
+   * huge tool result arrived), trim kept tool output and long messages of
+   * this one request until it fits, leaving the system prompt and the turn's
+   * user message whole. Under the window: null, the request goes out
+   * byte-identical (prompt cache intact). Never persisted.
+   */
+  override selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Message[] | null {
+    if (!Array.isArray(requestMessages) || requestMessages.length < 2 || !this.#wellFormed(requestMessages)) return null;
+    const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.contextLength;
+    if (!(window > 0)) return null;
+    const counter = this.#counter;
+    // The host also counts tool schemas and its estimate differs from ours: leave a margin.
+    const limit = Math.floor(window * SELECTION_SHARE);
+    if (counter.countMessages(requestMessages) <= limit) return null;
+    const latest = findLatestUser(requestMessages);
+    const keep = new Set<Message>(latest >= 0 ? [requestMessages[latest]!] : []);
+    const calls = indexToolCalls(requestMessages);
+    let trimmed = relievePressure(requestMessages, limit, counter, keep, calls);
+    if (latest >= 0 && counter.countMessages(trimmed) > limit) {
+      // Last resort, a huge paste: the turn's request keeps its start and end with a note of what was cut.
+      const request = trimmed[latest]!;
+      const over = counter.countMessages(trimmed) - limit;
+      const tokens = counter.countMessage(request);
+      const chars = contentText(request.content).length;
+      const keepChars = Math.max(400, Math.floor((chars * Math.max(tokens - over, 100)) / Math.max(tokens, 1)) - 200);
+      const shortened = shortenMessage(request, keepChars);
+      if (shortened !== request) {
+        trimmed = trimmed === requestMessages ? trimmed.slice() : trimmed;
+        trimmed[latest] = shortened;
+      }
+    }
+    if (trimmed === requestMessages) return null;
+    this.#logger.warn("request over the window: kept tool output trimmed for this request only", {
+      beforeTokens: counter.countMessages(requestMessages),
+      afterTokens: counter.countMessages(trimmed),
+      windowTokens: window,
+    });
+    return sanitizeToolPairs(trimmed);
   }
 
   // ---------------------------------------------------------------- deterministic pruning
