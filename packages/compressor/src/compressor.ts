@@ -20,7 +20,7 @@ import type { CompressionConfig } from "./config.js";
 import { CompressionConfigSchema, parseCompressionConfig, unknownCompressionKeys } from "./config.js";
 import { buildExtractiveSummary } from "./extractive.js";
 import { classifyError, describeError, failureAction } from "./failure-policy.js";
-import { relievePressure, shortenMessage } from "./fit.js";
+import { dropOldestGroups, relievePressure, shortenMessage } from "./fit.js";
 import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
 import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
 import { placeSummary, restateRequest } from "./placement.js";
@@ -81,6 +81,9 @@ export class ContextCompressor extends ContextEngine {
   #activeSession: string = DEFAULT_SESSION;
   #model = "";
   #route = "";
+  /** Tokens of the last request selectContext saw, and what providers add on top (tool schemas, framing), learnt from usage. */
+  #lastRequestTokens = 0;
+  #requestOverhead = 0;
   /** The model the engine started with; after a switch (`/model`) summaries follow the new one. */
   #startModel: string | null = null;
 
@@ -137,6 +140,11 @@ export class ContextCompressor extends ContextEngine {
 
   updateFromResponse(usage: Usage): void {
     this.recordUsage(normalizeUsage(usage));
+    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
+      const cap = this.contextLength > 0 ? Math.floor(this.contextLength / 2) : 0;
+      this.#requestOverhead = Math.max(0, Math.min(cap, this.lastPromptTokens - this.#lastRequestTokens));
+    }
+    this.#lastRequestTokens = 0;
     const state = this.#sessions.peek(this.#activeSession);
     if (!state) return;
     const prompt = this.lastPromptTokens;
@@ -474,12 +482,15 @@ export class ContextCompressor extends ContextEngine {
     if (!(window > 0)) return null;
     const counter = this.#counter;
     // The host also counts tool schemas and its estimate differs from ours: leave a margin.
-    const limit = Math.floor(window * SELECTION_SHARE);
-    if (counter.countMessages(requestMessages) <= limit) return null;
+    const limit = Math.floor(window * SELECTION_SHARE) - this.#requestOverhead;
+    const tokens = counter.countMessages(requestMessages);
+    this.#lastRequestTokens = tokens;
+    if (tokens <= limit) return null;
     const latest = findLatestUser(requestMessages);
     const keep = new Set<Message>(latest >= 0 ? [requestMessages[latest]!] : []);
     const calls = indexToolCalls(requestMessages);
     let trimmed = relievePressure(requestMessages, limit, counter, keep, calls);
+    if (counter.countMessages(trimmed) > limit) trimmed = dropOldestGroups(trimmed, limit, counter, keep);
     if (latest >= 0 && counter.countMessages(trimmed) > limit) {
       // Last resort, a huge paste: the turn's request keeps its start and end with a note of what was cut.
       const request = trimmed[latest]!;
@@ -494,10 +505,12 @@ export class ContextCompressor extends ContextEngine {
       }
     }
     if (trimmed === requestMessages) return null;
+    this.#lastRequestTokens = counter.countMessages(trimmed);
     this.#logger.warn("request over the window: kept tool output trimmed for this request only", {
       beforeTokens: counter.countMessages(requestMessages),
       afterTokens: counter.countMessages(trimmed),
       windowTokens: window,
+      overheadTokens: this.#requestOverhead,
     });
     return sanitizeToolPairs(trimmed);
   }
