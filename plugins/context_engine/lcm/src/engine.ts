@@ -313,6 +313,11 @@ export class LcmEngine extends ContextEngine {
 
   updateFromResponse(usage: Usage): void {
     this.recordUsage(usage);
+    // What the provider counts beyond the messages (every tool schema, framing), learnt from real usage.
+    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
+      this.#requestOverhead = Math.max(0, Math.min(Math.floor(this.#window() / 2), this.lastPromptTokens - this.#lastRequestTokens));
+    }
+    this.#lastRequestTokens = 0;
   }
 
   shouldCompress(promptTokens?: number): boolean {
@@ -429,14 +434,15 @@ export class LcmEngine extends ContextEngine {
 
   #assemble(s: SessionState, head: Message[], live: ReadonlyMap<number, Message>, budget = this.#assemblyBudget()): AssembleResult {
     const conv = this.store.getConversation(s.conversationId);
-    const key = `${conv?.frontierVersion}|${budget}|${this.config.large_message_tokens}|${JSON.stringify(head)}`;
+    const key = `${conv?.frontierVersion}|${budget}|${JSON.stringify(head)}`;
     if (s.lastAssembly?.key === key) return s.lastAssembly.result;
     this.#metrics.assemblies++;
     const result = assembleContext(this.store, this.#cache, {
       conversationId: s.conversationId,
       head,
       budget,
-      largeMessageTokens: this.config.large_message_tokens,
+      // On a small window one message may not take most of the request: shown shortened, kept whole in the store.
+      largeMessageTokens: Math.max(256, Math.min(this.config.large_message_tokens, Math.floor(budget / 3))),
       live,
     });
     s.lastAssembly = { key, result };
@@ -458,7 +464,8 @@ export class LcmEngine extends ContextEngine {
       const tokens = defaultTokenCounter.countMessages(requestMessages);
       const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.#window();
       // The provider also counts the tool schemas (ours at least) and the host's estimate differs from ours.
-      const limit = Math.floor(window * 0.92) - this.#toolSchemaTokens();
+      const limit = Math.floor(window * 0.92) - Math.max(this.#toolSchemaTokens(), this.#requestOverhead);
+      this.#lastRequestTokens = tokens;
       if (tokens < limit) {
         const known = this.#sessions.get(this.#canonical(options.sessionId || this.#currentSession));
         if (known) known.rescue = null;
@@ -483,7 +490,9 @@ export class LcmEngine extends ContextEngine {
         const r = s.rescue;
         if (r && requestMessages.length > r.hostLength && JSON.stringify(requestMessages[r.hostLength - 1]) === r.hostLast) {
           const extended = [...r.selection, ...requestMessages.slice(r.hostLength)];
-          if (defaultTokenCounter.countMessages(extended) < limit) {
+          const extendedTokens = defaultTokenCounter.countMessages(extended);
+          if (extendedTokens < limit) {
+            this.#lastRequestTokens = extendedTokens;
             s.rescue = { selection: extended, hostLength: requestMessages.length, hostLast: JSON.stringify(requestMessages[requestMessages.length - 1]) };
             this.#metrics.selections++;
             return fresh(extended);
@@ -495,9 +504,10 @@ export class LcmEngine extends ContextEngine {
           s.prepared = null;
         }
         // Re-select below the usual budget, so the following requests can append for a while.
-        const budget = Math.floor((this.#target() + this.#assemblyBudget()) / 2);
+        const budget = Math.max(256, Math.min(Math.floor((this.#target() + this.#assemblyBudget()) / 2), limit - 64));
         const result = this.#assemble(s, head, live, budget);
         if (result.tokens >= tokens) return null;
+        this.#lastRequestTokens = result.tokens;
         this.#metrics.selections++;
         s.rescue = { selection: result.messages, hostLength: requestMessages.length, hostLast: JSON.stringify(requestMessages[requestMessages.length - 1]) };
         // The host is not compacting: prepare summaries so the next re-selection keeps more.
@@ -573,6 +583,9 @@ export class LcmEngine extends ContextEngine {
   }
 
   #schemaTokens: number | null = null;
+  /** Tokens of the last request selectContext saw or produced, and the provider's overhead on top of the messages. */
+  #lastRequestTokens = 0;
+  #requestOverhead = 0;
   #toolSchemaTokens(): number {
     if (this.#schemaTokens === null) this.#schemaTokens = estimateTextTokens(JSON.stringify(this.getToolSchemas()));
     return this.#schemaTokens;
