@@ -505,7 +505,9 @@ export class LcmEngine extends ContextEngine {
         }
         // Re-select below the usual budget, so the following requests can append for a while.
         const budget = Math.max(256, Math.min(Math.floor((this.#target() + this.#assemblyBudget()) / 2), limit - 64));
-        const result = this.#assemble(s, head, live, budget);
+        const assembled = this.#assemble(s, head, live, budget);
+        // What the assembly must keep (the fresh tail, a huge paste) can still be too big: cut the largest messages.
+        const result = assembled.tokens > limit ? { ...assembled, ...this.#fitSelection(assembled.messages, live, limit) } : assembled;
         if (result.tokens >= tokens) return null;
         this.#lastRequestTokens = result.tokens;
         this.#metrics.selections++;
@@ -518,6 +520,37 @@ export class LcmEngine extends ContextEngine {
       this.#logger.warn("lcm: selectContext failed; request unchanged", { error: describe(error) });
       return null;
     }
+  }
+
+  /**
+   * Shorten the largest non-system messages of a selection until it fits
+   * `limit`: head and tail shown, the original kept whole in the store, with
+   * a note naming the `lcm_expand` id that returns it.
+   */
+  #fitSelection(messages: readonly Message[], live: ReadonlyMap<number, Message>, limit: number): { messages: Message[]; tokens: number } {
+    const ids = new Map<string, number>();
+    for (const [id, m] of live) ids.set(JSON.stringify(m.content), id);
+    const out = messages.slice();
+    let total = defaultTokenCounter.countMessages(out);
+    for (let guard = 0; guard < out.length && total > limit; guard++) {
+      let at = -1;
+      let size = 0;
+      out.forEach((m, i) => {
+        if (m.role === "system" || m.role === "developer" || typeof m.content !== "string") return;
+        const t = defaultTokenCounter.countMessage(m);
+        if (t > size) [at, size] = [i, t];
+      });
+      if (at < 0 || size < 200) break;
+      const id = ids.get(JSON.stringify(out[at]!.content));
+      if (id === undefined) break;
+      const keep = Math.max(100, size - (total - limit) - 80);
+      const next = shortenMessage(out[at]!, { id, seq: this.store.getMessage(id)?.seq ?? 0 }, size, keep);
+      const nextTokens = defaultTokenCounter.countMessage(next);
+      if (nextTokens >= size) break;
+      total += nextTokens - size;
+      out[at] = next;
+    }
+    return { messages: out, tokens: total };
   }
 
   /** Ingest the finished turn, then prepare summaries off the turn path when the context is getting full. */
