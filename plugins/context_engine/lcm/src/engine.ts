@@ -532,21 +532,23 @@ export class LcmEngine extends ContextEngine {
     for (const [id, m] of live) ids.set(JSON.stringify(m.content), id);
     const out = messages.slice();
     let total = defaultTokenCounter.countMessages(out);
+    const tried = new Set<number>();
     for (let guard = 0; guard < out.length && total > limit; guard++) {
       let at = -1;
       let size = 0;
       out.forEach((m, i) => {
-        if (m.role === "system" || m.role === "developer" || typeof m.content !== "string") return;
+        if (tried.has(i) || m.role === "system" || m.role === "developer" || typeof m.content !== "string") return;
         const t = defaultTokenCounter.countMessage(m);
         if (t > size) [at, size] = [i, t];
       });
       if (at < 0 || size < 200) break;
+      tried.add(at);
       const id = ids.get(JSON.stringify(out[at]!.content));
-      if (id === undefined) break;
+      if (id === undefined) continue;
       const keep = Math.max(100, size - (total - limit) - 80);
       const next = shortenMessage(out[at]!, { id, seq: this.store.getMessage(id)?.seq ?? 0 }, size, keep);
       const nextTokens = defaultTokenCounter.countMessage(next);
-      if (nextTokens >= size) break;
+      if (nextTokens >= size) continue;
       total += nextTokens - size;
       out[at] = next;
     }
