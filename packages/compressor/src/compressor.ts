@@ -8,18 +8,19 @@ import type {
   Message,
   PruneOptions,
   PruneResult,
+  SelectContextOptions,
   SessionStartOptions,
   TokenCounter,
   UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
-import { ContextEngine, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
+import { ContextEngine, contentText, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
-import { parseCompressionConfig, unknownCompressionKeys } from "./config.js";
+import { CompressionConfigSchema, parseCompressionConfig, unknownCompressionKeys } from "./config.js";
 import { buildExtractiveSummary } from "./extractive.js";
 import { classifyError, describeError, failureAction } from "./failure-policy.js";
-import { relievePressure } from "./fit.js";
+import { dropOldestGroups, relievePressure, shortenMessage } from "./fit.js";
 import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
 import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
 import { placeSummary, restateRequest } from "./placement.js";
@@ -28,14 +29,17 @@ import { findLatestUser, planCompaction } from "./protection.js";
 import type { CallInfo } from "./prune.js";
 import { indexToolCalls, pruneToolResultRange } from "./prune.js";
 import { sanitizeToolPairs } from "./sanitize.js";
-import type { CompactionRecord, SessionState } from "./session-state.js";
+import type { CompactionRecord, SessionState, SummaryRejectionRecord } from "./session-state.js";
 import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
-import { abortReason } from "./summary-call.js";
+import { SummaryRejectedError, abortReason } from "./summary-call.js";
 import { summarise } from "./summariser.js";
 import { createSnapshotTolerantCounter } from "./token-cache.js";
 import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
+
+/** Share of the window a request may fill before selectContext trims it (room for tool schemas and estimate error). */
+const SELECTION_SHARE = 0.88;
 
 const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
 
@@ -51,6 +55,8 @@ export interface CompressorStatus extends EngineStatus {
   strikes: number;
   fallbackStreak: number;
   lastCompaction: CompactionRecord | null;
+  /** The last model answer the summary acceptance checks rejected (it then fell back or aborted). */
+  lastRejection: SummaryRejectionRecord | null;
 }
 
 /**
@@ -75,6 +81,14 @@ export class ContextCompressor extends ContextEngine {
   #activeSession: string = DEFAULT_SESSION;
   #model = "";
   #route = "";
+  /** Tokens of the last request selectContext saw, and what providers add on top (tool schemas, framing), learnt from usage. */
+  #lastRequestTokens = 0;
+  #requestOverhead = 0;
+  /** The model the engine started with; after a switch (`/model`) summaries follow the new one. */
+  #startModel: string | null = null;
+
+  /** The `compression` block this engine reads (snake_case keys), for hosts and `config check`. */
+  static readonly configSchema = CompressionConfigSchema;
 
   constructor(ctx: EngineInitContext = {}) {
     super();
@@ -102,6 +116,7 @@ export class ContextCompressor extends ContextEngine {
       );
     }
     this.#model = ctx.model ?? "";
+    if (ctx.model) this.#startModel = ctx.model;
     if (typeof ctx.contextLength === "number" && ctx.contextLength > 0) {
       this.updateModel(ctx.model ?? "", ctx.contextLength);
     }
@@ -125,6 +140,11 @@ export class ContextCompressor extends ContextEngine {
 
   updateFromResponse(usage: Usage): void {
     this.recordUsage(normalizeUsage(usage));
+    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
+      const cap = this.contextLength > 0 ? Math.floor(this.contextLength / 2) : 0;
+      this.#requestOverhead = Math.max(0, Math.min(cap, this.lastPromptTokens - this.#lastRequestTokens));
+    }
+    this.#lastRequestTokens = 0;
     const state = this.#sessions.peek(this.#activeSession);
     if (!state) return;
     const prompt = this.lastPromptTokens;
@@ -181,6 +201,7 @@ export class ContextCompressor extends ContextEngine {
     if (length > 0) this.thresholdTokens = Math.min(this.thresholdTokens, length - 1);
     this.#model = model;
     this.#route = route;
+    this.#startModel ??= model;
     // Usage of the old model says nothing about the new one.
     this.lastPromptTokens = 0;
     this.lastCompletionTokens = 0;
@@ -261,6 +282,7 @@ export class ContextCompressor extends ContextEngine {
     // ---- the summary
     let mode: CompactionRecord["mode"];
     let body: string;
+    let rejected: CompactionRecord["rejected"];
     const extractive = (reason: string) =>
       buildExtractiveSummary({
         turns: middle,
@@ -303,12 +325,18 @@ export class ContextCompressor extends ContextEngine {
           mainModel: this.#model,
           contextLength: this.contextLength,
           timeoutSeconds: this.config.context_timeout_seconds,
+          followModel: this.#followModel(),
+          countTokens: (text) => counter.countText(text),
         });
         mode = "model";
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
         const kind = classifyError(error);
         recordFailure(state, kind, error);
+        if (error instanceof SummaryRejectedError) {
+          rejected = { reason: error.reason, detail: error.message };
+          state.lastRejection = { ...rejected, at: Date.now() };
+        }
         if (failureAction(kind, this.config.abort_on_summary_failure) === "abort") {
           this.#logger.warn("compaction aborted: the summariser failed; the transcript is unchanged. Retry with /compress or start a new session.", {
             kind,
@@ -394,12 +422,19 @@ export class ContextCompressor extends ContextEngine {
         summarisedMessages: middle.length,
         mode,
         durationMs: performance.now() - started,
+        ...(rejected ? { rejected } : {}),
       };
       this.compressionCount++;
       this.lastCompressionRoughTokens = after;
       this.#logger.info("compacted conversation", { sessionId, ...state.lastCompaction });
     }
     return result;
+  }
+
+  /** The model to ask for summaries: none (the chat model's default) until `/model` switched away from the start. */
+  #followModel(): string | undefined {
+    if (this.config.summary_model) return undefined;
+    return this.#model && this.#startModel !== null && this.#model !== this.#startModel ? this.#model : undefined;
   }
 
   /** head + summary + rest, tool pairs checked; the summary-bearing message becomes untouchable. */
@@ -429,6 +464,55 @@ export class ContextCompressor extends ContextEngine {
       if (!m || typeof m !== "object" || !KNOWN_ROLES.has((m as { role?: unknown }).role as string)) return false;
     }
     return true;
+  }
+
+  // ---------------------------------------------------------------- request-only safety net
+
+  /**
+   * A turn never fails for size alone: when a request would not fit the
+   * window (a long agent turn outgrew the host's compaction attempts, one
+   * huge tool result arrived), trim kept tool output and long messages of
+   * this one request until it fits, leaving the system prompt and the turn's
+   * user message whole. Under the window: null, the request goes out
+   * byte-identical (prompt cache intact). Never persisted.
+   */
+  override selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Message[] | null {
+    if (!Array.isArray(requestMessages) || requestMessages.length < 2 || !this.#wellFormed(requestMessages)) return null;
+    const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.contextLength;
+    if (!(window > 0)) return null;
+    const counter = this.#counter;
+    // The host also counts tool schemas and its estimate differs from ours: leave a margin.
+    const limit = Math.floor(window * SELECTION_SHARE) - this.#requestOverhead;
+    const tokens = counter.countMessages(requestMessages);
+    this.#lastRequestTokens = tokens;
+    if (tokens <= limit) return null;
+    const latest = findLatestUser(requestMessages);
+    const keep = new Set<Message>(latest >= 0 ? [requestMessages[latest]!] : []);
+    const calls = indexToolCalls(requestMessages);
+    let trimmed = relievePressure(requestMessages, limit, counter, keep, calls);
+    if (counter.countMessages(trimmed) > limit) trimmed = dropOldestGroups(trimmed, limit, counter, keep);
+    if (latest >= 0 && counter.countMessages(trimmed) > limit) {
+      // Last resort, a huge paste: the turn's request keeps its start and end with a note of what was cut.
+      const request = trimmed[latest]!;
+      const over = counter.countMessages(trimmed) - limit;
+      const tokens = counter.countMessage(request);
+      const chars = contentText(request.content).length;
+      const keepChars = Math.max(400, Math.floor((chars * Math.max(tokens - over, 100)) / Math.max(tokens, 1)) - 200);
+      const shortened = shortenMessage(request, keepChars);
+      if (shortened !== request) {
+        trimmed = trimmed === requestMessages ? trimmed.slice() : trimmed;
+        trimmed[latest] = shortened;
+      }
+    }
+    if (trimmed === requestMessages) return null;
+    this.#lastRequestTokens = counter.countMessages(trimmed);
+    this.#logger.warn("request over the window: kept tool output trimmed for this request only", {
+      beforeTokens: counter.countMessages(requestMessages),
+      afterTokens: counter.countMessages(trimmed),
+      windowTokens: window,
+      overheadTokens: this.#requestOverhead,
+    });
+    return sanitizeToolPairs(trimmed);
   }
 
   // ---------------------------------------------------------------- deterministic pruning
@@ -503,6 +587,7 @@ export class ContextCompressor extends ContextEngine {
       strikes: state?.strikes ?? 0,
       fallbackStreak: state?.fallbackStreak ?? 0,
       lastCompaction: state?.lastCompaction ?? null,
+      lastRejection: state?.lastRejection ?? null,
     };
   }
 }

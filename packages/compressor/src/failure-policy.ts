@@ -1,5 +1,7 @@
 import type { ChatModelErrorKind } from "@context-engine/core";
-import { ChatModelError } from "@context-engine/core";
+import { ChatModelError, isServerError } from "@context-engine/core";
+
+export { isServerError };
 
 /**
  * What to do when a summary attempt fails, and for how long to leave the
@@ -68,26 +70,32 @@ export const BREAKER_RECOVERY_MS = 300_000;
  * message, as providers' own SDK errors carry them.
  */
 export function classifyError(error: unknown): ChatModelErrorKind {
+  const status = Number((error as { status?: unknown } | null)?.status);
+  // A plain 5xx is a server failure worth a retry and then a fallback, not a
+  // capacity verdict: only an explicit capacity answer (529, "overloaded",
+  // "at capacity") counts as overloaded.
+  if (isServerError(error)) return "unknown";
   if (ChatModelError.is(error)) return error.kind;
   if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
     return error.name === "TimeoutError" ? "timeout" : "aborted";
   }
-  const status = Number((error as { status?: unknown } | null)?.status);
   if (status === 401 || status === 403) return "auth";
   if (status === 402) return "quota";
   if (status === 429) return "rate_limit";
   if (status === 408 || status === 504) return "timeout";
-  if (status === 529 || status === 503) return "overloaded";
+  if (status === 529) return "overloaded";
   if (status === 400 || status === 404 || status === 422) return "bad_request";
   const text = error instanceof Error ? error.message : String(error);
   if (/api key|unauthori[sz]ed|forbidden|permission/i.test(text)) return "auth";
   if (/quota|billing|insufficient.?funds|credit/i.test(text)) return "quota";
-  if (/overloaded|at capacity|over capacity/i.test(text)) return "overloaded";
+  if (CAPACITY.test(text)) return "overloaded";
   if (/timed? ?out|timeout/i.test(text)) return "timeout";
   if (/ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network/i.test(text)) return "network";
   if (/context.?length|too many tokens|maximum context/i.test(text)) return "context_length";
   return "unknown";
 }
+
+const CAPACITY = /overloaded|at capacity|over capacity/i;
 
 export function describeError(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);

@@ -123,3 +123,52 @@ function shortenArguments(args: string, maxChars: number): string {
   const out = JSON.stringify(walk(parsed));
   return out.length < args.length ? out : args;
 }
+
+/**
+ * When trimming is not enough (a long agent turn of many small steps), drop
+ * whole tool groups (an assistant with calls and its results), oldest first,
+ * from the messages after the leading system prompt, until the list fits.
+ * Messages in `untouchable` and the newest group stay. Request-only: the
+ * persisted conversation keeps every step. A note on the first message kept
+ * after a gap says what is missing.
+ */
+export function dropOldestGroups(messages: Message[], limit: number, counter: TokenCounter, untouchable: ReadonlySet<Message>): Message[] {
+  let total = counter.countMessages(messages);
+  if (total <= limit) return messages;
+  const groups: Array<[number, number]> = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== "assistant" || untouchable.has(m)) continue;
+    let end = i + 1;
+    while (end < messages.length && messages[end]!.role === "tool") end++;
+    groups.push([i, end]);
+    i = end - 1;
+  }
+  const drop = new Set<number>();
+  let dropped = 0;
+  for (const [start, end] of groups.slice(0, -1)) {
+    if (total <= limit) break;
+    for (let i = start; i < end; i++) {
+      if (untouchable.has(messages[i]!)) continue;
+      drop.add(i);
+      total -= counter.countMessage(messages[i]!);
+    }
+    dropped += end - start;
+  }
+  if (drop.size === 0) return messages;
+  const out: Message[] = [];
+  let noted = false;
+  for (let i = 0; i < messages.length; i++) {
+    if (drop.has(i)) continue;
+    const m = messages[i]!;
+    if (!noted && i > 0 && drop.has(i - 1) && m.role === "assistant") {
+      const note = `[${dropped} earlier messages of this conversation are left out of this request to fit the context window; they are kept in the session history.]`;
+      const text = typeof m.content === "string" ? m.content : "";
+      out.push({ ...m, content: text ? `${note}\n${text}` : note } as Message);
+      noted = true;
+      continue;
+    }
+    out.push(m);
+  }
+  return out;
+}

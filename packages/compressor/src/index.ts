@@ -20,7 +20,8 @@ export { buildExtractiveSummary } from "./extractive.js";
 export { TERMINAL_KINDS, classifyError, cooldownSeconds, failureAction } from "./failure-policy.js";
 export type { FailureAction } from "./failure-policy.js";
 export { sanitizeToolPairs } from "./sanitize.js";
-export type { CompactionRecord } from "./session-state.js";
+export type { CompactionRecord, SummaryRejectionRecord } from "./session-state.js";
+export { SummaryRejectedError } from "./summary-call.js";
 // Re-exported so hosts can resolve thresholds without importing core directly.
 export { resolveModelThreshold } from "@context-engine/core";
 export { ContextCompressor as default } from "./compressor.js";

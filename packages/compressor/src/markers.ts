@@ -1,5 +1,5 @@
 import type { Message } from "@context-engine/core";
-import { contentText, toolCallsOf } from "@context-engine/core";
+import { LEGACY_SUMMARY_PREFIX, contentText, stripSummaryPrefixes, toolCallsOf } from "@context-engine/core";
 
 /**
  * Marker strings written into transcripts. Later compactions (also after a
@@ -24,16 +24,28 @@ export const RESTATED_REQUEST_HEADER =
 /** Marks a deterministic summary, so readers never mistake it for model output. */
 export const EXTRACTIVE_TAG = "[EXTRACTIVE SUMMARY — built deterministically from the transcript; no language model was used.";
 
+/** Prefixes older transcripts (and the original host) start a summary with; recognised, replaced on rewrite. */
+export const LEGACY_SUMMARY_TAGS: readonly string[] = [LEGACY_SUMMARY_PREFIX, "[CONTEXT COMPACTION — REFERENCE ONLY]"];
+
 /** Whether a message carries a compaction summary (standalone or merged into another message). */
 export function isSummaryMessage(message: Message): boolean {
   if (message.role !== "user" && message.role !== "assistant") return false;
   const text = contentText(message.content);
-  return text.startsWith(SUMMARY_TAG) || text.includes(SUMMARY_END_MARKER);
+  return text.startsWith(SUMMARY_TAG) || text.includes(SUMMARY_END_MARKER) || LEGACY_SUMMARY_TAGS.some((t) => text.startsWith(t));
 }
 
 /** The summary body of a summary message, without prefix and end marker; null if it has none. */
 export function extractSummaryBody(message: Message): string | null {
   const text = contentText(message.content);
+  const legacy = LEGACY_SUMMARY_TAGS.find((t) => text.startsWith(t));
+  if (legacy) {
+    // `[CONTEXT SUMMARY]: body`, or the original host's multi-line prefix paragraph then the body.
+    let body = text.slice(legacy.length);
+    if (legacy !== LEGACY_SUMMARY_PREFIX) body = body.slice(Math.max(0, body.indexOf("\n")));
+    const end = body.indexOf(SUMMARY_END_MARKER);
+    if (end >= 0) body = body.slice(0, end);
+    return stripSummaryPrefixes(body.replace(/--- END OF CONTEXT SUMMARY[^\n]*/, ""), [SUMMARY_PREFIX]) || null;
+  }
   const start = text.indexOf(SUMMARY_TAG);
   if (start < 0) return null;
   let body = text.slice(start);
@@ -41,7 +53,8 @@ export function extractSummaryBody(message: Message): string | null {
   body = body.slice(Math.max(prefixEnd, 0));
   const end = body.indexOf(SUMMARY_END_MARKER);
   if (end >= 0) body = body.slice(0, end);
-  return body.trim() || null;
+  // A body that itself starts with a prefix (a model echoed it) is read without it.
+  return stripSummaryPrefixes(body, [SUMMARY_PREFIX]) || null;
 }
 
 /**
@@ -56,7 +69,8 @@ export function unwrapMergedContent(message: Message): Message | null {
   const carrier = toolCallsOf(message).length > 0;
   if (typeof content === "string") {
     const end = content.indexOf(SUMMARY_END_MARKER);
-    if (end < 0) return content.startsWith(SUMMARY_TAG) && !carrier ? null : message;
+    const standalone = content.startsWith(SUMMARY_TAG) || LEGACY_SUMMARY_TAGS.some((t) => content.startsWith(t));
+    if (end < 0) return standalone && !carrier ? null : message;
     const rest = stripRestatedHeader(content.slice(end + SUMMARY_END_MARKER.length).trim());
     if (rest) return { ...message, content: rest } as Message;
     return carrier ? ({ ...message, content: null } as Message) : null;

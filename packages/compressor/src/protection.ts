@@ -9,7 +9,7 @@ import { alignForward, rangeTokens } from "./units.js";
  * - the head: leading system messages plus `protectFirstN` more (the caller
  *   passes 0 after the first compaction so early turns do not fossilise);
  * - the tail: recent units walked newest first within a token budget, with
- *   `protectLastN` messages as a minimum; tool groups are atomic;
+ *   at least 3 messages (the budget wins over `protectLastN`); tool groups are atomic;
  * - the latest user request: the tail is pulled back to include it when that
  *   stays affordable; otherwise it is "pinned" and restated after the summary.
  */
@@ -53,6 +53,9 @@ export function findLatestUser(messages: readonly Message[]): number {
   return -1;
 }
 
+/** Messages the budgeted tail keeps whatever their size. */
+const MIN_TAIL_MESSAGES = 3;
+
 export function planCompaction(p: PlanParams): CompactionPlan | null {
   const { messages, index } = p;
   const n = messages.length;
@@ -70,7 +73,9 @@ export function planCompaction(p: PlanParams): CompactionPlan | null {
   const headTokens = rangeTokens(index, 0, headEnd);
   const tailCap = p.keepCap - headTokens;
 
-  let plan = selectTail(p, headEnd, latestUser, p.tailBudget, p.protectLastN, tailCap);
+  // The token budget bounds the tail first (at least 3 messages, whole tool
+  // groups); protect_last_n only sizes the minimal tail below.
+  let plan = selectTail(p, headEnd, latestUser, p.tailBudget, Math.min(MIN_TAIL_MESSAGES, p.protectLastN), tailCap);
   if (!hasMiddle(plan)) {
     // Everything fits the tail budget (a short conversation compacted by
     // force, or a small window): keep only a minimal tail.

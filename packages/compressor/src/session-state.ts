@@ -30,6 +30,14 @@ export interface SessionState {
   /** Bumped by every committed compaction; stale attempts do not publish over newer ones. */
   commitSeq: number;
   lastCompaction: CompactionRecord | null;
+  lastRejection: SummaryRejectionRecord | null;
+}
+
+/** A model answer the shared summary acceptance checks refused. */
+export interface SummaryRejectionRecord {
+  reason: string;
+  detail: string;
+  at: number;
 }
 
 export interface CompactionRecord {
@@ -40,6 +48,8 @@ export interface CompactionRecord {
   /** `model`, `extractive` (no model configured), `fallback` (model failed or cooling down). */
   mode: "model" | "extractive" | "fallback";
   durationMs: number;
+  /** Set when the model answered but the answer was rejected (truncated, refusal, copy, oversized, invented), so this summary is the fallback. */
+  rejected?: { reason: string; detail: string };
 }
 
 export function newSessionState(): SessionState {
@@ -58,6 +68,7 @@ export function newSessionState(): SessionState {
     useMainModel: false,
     commitSeq: 0,
     lastCompaction: null,
+    lastRejection: null,
   };
 }
 

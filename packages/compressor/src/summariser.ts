@@ -1,6 +1,6 @@
 import type { ChatModel, Logger, Message } from "@context-engine/core";
 import { ChatModelError } from "@context-engine/core";
-import { classifyError, describeError } from "./failure-policy.js";
+import { classifyError, describeError, isServerError } from "./failure-policy.js";
 import { chooseIdentifiers, formatIdentifiers, harvestTurns } from "./identifiers.js";
 import { ANCHOR_HEADING, buildSummaryPrompt } from "./prompt.js";
 import { serializeTurns } from "./serialize.js";
@@ -28,6 +28,25 @@ export interface SummariseParams {
   contextLength: number;
   /** `context_timeout_seconds`; the summariser gets 80% of it. */
   timeoutSeconds: number;
+  /** The main model to ask for when no `summary_model` is set and the model changed (`/model`); else undefined. */
+  followModel?: string | undefined;
+  countTokens?: ((text: string) => number) | undefined;
+}
+
+/** Pause before the one retry of a plain server error. */
+const SERVER_RETRY_MS = 250;
+
+/** One retry after an HTTP 5xx that is not a capacity answer; anything else (or a second 5xx) is thrown. */
+async function requestWithServerRetry(call: () => Promise<string>, signal: AbortSignal | undefined, logger: Logger): Promise<string> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!isServerError(error) || signal?.aborted) throw error;
+    logger.warn("the summariser answered with a server error; retrying once", { error: describeError(error) });
+    await new Promise((resolve) => setTimeout(resolve, SERVER_RETRY_MS));
+    if (signal?.aborted) throw error;
+    return await call();
+  }
 }
 
 /**
@@ -38,8 +57,9 @@ export interface SummariseParams {
 export async function summarise(p: SummariseParams): Promise<string> {
   const ctxChars = p.contextLength > 0 ? p.contextLength * 2 : 160_000;
   const maxChars = Math.max(4_000, Math.min(160_000, ctxChars) - (p.previous?.length ?? 0));
+  const turns = serializeTurns(p.middle, { maxChars });
   const prompt = buildSummaryPrompt({
-    turns: serializeTurns(p.middle, { maxChars }),
+    turns,
     previousSummary: p.previous,
     focusTopic: p.focusTopic,
     memoryContext: p.memoryContext,
@@ -48,17 +68,22 @@ export async function summarise(p: SummariseParams): Promise<string> {
   });
   const distinct = p.summaryModel !== undefined && p.summaryModel !== p.mainModel && !p.state.useMainModel;
   const deadline = summaryDeadline(p.signal, p.timeoutSeconds);
+  const source = p.previous ? `${p.previous}\n\n${turns}` : turns;
+  // A 1 MB answer is not a summary; a few times the budget is generous.
+  const maxTokens = Math.max(2_000, p.budget * 4);
+  const ask = (model: string | undefined) =>
+    requestWithServerRetry(() => requestSummary({ chatModel: p.chatModel, model, prompt, signal: deadline.signal, source, maxTokens, countTokens: p.countTokens }), deadline.signal, p.logger);
   try {
     let body: string;
     try {
-      body = await requestSummary({ chatModel: p.chatModel, model: distinct ? p.summaryModel : undefined, prompt, signal: deadline.signal });
+      body = await ask(distinct ? p.summaryModel : p.followModel);
     } catch (error) {
       const kind = classifyError(error);
       if (!distinct || deadline.signal?.aborted || !RETRY_ON_MAIN_MODEL.has(kind)) throw error;
       // The configured summary model may not exist on this route: try the main model once.
       p.logger.warn(`summary model "${p.summaryModel}" failed (${kind}); retrying on the main model`, { error: describeError(error) });
       p.state.useMainModel = true;
-      body = await requestSummary({ chatModel: p.chatModel, prompt, signal: deadline.signal });
+      body = await ask(p.followModel);
     }
     return anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget);
   } finally {

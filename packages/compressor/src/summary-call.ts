@@ -1,20 +1,37 @@
-import type { ChatModel } from "@context-engine/core";
-import { ChatModelError, MessageContentSchema, contentText } from "@context-engine/core";
+import type { ChatModel, ChatModelErrorKind, SummaryRejection } from "@context-engine/core";
+import { ChatModelError, acceptSummary } from "@context-engine/core";
 import { z } from "zod";
 import { HEADINGS, quoteBlock } from "./prompt.js";
+import { SUMMARY_END_MARKER, SUMMARY_PREFIX, SUMMARY_TAG } from "./markers.js";
 import { redactSecrets } from "./redact.js";
 
-/** What we need from a ChatModel answer; anything else is an unusable response. */
+/** What we need from a ChatModel answer; the content itself is normalised by `acceptSummary`. */
 const SummaryResponseSchema = z.looseObject({
   message: z.looseObject({
-    content: MessageContentSchema.nullable().optional(),
+    content: z.unknown().optional(),
     refusal: z.string().nullable().optional(),
   }),
   finishReason: z.string().nullable().optional(),
 });
 
-const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
-const REFUSAL_OPENING = /^(i'?m sorry|i am sorry|sorry,|i can(?:'|no)t|i cannot|i won'?t|i am unable|i'?m unable|as an ai)/i;
+/** Rejection reasons that are the model's answer being unusable, mapped to the failure kinds the policy knows. */
+const KIND_OF: Record<SummaryRejection, ChatModelErrorKind> = {
+  empty: "empty",
+  truncated: "truncated",
+  refusal: "refusal",
+  copy: "refusal",
+  oversized: "refusal",
+  invented: "refusal",
+};
+
+/** A model answer the shared acceptance checks rejected; `reason` says which check. */
+export class SummaryRejectedError extends ChatModelError {
+  readonly reason: SummaryRejection;
+  constructor(reason: SummaryRejection, detail: string) {
+    super(KIND_OF[reason], `summary rejected (${reason}): ${detail}`);
+    this.reason = reason;
+  }
+}
 
 export interface SummaryCallParams {
   chatModel: ChatModel;
@@ -22,12 +39,18 @@ export interface SummaryCallParams {
   model?: string | undefined;
   prompt: string;
   signal?: AbortSignal | undefined;
+  /** The text being summarised (turns and previous summary): a copy of it is rejected. */
+  source: string;
+  /** Largest acceptable answer, in tokens. */
+  maxTokens: number;
+  countTokens?: ((text: string) => number) | undefined;
 }
 
 /**
  * One summariser call. Resolves to the cleaned summary body or throws a
- * `ChatModelError` (`empty`, `truncated`, `refusal`, or whatever the model
- * threw). Never sets `maxTokens`: a hard cap truncates summaries.
+ * `ChatModelError` (`SummaryRejectedError` when the shared acceptance checks
+ * refuse the answer, or whatever the model threw). Never sets `maxTokens`: a
+ * hard cap truncates summaries.
  */
 export async function requestSummary(params: SummaryCallParams): Promise<string> {
   const { chatModel, signal } = params;
@@ -42,29 +65,24 @@ export async function requestSummary(params: SummaryCallParams): Promise<string>
     throw new ChatModelError("empty", `summariser returned an unusable response: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
   }
   const { message, finishReason } = parsed.data;
-  if (finishReason === "length") {
-    throw new ChatModelError("truncated", "summariser answer was cut off (finish_reason=length); a partial summary is never kept");
-  }
-  if (message.refusal && message.refusal.trim()) {
-    throw new ChatModelError("refusal", `summariser refused: ${message.refusal.slice(0, 200)}`);
-  }
-  if (finishReason === "content_filter") throw new ChatModelError("refusal", "summariser answer was blocked by a content filter");
-  const text = unfence(contentText(message.content ?? "").replace(THINK_BLOCK, "").trim());
-  if (!text) throw new ChatModelError("empty", "summariser returned an empty answer");
-  if (looksLikeRefusal(text)) throw new ChatModelError("refusal", `summariser refused: ${text.slice(0, 200)}`);
-  return redactSecrets(text);
+  const verdict = acceptSummary({
+    content: message.content,
+    finishReason,
+    refusal: message.refusal,
+    source: params.source,
+    knownText: params.prompt,
+    maxTokens: params.maxTokens,
+    prefixes: [SUMMARY_PREFIX, SUMMARY_TAG],
+    countTokens: params.countTokens,
+  });
+  if (!verdict.ok) throw new SummaryRejectedError(verdict.reason, verdict.detail);
+  return redactSecrets(stripEndMarker(verdict.text));
 }
 
-/** Models sometimes wrap the whole answer in a ```markdown fence. */
-function unfence(text: string): string {
-  const m = /^```[a-z]*\n([\s\S]*)\n```$/i.exec(text);
-  return m ? m[1]!.trim() : text;
-}
-
-function looksLikeRefusal(text: string): boolean {
-  if (text.includes("## ")) return false;
-  const head = text.slice(0, 400);
-  return REFUSAL_OPENING.test(head) && /summar|checkpoint/i.test(head);
+/** A model that echoes our wrapper may also end with our end marker. */
+function stripEndMarker(text: string): string {
+  const at = text.lastIndexOf(SUMMARY_END_MARKER);
+  return at >= 0 ? text.slice(0, at).trim() || text : text;
 }
 
 /** Settle as soon as `signal` aborts, even if the model ignores the signal. */

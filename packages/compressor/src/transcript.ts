@@ -53,14 +53,17 @@ export function hasSummaryNear(messages: readonly Message[], window: number): bo
 }
 
 /**
- * The summary to update: the session's own from its last compaction if the
- * transcript still carries a summary, else the newest one found in the
- * transcript (after a restart). With no summary in the transcript a
- * remembered one is stale (the host rolled back) and is dropped.
+ * The summary to update: the one the transcript itself carries (newest
+ * first). The session's remembered body is used only when it is that very
+ * summary, so a summary from another session (or one the host rolled back)
+ * never leaks into this one.
  */
 export function previousSummaryFor(messages: readonly Message[], state: SessionState): string | null {
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (isSummaryMessage(messages[i]!)) return state.previousSummary ?? extractSummaryBody(messages[i]!);
+    if (!isSummaryMessage(messages[i]!)) continue;
+    const carried = extractSummaryBody(messages[i]!);
+    const remembered = state.previousSummary?.trim();
+    return remembered && carried === remembered ? remembered : carried;
   }
   return null;
 }

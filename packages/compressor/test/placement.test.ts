@@ -91,8 +91,9 @@ describe("a summary merged into a tool-call assistant", () => {
       result("B"),
     ];
   };
+  // The budget holds the small last five messages (the padded ones are far larger).
   const engine = () =>
-    new ContextCompressor({ contextLength: 64_000, chatModel: fakeSummariser(), config: { protect_first_n: 0, protect_last_n: 5, tail_token_budget: 1 } });
+    new ContextCompressor({ contextLength: 64_000, chatModel: fakeSummariser(), config: { protect_first_n: 0, protect_last_n: 5, tail_token_budget: 300 } });
 
   it("keeps the tool calls it carries, and they reach the next summariser prompt", async () => {
     const first = await engine().compress(conversation(), { force: true });
@@ -127,7 +128,8 @@ describe("a summary merged into a tool-call assistant", () => {
     // A transcript where the carrier sits after a protected opening message,
     // so it lands in the kept tail of the next compaction.
     const shifted: Message[] = [first[0]!, user(`opening ${"word ".repeat(800)}`), assistant(`reply ${"word ".repeat(800)}`), ...first.slice(1)];
-    const e = new ContextCompressor({ contextLength: 64_000, config: { protect_first_n: 0, protect_last_n: 5, tail_token_budget: 1 } });
+    // A budget that holds the carrier (a summary) and what follows, not the padded opening.
+    const e = new ContextCompressor({ contextLength: 64_000, config: { protect_first_n: 0, protect_last_n: 5, tail_token_budget: 900 } });
     const out = await e.compress(shifted, { force: true });
     expectValid(out);
     expect(out.some((m) => m.role === "assistant" && m.tool_calls?.[0]?.id === "A")).toBe(true);

@@ -14,3 +14,4 @@ export * from "./engine-context.js";
 export * from "./engine-factory.js";
 export * from "./errors.js";
 export * from "./validate-result.js";
+export * from "./summary-acceptance.js";

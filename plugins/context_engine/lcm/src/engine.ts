@@ -14,12 +14,13 @@ import type {
   ToolCallOptions,
   ToolSchema,
   TurnCompleteMeta,
+  UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
 import { assembleContext, RowCache } from "./assembly/assembler.js";
 import type { AssembleResult } from "./assembly/assembler.js";
 import { isEngineMessage, shortenMessage, SUMMARY_OVERHEAD_TOKENS } from "./assembly/render.js";
-import { parseConfig } from "./config.js";
+import { configSchema, parseConfig } from "./config.js";
 import type { LcmConfig } from "./config.js";
 import type { PlanOptions } from "./compaction/planner.js";
 import type { MessageShape } from "./compaction/units.js";
@@ -29,7 +30,8 @@ import { Summarizer } from "./compaction/summarizer.js";
 import { toRedactionConfig } from "./redact/index.js";
 import { applyRetention, deleteSession } from "./retention/index.js";
 import type { DeleteReport, RetentionReport } from "./retention/index.js";
-import { openLcmStore } from "./store/index.js";
+import { acquireStore } from "./store/pool.js";
+import type { StoreLease } from "./store/pool.js";
 import type { IngestResult, LcmStore } from "./store/types.js";
 import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "./tools/index.js";
 
@@ -62,6 +64,9 @@ export class LcmEngine extends ContextEngine {
     return "lcm";
   }
 
+  /** The `engines.lcm` section this engine reads (snake_case keys), for hosts and `config check`. */
+  static readonly configSchema = configSchema;
+
   readonly config: LcmConfig;
   readonly #ctx: EngineInitContext;
   readonly #logger: Logger;
@@ -69,7 +74,7 @@ export class LcmEngine extends ContextEngine {
   readonly #cache = new RowCache();
   readonly #sessions = new Map<string, SessionState>();
   readonly #shapes = new Map<number, MessageShape>();
-  #store: LcmStore | null = null;
+  #lease: StoreLease | null = null;
   #currentSession = DEFAULT_SESSION;
   /** The session of the latest call, for getStatus when the host never called onSessionStart. */
   #lastActive = DEFAULT_SESSION;
@@ -78,11 +83,14 @@ export class LcmEngine extends ContextEngine {
   /** A session reset whose active context is cleared if the host keeps using the same id. */
   #resetPending: string | null = null;
   #closed = false;
+  /** The model the engine started with; after `/model` summaries follow the new one (unless `summary_model` is set). */
+  #startModel: string | null;
   #metrics = { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0 };
 
   constructor(ctx: EngineInitContext = {}) {
     super();
     this.#ctx = ctx;
+    this.#startModel = ctx.model || null;
     this.#logger = ctx.logger ?? silentLogger;
     this.config = parseConfig(ctx.config);
     this.thresholdPercent = this.config.context_threshold;
@@ -107,27 +115,28 @@ export class LcmEngine extends ContextEngine {
 
   // ---------------------------------------------------------------- store
 
-  /** The SQLite store, opened on first use (constructing an engine writes nothing). */
+  /** The SQLite store, opened on first use (constructing an engine writes nothing); shared with other instances on the same file. */
   get store(): LcmStore {
     if (this.#closed) throw new Error("LCM engine is closed");
-    if (!this.#store) {
+    if (!this.#lease) {
       const dataDir = this.#ctx.dataDir ?? join(homedir(), ".context-engine", "data", "lcm");
-      const opened: LcmStore = openLcmStore({
+      const lease = acquireStore({
         ...(this.config.database_path ? { path: this.config.database_path } : { dataDir }),
         redaction: toRedactionConfig(this.config.redaction),
       });
-      this.#store = opened;
-      return opened;
+      // Retention run by any instance on this file spares the sessions live here.
+      lease.protect(() => [...this.#sessions.keys(), this.#canonical(this.#currentSession), ...this.#aliases.values()]);
+      this.#lease = lease;
     }
-    return this.#store;
+    return this.#lease.store;
   }
 
-  /** Close the database and stop background work. The engine cannot be used afterwards. */
+  /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
   close(): void {
     for (const s of this.#sessions.values()) s.abort.abort();
     this.#sessions.clear();
-    this.#store?.close();
-    this.#store = null;
+    this.#lease?.release();
+    this.#lease = null;
     this.#closed = true;
   }
 
@@ -136,13 +145,13 @@ export class LcmEngine extends ContextEngine {
    */
   applyRetention(): RetentionReport | null {
     const policy = this.config.retention;
-    if (!policy || !this.#store) return null;
+    if (!policy || !this.#lease) return null;
     try {
-      const report = applyRetention(this.#store, {
+      const report = applyRetention(this.#lease.store, {
         ...(policy.max_age_days !== undefined ? { maxAgeDays: policy.max_age_days } : {}),
         ...(policy.max_bytes !== undefined ? { maxBytes: policy.max_bytes } : {}),
         ...(policy.max_conversations !== undefined ? { maxConversations: policy.max_conversations } : {}),
-        protect: [...this.#sessions.keys(), this.#canonical(this.#currentSession), ...this.#aliases.values()],
+        protect: this.#lease.protectedSessions(),
       });
       if (report.deleted.length) {
         this.#cache.clear();
@@ -296,8 +305,19 @@ export class LcmEngine extends ContextEngine {
 
   // ---------------------------------------------------------------- token tracking
 
+  override updateModel(model: string, contextLength: number, options: UpdateModelOptions = {}): void {
+    super.updateModel(model, contextLength, options);
+    if (this.#startModel === null) this.#startModel = model || null;
+    else if (model && model !== this.#startModel) this.#summarizer.followModel(model);
+  }
+
   updateFromResponse(usage: Usage): void {
     this.recordUsage(usage);
+    // What the provider counts beyond the messages (every tool schema, framing), learnt from real usage.
+    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
+      this.#requestOverhead = Math.max(0, Math.min(Math.floor(this.#window() / 2), this.lastPromptTokens - this.#lastRequestTokens));
+    }
+    this.#lastRequestTokens = 0;
   }
 
   shouldCompress(promptTokens?: number): boolean {
@@ -329,6 +349,7 @@ export class LcmEngine extends ContextEngine {
     return this.#locked(s, async () => {
       try {
         this.#metrics.compressCalls++;
+        const rejectionsBefore = this.#summarizer.stats.rejections;
         const { head, live } = this.#ingest(s, messages);
         const signal = options.signal;
         const headTokens = defaultTokenCounter.countMessages(head);
@@ -397,6 +418,8 @@ export class LcmEngine extends ContextEngine {
           tokensBefore: defaultTokenCounter.countMessages(messages),
           tokensAfter: result.tokens,
           omittedItems: result.omittedItems,
+          // A model answer was refused by the acceptance checks: this pass used a terser level or the deterministic summary.
+          ...(this.#summarizer.stats.rejections > rejectionsBefore ? { rejected: this.#summarizer.lastRejection } : {}),
         };
         s.rescue = null;
         if (sameMessages(result.messages, messages)) return messages;
@@ -411,14 +434,15 @@ export class LcmEngine extends ContextEngine {
 
   #assemble(s: SessionState, head: Message[], live: ReadonlyMap<number, Message>, budget = this.#assemblyBudget()): AssembleResult {
     const conv = this.store.getConversation(s.conversationId);
-    const key = `${conv?.frontierVersion}|${budget}|${this.config.large_message_tokens}|${JSON.stringify(head)}`;
+    const key = `${conv?.frontierVersion}|${budget}|${JSON.stringify(head)}`;
     if (s.lastAssembly?.key === key) return s.lastAssembly.result;
     this.#metrics.assemblies++;
     const result = assembleContext(this.store, this.#cache, {
       conversationId: s.conversationId,
       head,
       budget,
-      largeMessageTokens: this.config.large_message_tokens,
+      // On a small window one message may not take most of the request: shown shortened, kept whole in the store.
+      largeMessageTokens: Math.max(256, Math.min(this.config.large_message_tokens, Math.floor(budget / 3))),
       live,
     });
     s.lastAssembly = { key, result };
@@ -440,7 +464,8 @@ export class LcmEngine extends ContextEngine {
       const tokens = defaultTokenCounter.countMessages(requestMessages);
       const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.#window();
       // The provider also counts the tool schemas (ours at least) and the host's estimate differs from ours.
-      const limit = Math.floor(window * 0.92) - this.#toolSchemaTokens();
+      const limit = Math.floor(window * 0.92) - Math.max(this.#toolSchemaTokens(), this.#requestOverhead);
+      this.#lastRequestTokens = tokens;
       if (tokens < limit) {
         const known = this.#sessions.get(this.#canonical(options.sessionId || this.#currentSession));
         if (known) known.rescue = null;
@@ -465,7 +490,9 @@ export class LcmEngine extends ContextEngine {
         const r = s.rescue;
         if (r && requestMessages.length > r.hostLength && JSON.stringify(requestMessages[r.hostLength - 1]) === r.hostLast) {
           const extended = [...r.selection, ...requestMessages.slice(r.hostLength)];
-          if (defaultTokenCounter.countMessages(extended) < limit) {
+          const extendedTokens = defaultTokenCounter.countMessages(extended);
+          if (extendedTokens < limit) {
+            this.#lastRequestTokens = extendedTokens;
             s.rescue = { selection: extended, hostLength: requestMessages.length, hostLast: JSON.stringify(requestMessages[requestMessages.length - 1]) };
             this.#metrics.selections++;
             return fresh(extended);
@@ -477,9 +504,12 @@ export class LcmEngine extends ContextEngine {
           s.prepared = null;
         }
         // Re-select below the usual budget, so the following requests can append for a while.
-        const budget = Math.floor((this.#target() + this.#assemblyBudget()) / 2);
-        const result = this.#assemble(s, head, live, budget);
+        const budget = Math.max(256, Math.min(Math.floor((this.#target() + this.#assemblyBudget()) / 2), limit - 64));
+        const assembled = this.#assemble(s, head, live, budget);
+        // What the assembly must keep (the fresh tail, a huge paste) can still be too big: cut the largest messages.
+        const result = assembled.tokens > limit ? { ...assembled, ...this.#fitSelection(assembled.messages, live, limit) } : assembled;
         if (result.tokens >= tokens) return null;
+        this.#lastRequestTokens = result.tokens;
         this.#metrics.selections++;
         s.rescue = { selection: result.messages, hostLength: requestMessages.length, hostLast: JSON.stringify(requestMessages[requestMessages.length - 1]) };
         // The host is not compacting: prepare summaries so the next re-selection keeps more.
@@ -490,6 +520,39 @@ export class LcmEngine extends ContextEngine {
       this.#logger.warn("lcm: selectContext failed; request unchanged", { error: describe(error) });
       return null;
     }
+  }
+
+  /**
+   * Shorten the largest non-system messages of a selection until it fits
+   * `limit`: head and tail shown, the original kept whole in the store, with
+   * a note naming the `lcm_expand` id that returns it.
+   */
+  #fitSelection(messages: readonly Message[], live: ReadonlyMap<number, Message>, limit: number): { messages: Message[]; tokens: number } {
+    const ids = new Map<string, number>();
+    for (const [id, m] of live) ids.set(JSON.stringify(m.content), id);
+    const out = messages.slice();
+    let total = defaultTokenCounter.countMessages(out);
+    const tried = new Set<number>();
+    for (let guard = 0; guard < out.length && total > limit; guard++) {
+      let at = -1;
+      let size = 0;
+      out.forEach((m, i) => {
+        if (tried.has(i) || m.role === "system" || m.role === "developer" || typeof m.content !== "string") return;
+        const t = defaultTokenCounter.countMessage(m);
+        if (t > size) [at, size] = [i, t];
+      });
+      if (at < 0 || size < 200) break;
+      tried.add(at);
+      const id = ids.get(JSON.stringify(out[at]!.content));
+      if (id === undefined) continue;
+      const keep = Math.max(100, size - (total - limit) - 80);
+      const next = shortenMessage(out[at]!, { id, seq: this.store.getMessage(id)?.seq ?? 0 }, size, keep);
+      const nextTokens = defaultTokenCounter.countMessage(next);
+      if (nextTokens >= size) continue;
+      total += nextTokens - size;
+      out[at] = next;
+    }
+    return { messages: out, tokens: total };
   }
 
   /** Ingest the finished turn, then prepare summaries off the turn path when the context is getting full. */
@@ -555,6 +618,9 @@ export class LcmEngine extends ContextEngine {
   }
 
   #schemaTokens: number | null = null;
+  /** Tokens of the last request selectContext saw or produced, and the provider's overhead on top of the messages. */
+  #lastRequestTokens = 0;
+  #requestOverhead = 0;
   #toolSchemaTokens(): number {
     if (this.#schemaTokens === null) this.#schemaTokens = estimateTextTokens(JSON.stringify(this.getToolSchemas()));
     return this.#schemaTokens;

@@ -12,6 +12,8 @@ export { CONTEXT_TAG, isEngineMessage } from "./assembly/render.js";
 // The building blocks, for tools that inspect or maintain an LCM database without an engine.
 export type * from "./store/types.js";
 export { openLcmStore, resolveStorePath } from "./store/index.js";
+export { acquireStore } from "./store/pool.js";
+export type { StoreLease } from "./store/pool.js";
 export { searchHistory, parseQuery, STOP_WORDS } from "./search/index.js";
 export type { SearchHit, SearchQuery, SearchResult } from "./search/index.js";
 // The search operations a store implements (the SQLite one here; a PostgreSQL one later).

@@ -75,7 +75,8 @@ describe("summarizer escalation", () => {
     const r = await summarizer(model).summarize({ depth: 0, source, sourceTokens, targetTokens: 300 });
     expect(model.calls).toBe(2);
     expect(r.level).toBe("fallback");
-    expect(r.fallbackReason).toMatch(/not smaller/);
+    expect(r.fallbackReason).toMatch(/rejected \((?:copy|oversized)\)/);
+    expect(r.rejected?.reason).toMatch(/copy|oversized/);
   });
 
   it("without a model goes straight to the fallback", async () => {

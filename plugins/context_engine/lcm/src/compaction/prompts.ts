@@ -72,3 +72,6 @@ export function buildSummaryPrompt(input: PromptInput): { system: string; user: 
   user += `\n\n<source>\n${input.source}\n</source>`;
   return { system: SYSTEM, user };
 }
+
+/** Prefixes a model may echo before its summary (our context tag, a legacy summary prefix); stripped on acceptance. */
+export const SUMMARY_PREFIXES: readonly string[] = ["<lcm_context>", "[CONTEXT SUMMARY]:", "Summary:"];

@@ -200,6 +200,7 @@ export function publishPrepared(store: LcmStore, work: PreparedWork, logger: Log
         meta: {
           prompt: "lcm-v1",
           ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
+          ...(step.result.rejected ? { rejected: step.result.rejected } : {}),
         },
         ...(step.plan.kind === "leaf"
           ? { sourceMessageIds: step.plan.messageIds }

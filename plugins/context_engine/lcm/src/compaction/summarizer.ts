@@ -1,6 +1,6 @@
-import { ChatModelError, contentText, estimateTextTokens } from "@context-engine/core";
+import { ChatModelError, acceptSummary, estimateTextTokens, isServerError } from "@context-engine/core";
 import type { ChatModel, Logger } from "@context-engine/core";
-import { checkFaithfulness } from "./faithfulness.js";
+import { SUMMARY_PREFIXES } from "./prompts.js";
 import { deterministicSummary } from "./fallback.js";
 import { buildSummaryPrompt } from "./prompts.js";
 import type { SummaryStyle } from "./prompts.js";
@@ -25,6 +25,8 @@ export interface SummarizeResult {
   level: SummaryLevel;
   /** Why the model levels were not used, when the fallback was. */
   fallbackReason?: string;
+  /** The model answered but the shared acceptance checks rejected the answer (reason: truncated, refusal, copy, …). */
+  rejected?: { reason: string; detail: string };
   model?: string;
 }
 
@@ -41,14 +43,8 @@ export interface SummarizerOptions {
   logger: Logger;
 }
 
-const THINK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
-
-/** Clean a model answer: drop reasoning blocks and surrounding fences. */
-function cleanAnswer(text: string): string {
-  let out = text.replace(THINK, "").trim();
-  out = out.replace(/^```[a-z]*\n([\s\S]*?)\n```$/i, "$1").trim();
-  return out;
-}
+/** Pause before the one retry of a plain server error. */
+const SERVER_RETRY_MS = 250;
 
 /**
  * Summaries with escalation: the normal prompt at the target, then a terse
@@ -62,15 +58,38 @@ export class Summarizer {
   #openUntil = 0;
   #calls = 0;
   #fallbacks = 0;
+  #rejections = 0;
+  #lastRejection: { reason: string; detail: string } | null = null;
+  /** The main model after `/model`; asked for when no `summary_model` is configured. */
+  #followModel: string | undefined;
   constructor(private readonly options: SummarizerOptions) {}
 
-  get stats(): { calls: number; fallbacks: number; breakerOpen: boolean } {
-    return { calls: this.#calls, fallbacks: this.#fallbacks, breakerOpen: Date.now() < this.#openUntil };
+  get stats(): { calls: number; fallbacks: number; rejections: number; breakerOpen: boolean } {
+    return { calls: this.#calls, fallbacks: this.#fallbacks, rejections: this.#rejections, breakerOpen: Date.now() < this.#openUntil };
+  }
+
+  /** The last model answer the acceptance checks rejected (the summary then came from the next level or the fallback). */
+  get lastRejection(): { reason: string; detail: string } | null {
+    return this.#lastRejection;
+  }
+
+  /** The model summaries go to: `summary_model` if set, else the one `/model` switched to, else the chat model's default. */
+  get model(): string | undefined {
+    return this.options.model ?? this.#followModel;
+  }
+
+  /** The main model changed; summaries follow it unless `summary_model` is set. A new route earns a closed breaker. */
+  followModel(model: string | undefined): void {
+    if (this.options.model || !model || model === this.#followModel) return;
+    this.#followModel = model;
+    this.#failures = 0;
+    this.#openUntil = 0;
   }
 
   async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
     const o = this.options;
     let reason = o.chatModel ? undefined : "no summary model configured";
+    let rejected: { reason: string; detail: string } | undefined;
     if (o.chatModel && Date.now() < this.#openUntil) reason = "summariser circuit breaker open";
     if (o.chatModel && request.modelUnavailableReason) reason = request.modelUnavailableReason;
     if (o.chatModel && !reason) {
@@ -83,23 +102,31 @@ export class Summarizer {
         const outcome = await this.#attempt(request, level.style, level.target);
         if (outcome.ok) {
           this.#failures = 0;
-          return { content: outcome.text, tokens: estimateTextTokens(outcome.text), level: level.style, ...(o.model ? { model: o.model } : {}) };
+          const model = this.model;
+          return { content: outcome.text, tokens: estimateTextTokens(outcome.text), level: level.style, ...(model ? { model } : {}) };
         }
         reason = outcome.reason;
+        if (outcome.rejected) rejected = outcome.rejected;
         if (outcome.terminal) break;
       }
     }
     if (request.signal?.aborted) throw abortError();
     this.#fallbacks++;
     const content = deterministicSummary(request.source, request.sourceTokens, o.fallbackMaxTokens);
-    return { content, tokens: estimateTextTokens(content), level: "fallback", ...(reason ? { fallbackReason: reason } : {}) };
+    return {
+      content,
+      tokens: estimateTextTokens(content),
+      level: "fallback",
+      ...(reason ? { fallbackReason: reason } : {}),
+      ...(rejected ? { rejected } : {}),
+    };
   }
 
   async #attempt(
     request: SummarizeRequest,
     style: SummaryStyle,
     target: number,
-  ): Promise<{ ok: true; text: string } | { ok: false; reason: string; terminal: boolean }> {
+  ): Promise<{ ok: true; text: string } | { ok: false; reason: string; terminal: boolean; rejected?: { reason: string; detail: string } }> {
     const o = this.options;
     const prompt = buildSummaryPrompt({
       depth: request.depth,
@@ -112,30 +139,52 @@ export class Summarizer {
     });
     const timeout = AbortSignal.timeout(o.timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-    this.#calls++;
-    try {
-      const response = await o.chatModel!.complete({
+    const model = this.model;
+    const call = () => {
+      this.#calls++;
+      return o.chatModel!.complete({
         messages: [
           { role: "system", content: prompt.system },
           { role: "user", content: prompt.user },
         ],
-        ...(o.model ? { model: o.model } : {}),
+        ...(model ? { model } : {}),
         temperature: o.temperature,
         signal,
       });
-      const text = cleanAnswer(contentText(response.message?.content ?? ""));
-      if (!text) return { ok: false, reason: "empty summary", terminal: false };
-      const tokens = estimateTextTokens(text);
-      if (tokens >= request.sourceTokens) return { ok: false, reason: `summary not smaller than input (${tokens} ≥ ${request.sourceTokens})`, terminal: false };
-      if (tokens > target * 3) return { ok: false, reason: `summary over 3× its target (${tokens} > ${target * 3})`, terminal: false };
-      const faith = checkFaithfulness(text, request.source + "\n" + (request.previousContext ?? ""));
-      if (faith.checked >= 3 && faith.ratio > o.maxUnsupportedRatio) {
-        return { ok: false, reason: `summary states ${faith.unsupported.length} identifiers absent from its sources (${faith.unsupported.slice(0, 5).join(", ")})`, terminal: false };
+    };
+    try {
+      let response: Awaited<ReturnType<typeof call>>;
+      try {
+        response = await call();
+      } catch (error) {
+        // A plain 5xx is retried once; a second one falls back like any failure.
+        if (!isServerError(error) || signal.aborted) throw error;
+        o.logger.warn("lcm: summariser server error; retrying once", { message: error instanceof Error ? error.message : String(error) });
+        await new Promise((resolve) => setTimeout(resolve, SERVER_RETRY_MS));
+        response = await call();
       }
-      return { ok: true, text };
+      const sources = request.source + "\n" + (request.previousContext ?? "");
+      const verdict = acceptSummary({
+        content: response?.message?.content,
+        finishReason: response?.finishReason,
+        refusal: (response?.message as { refusal?: unknown } | undefined)?.refusal as string | null | undefined,
+        source: request.source,
+        knownText: sources,
+        maxTokens: Math.max(1, Math.min(target * 3, request.sourceTokens - 1)),
+        prefixes: SUMMARY_PREFIXES,
+        maxUnsupportedRatio: o.maxUnsupportedRatio,
+        countTokens: estimateTextTokens,
+      });
+      if (!verdict.ok) {
+        this.#rejections++;
+        this.#lastRejection = { reason: verdict.reason, detail: verdict.detail };
+        o.logger.warn("lcm: summary rejected", { reason: verdict.reason, detail: verdict.detail, style });
+        return { ok: false, reason: `summary rejected (${verdict.reason}): ${verdict.detail}`, terminal: false, rejected: { reason: verdict.reason, detail: verdict.detail } };
+      }
+      return { ok: true, text: verdict.text };
     } catch (error) {
       if (request.signal?.aborted) throw abortError();
-      const kind = ChatModelError.is(error) ? error.kind : "unknown";
+      const kind = isServerError(error) ? "server_error" : ChatModelError.is(error) ? error.kind : "unknown";
       const message = error instanceof Error ? error.message : String(error);
       o.logger.warn("lcm: summariser call failed", { kind, message, style });
       if (kind === "auth" || kind === "quota" || kind === "bad_request") {
@@ -143,7 +192,7 @@ export class Summarizer {
         return { ok: false, reason: `summariser ${kind} error: ${message}`, terminal: true };
       }
       this.#trip(1);
-      const terminal = Date.now() < this.#openUntil || kind === "network" || kind === "timeout" || kind === "overloaded";
+      const terminal = Date.now() < this.#openUntil || kind === "network" || kind === "timeout" || kind === "overloaded" || kind === "server_error";
       return { ok: false, reason: `summariser ${kind} error: ${message}`, terminal };
     }
   }

@@ -30,6 +30,11 @@ const ALTERNATIVES = [
   ...["access[_-]?token", "auth[_-]?token", "refresh[_-]?token", "private-token", "api[_-]?key", "private[_-]?key", "pass(?:word|wd|phrase)", "pwd", "secret"].map(
     (k) => `${k}\\w*["']?\\s*[:=]`,
   ),
+  // saas_token: fixed prefixes; azure_key: the connection-string key names.
+  "glpat-", "npm_", "pypi-", "hf_", "SG\\.", "_v1_", "shp", "key-", "dapi", "hv[sb]\\.", "lin_api_", "PMAK-", "glsa_", "gsk_", "r8_",
+  "sk[a-f0-9]{32}", "ya29\\.", "AccountKey=", "SharedAccessKey=",
+  // secret_assignment: "_key" / "token" (secret and password are above), an optional quote, ":" or "=".
+  "key[\"']?\\s*[:=]", "token[\"']?\\s*[:=]",
   // url_password: "://user:secret@".
   ":\\/\\/[^\\s:/@\"'<>]{1,100}:[^\\s@/\"'<>]{1,200}@",
 ];

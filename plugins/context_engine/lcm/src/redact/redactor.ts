@@ -54,7 +54,7 @@ export function createRedactor(config: RedactionConfig | false | undefined = {})
         const secret = groups?.secret;
         const target = secret ?? match;
         if (target.startsWith("[REDACTED:") || allow.has(target)) return match;
-        if (rule.accept && !rule.accept(target)) return match;
+        if (rule.accept && !rule.accept(target, match)) return match;
         found ??= {};
         found[rule.kind] = (found[rule.kind] ?? 0) + 1;
         if (secret === undefined) return redactionMarker(rule.kind);

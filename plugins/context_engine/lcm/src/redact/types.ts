@@ -12,7 +12,10 @@ export type BuiltinSecretKind =
   | "bearer_token"
   | "url_password"
   | "password_assignment"
-  | "generic_api_key";
+  | "secret_assignment"
+  | "generic_api_key"
+  | "saas_token"
+  | "azure_key";
 
 /** A user-supplied detector: a JS regular expression (source) and the kind it reports. */
 export interface CustomSecretRule {

@@ -1,0 +1,63 @@
+/**
+ * Real-looking (but invented) credentials in the places they show up in agent
+ * transcripts, and look-alikes that are not secrets and must survive. Each
+ * positive carries the secret value that must disappear.
+ */
+export const SECRET_CORPUS: ReadonlyArray<{ text: string; secret: string }> = [
+  { text: "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq3Tk8LmNp", secret: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq3Tk8LmNp" },
+  { text: "export AWS_SECRET_ACCESS_KEY=Zt3kQ9pL2mN8vB4xC7yD1fG6hJ0kL5sA9qW2eR4t", secret: "Zt3kQ9pL2mN8vB4xC7yD1fG6hJ0kL5sA9qW2eR4t" },
+  { text: "[default]\naws_access_key_id = AKIAZ7XQ3MPLK4RT2NVB", secret: "AKIAZ7XQ3MPLK4RT2NVB" },
+  { text: "password=correcthorsebattery", secret: "correcthorsebattery" },
+  { text: "mysql -u root --password=Xk9mP2vLq7", secret: "Xk9mP2vLq7" },
+  { text: "passwd: Tr0ub4dor&3x", secret: "Tr0ub4dor&3x" },
+  { text: 'db_password: "s3cr3t!pw42"', secret: "s3cr3t!pw42" },
+  { text: "token=4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", secret: "4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c" },
+  { text: "GITHUB_TOKEN: 1a2b3c4d5e6f7a8b9c0d1e2f", secret: "1a2b3c4d5e6f7a8b9c0d1e2f" },
+  { text: 'client_secret = "GOCSPX-1a2B3c4D5e6F7g8H9i0JkLmN"', secret: "GOCSPX-1a2B3c4D5e6F7g8H9i0JkLmN" },
+  { text: "SECRET_KEY = 'django-insecure-8x!f$h2k#q9w@e4r'", secret: "django-insecure-8x!f$h2k#q9w@e4r" },
+  { text: '{"stripe_key": "rk_live_51HqLy2AbCdEfGhIjKlMnOp"}', secret: "rk_live_51HqLy2AbCdEfGhIjKlMnOp" },
+  { text: "sendgrid_api_key: qwertyuiopasdfgh1234", secret: "qwertyuiopasdfgh1234" },
+  { text: "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6h", secret: "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6h" },
+  { text: "x-api-key: sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1HgFeDcBa", secret: "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1HgFeDcBa" },
+  { text: "git clone https://ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789@github.com/o/r", secret: "ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789" },
+  { text: "CI uses github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCD", secret: "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCD" },
+  { text: "GITLAB: glpat-x7Yz9AbC2dEf4GhI6jKl", secret: "glpat-x7Yz9AbC2dEf4GhI6jKl" },
+  { text: "slack bot xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", secret: "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx" },
+  { text: "maps: AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", secret: "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY" },
+  { text: "//registry.npmjs.org/:_authToken=npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", secret: "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" },
+  { text: "HF_TOKEN hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", secret: "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567" },
+  { text: "SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ012", secret: "SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ012" },
+  { text: "doctl auth init -t dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", secret: "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
+  { text: "shopify shpat_0123456789abcdef0123456789abcdef", secret: "shpat_0123456789abcdef0123456789abcdef" },
+  { text: "stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", secret: "sk_live_4eC39HqLyjWDarjtT1zdp7dc" },
+  { text: "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", secret: "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U" },
+  { text: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app", secret: "S3cr3tPassw0rd" },
+  { text: "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg==;EndpointSuffix=core.windows.net", secret: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg==" },
+  { text: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", secret: "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ" },
+];
+
+/** Text that mentions keys, tokens and passwords without holding one: left exactly as is. */
+export const NOT_SECRETS: readonly string[] = [
+  "password: str",
+  "def login(user: str, password: str) -> Token:",
+  "token: string;",
+  "api_key: Optional[str] = None",
+  "password=None",
+  "SECRET_KEY = os.environ[\"SECRET_KEY\"]",
+  "password = getpass()",
+  "token: ${{ secrets.GITHUB_TOKEN }}",
+  "api_key: <your-api-key>",
+  "password: ********",
+  "max_tokens: 4096",
+  "tokenizer: cl100k_base",
+  "primary_key: true",
+  "partition_key: customer_id",
+  "key_file: ./certs/server.pem",
+  "ssl_key: /etc/ssl/private/server.key",
+  "sort_key = len",
+  "the password: remember to rotate it",
+  "commit 3f4a9c2b7e1d8f6a5b4c3d2e1f0a9b8c7d6e5f4a fixes the token refresh",
+  "use the AWS_SECRET_ACCESS_KEY environment variable",
+  "auth_token = self.session.token",
+  "client_secret: process.env.CLIENT_SECRET",
+];

@@ -1,0 +1,182 @@
+/**
+ * One set of checks for a summary written by a model, shared by every engine:
+ * normalise the answer to plain text, then reject what must never become a
+ * summary (a truncated answer, a refusal, a copy of the input, an oversized
+ * answer, one that invents identifiers). What an engine does with a rejected
+ * answer (fall back, abort) is its own rule; the verdict says why.
+ */
+
+/** The prefix older transcripts carried; recognised and replaced, never doubled. */
+export const LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:";
+
+export type SummaryRejection = "empty" | "truncated" | "refusal" | "copy" | "oversized" | "invented";
+
+export type SummaryVerdict =
+  | { ok: true; text: string }
+  | { ok: false; reason: SummaryRejection; detail: string };
+
+export interface SummaryAcceptanceInput {
+  /** The answer's content as the model returned it: a string, a list of parts, a `{ text }` object. */
+  content: unknown;
+  finishReason?: string | null | undefined;
+  /** An explicit refusal field (OpenAI `message.refusal`). */
+  refusal?: string | null | undefined;
+  /** The text that was summarised (turns, previous summary); copies of it are rejected. */
+  source: string;
+  /** Largest acceptable answer in tokens. */
+  maxTokens: number;
+  /** Where identifiers may legitimately come from; default `source`. */
+  knownText?: string | undefined;
+  /** Prefixes the engine writes before a summary; stripped from the answer (repeatedly) so none is doubled. */
+  prefixes?: readonly string[] | undefined;
+  /** Share of checked identifiers that may be absent from `knownText` (default 0.34). */
+  maxUnsupportedRatio?: number | undefined;
+  /** Token counter; default ceil(chars / 4). */
+  countTokens?: ((text: string) => number) | undefined;
+}
+
+const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
+const FENCED = /^```[a-z]*\n([\s\S]*)\n```$/i;
+const REFUSAL_OPENING =
+  /^(?:i'?m sorry|i am sorry|sorry[,.!]|i apologi[sz]e|unfortunately,? i|i can(?:'|no)?t|i cannot|i won'?t|i will not|i am unable|i'?m unable|i'?m not able|i am not able|as an ai)/i;
+/** Paths, file names, 3+ digit numbers, snake_case and camelCase words: what a summary must not invent. */
+const IDENTIFIER =
+  /(?:[A-Za-z0-9_.-]*\/[A-Za-z0-9_./-]*[A-Za-z0-9_]|\b[A-Za-z_][A-Za-z0-9_]*\.[a-z]{1,4}\b|\b\d{3,}(?:\.\d+)?\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b)/g;
+
+/**
+ * The plain text of a model answer: strings as is, lists of parts joined,
+ * `{ text }` / `{ content }` objects unwrapped; reasoning blocks and a fence
+ * around the whole answer removed.
+ */
+export function summaryTextOf(value: unknown, depth = 0): string {
+  let text = "";
+  if (typeof value === "string") text = value;
+  else if (Array.isArray(value) && depth < 4) text = value.map((part) => summaryTextOf(part, depth + 1)).filter(Boolean).join("\n");
+  else if (value && typeof value === "object" && depth < 4) {
+    const v = value as { text?: unknown; content?: unknown; value?: unknown };
+    text = summaryTextOf(v.text ?? v.content ?? v.value, depth + 1);
+  }
+  if (depth > 0) return text;
+  const cleaned = text.replace(THINK_BLOCK, "").trim();
+  const fenced = FENCED.exec(cleaned);
+  return fenced ? fenced[1]!.trim() : cleaned;
+}
+
+/** Remove any of `prefixes` (and the legacy prefix) from the start, as often as they occur. */
+export function stripSummaryPrefixes(text: string, prefixes: readonly string[] = []): string {
+  const all = [...prefixes, LEGACY_SUMMARY_PREFIX].filter((p) => p.length > 0);
+  let out = text.trim();
+  for (let guard = 0; guard < 16; guard++) {
+    const hit = all.find((p) => out.startsWith(p));
+    if (!hit) return out;
+    out = out.slice(hit.length).trim();
+  }
+  return out;
+}
+
+/** Whether a text reads as a refusal rather than a summary. */
+export function looksLikeRefusal(text: string): boolean {
+  const head = text.slice(0, 400).trim();
+  if (!REFUSAL_OPENING.test(head)) return false;
+  if (/^#{1,3} /m.test(text)) return false;
+  return text.length < 400 || /summar|checkpoint|compact/i.test(head);
+}
+
+export interface FaithfulnessReport {
+  checked: number;
+  unsupported: string[];
+  ratio: number;
+}
+
+/** Identifiers, paths and numbers a summary states that do not occur in its sources. */
+export function checkFaithfulness(summary: string, source: string): FaithfulnessReport {
+  const haystack = source.toLowerCase();
+  const seen = new Set<string>();
+  const unsupported: string[] = [];
+  for (const m of summary.matchAll(IDENTIFIER)) {
+    const key = m[0].toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!haystack.includes(key)) unsupported.push(m[0]);
+  }
+  return { checked: seen.size, unsupported, ratio: seen.size ? unsupported.length / seen.size : 0 };
+}
+
+/**
+ * Whether `summary` is essentially a copy of `source` rather than a summary:
+ * it is not much shorter than the source and either reproduces most of it
+ * (an echo of the whole prompt counts) or consists mostly of its passages.
+ */
+export function isCopyOf(summary: string, source: string): boolean {
+  const a = words(summary);
+  const b = words(source);
+  if (a.length < 24 || b.length < 24) return a.length > 0 && a.join(" ") === b.join(" ");
+  if (a.length < b.length * 0.5) return false;
+  const share = (from: string[], into: string[]) => {
+    const grams = new Set<string>();
+    for (let i = 0; i + 8 <= into.length; i++) grams.add(into.slice(i, i + 8).join(" "));
+    let shared = 0;
+    let total = 0;
+    for (let i = 0; i + 8 <= from.length; i += 4) {
+      total++;
+      if (grams.has(from.slice(i, i + 8).join(" "))) shared++;
+    }
+    return total > 0 ? shared / total : 0;
+  };
+  return share(b, a) >= 0.6 || share(a, b) >= 0.8;
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
+}
+
+/** Normalise a model answer and decide whether it may become a summary. */
+export function acceptSummary(input: SummaryAcceptanceInput): SummaryVerdict {
+  const count = input.countTokens ?? ((t: string) => Math.ceil(t.length / 4));
+  const reason = (r: SummaryRejection, detail: string): SummaryVerdict => ({ ok: false, reason: r, detail });
+  const finish = (input.finishReason ?? "").toLowerCase();
+  if (finish === "length" || finish === "max_tokens") {
+    return reason("truncated", `the answer was cut off (finish_reason=${finish}); a partial summary is never kept`);
+  }
+  if (finish === "content_filter") return reason("refusal", "the answer was blocked by a content filter");
+  if (typeof input.refusal === "string" && input.refusal.trim()) return reason("refusal", `the model refused: ${input.refusal.trim().slice(0, 200)}`);
+  const text = stripSummaryPrefixes(summaryTextOf(input.content), input.prefixes);
+  if (!text) return reason("empty", "the answer is empty");
+  if (looksLikeRefusal(text)) return reason("refusal", `the model refused: ${text.slice(0, 200)}`);
+  const tokens = count(text);
+  if (tokens > input.maxTokens) return reason("oversized", `the answer has ~${tokens} tokens, over the ${input.maxTokens}-token bound`);
+  if (isCopyOf(text, input.source)) return reason("copy", "the answer is a copy of its input, not a summary");
+  const faith = checkFaithfulness(text, input.knownText ?? input.source);
+  const maxRatio = input.maxUnsupportedRatio ?? 0.34;
+  if (faith.checked >= 3 && faith.ratio > maxRatio) {
+    return reason("invented", `the answer states ${faith.unsupported.length} identifier(s) absent from its sources (${faith.unsupported.slice(0, 5).join(", ")})`);
+  }
+  return { ok: true, text };
+}
+
+const CAPACITY = /overloaded|at capacity|over capacity/i;
+/** Wording some hosts put around every 5xx; it is not the provider saying it is at capacity. */
+const HOST_BOILERPLATE = /failed or is overloaded/gi;
+
+function statusOf(error: unknown): number | undefined {
+  const own = Number((error as { status?: unknown } | null)?.status);
+  if (Number.isFinite(own) && own > 0) return own;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const nested = Number((cause as { status?: unknown } | null | undefined)?.status);
+  return Number.isFinite(nested) && nested > 0 ? nested : undefined;
+}
+
+/**
+ * An HTTP 5xx (other than 504 and 529) whose text states no capacity problem:
+ * a summariser should retry it once and then fall back, not treat it as
+ * "overloaded". Only an explicit capacity answer (529, "overloaded", "at
+ * capacity") counts as overloaded.
+ */
+export function isServerError(error: unknown): boolean {
+  const status = statusOf(error);
+  if (status === undefined || status < 500 || status > 599 || status === 529 || status === 504) return false;
+  const own = error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const causeText = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "";
+  return !CAPACITY.test(`${own} ${causeText}`.replace(HOST_BOILERPLATE, ""));
+}
