@@ -1,7 +1,7 @@
 // Engines the contract allows although they differ from the reference: the kit must pass each.
-import type { CompressOptions, Message, UpdateModelOptions } from "@context-engine/core";
+import { ContextEngine, type CompressOptions, type EngineInitContext, type Message, type Usage, type UpdateModelOptions } from "@context-engine/core";
 import { CooldownEngine } from "./broken-engines-2.js";
-import { MinimalEngine, ReferenceEngine } from "./reference-engine.js";
+import { ReferenceEngine } from "./reference-engine.js";
 
 /** Overrides updateModel with its own policy and ignores modelThresholds ("may honor or ignore the map"). */
 export class OwnPolicyEngine extends ReferenceEngine {
@@ -26,12 +26,22 @@ export class HonouringOverrideEngine extends ReferenceEngine {
 }
 
 /** compress returns its list directly (no promise) and has no tools. */
-export class SynchronousEngine extends MinimalEngine {
+export class SynchronousEngine extends ContextEngine {
   static readonly capabilities = { synchronous: true };
-  override get name() {
+  constructor(ctx: EngineInitContext = {}) {
+    super();
+    this.contextLength = ctx.contextLength ?? 0;
+  }
+  get name() {
     return "minimal";
   }
-  override compress(messages: Message[], options: CompressOptions = {}): Message[] {
+  updateFromResponse(usage: Usage): void {
+    this.recordUsage(usage);
+  }
+  shouldCompress(promptTokens?: number): boolean {
+    return this.thresholdTokens > 0 && (promptTokens ?? this.lastPromptTokens) >= this.thresholdTokens;
+  }
+  compress(messages: Message[], options: CompressOptions = {}): Message[] {
     const tokens = options.currentTokens ?? 0;
     if (!options.force && tokens < this.thresholdTokens) return messages;
     if (options.signal?.aborted) return messages;

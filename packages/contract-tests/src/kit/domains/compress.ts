@@ -13,7 +13,7 @@ import { countTokens, describeError, lastUserText, settleWithin, snapshot } from
 async function recorded(h: Harness): Promise<ConversationFixture[]> {
   const extra = h.options.extraFixtures;
   if (!extra) return [];
-  return typeof extra === "function" ? await extra() : [...extra];
+  return [...(typeof extra === "function" ? await extra() : extra)];
 }
 
 /** A fresh engine in a started session, told the prompt size of `messages`, as a host does before compress. */
