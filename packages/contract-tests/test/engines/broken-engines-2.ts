@@ -171,10 +171,14 @@ class IgnoresForce extends CooldownEngine {
   protected override honoursForce = false;
 }
 
-class WritesBeforeCommit extends ReferenceEngine {
-  override async compress(messages: Message[], options?: CompressOptions): Promise<Message[]> {
-    if (this.dataDir) writeFileSync(join(this.dataDir, "summary-draft.json"), JSON.stringify(messages.length));
-    return super.compress(messages, options);
+/** Ignores the host's abort: when the late summary arrives it is written to dataDir anyway. */
+class PublishesAfterAbort extends ReferenceEngine {
+  override async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
+    const { signal: _ignored, ...rest } = options;
+    const out = await super.compress(messages, rest);
+    const summary = out.find((m) => contentText(m.content).startsWith("[Summary of"));
+    if (summary && this.dataDir) writeFileSync(join(this.dataDir, "summary.json"), JSON.stringify(contentText(summary.content)));
+    return out;
   }
 }
 
@@ -306,7 +310,7 @@ export const MORE_BROKEN_ENGINES: BrokenEngine[] = [
   { defect: "counts-noop", aimedAt: `${C}raises compressionCount by exactly one per compaction`, create: ref(CountsNoop) },
   { defect: "summary-as-system", aimedAt: `${C}keeps system messages only at the start (no summary as a system message mid-conversation)`, create: ref(SummaryAsSystem) },
   { defect: "ignores-force", aimedAt: `${C}force: a manual compress right after a compaction still compacts`, create: ref(IgnoresForce) },
-  { defect: "writes-before-commit", aimedAt: `${C}an aborted pass writes nothing durable (state is published only when the pass completes)`, create: ref(WritesBeforeCommit) },
+  { defect: "publishes-after-abort", aimedAt: `${C}an aborted pass publishes nothing durable, even when its model answers late`, create: ref(PublishesAfterAbort) },
   { defect: "claims-synchronous", aimedAt: `${C}compress returns its list directly when the engine declares itself synchronous`, create: ref(ClaimsSynchronous) },
   { defect: "preflight-mutates", aimedAt: `${C}shouldCompressPreflight answers a boolean and leaves its input alone`, create: ref(PreflightMutates) },
   { defect: "preflight-number", aimedAt: `${C}shouldCompressPreflight answers a boolean and leaves its input alone`, create: ref(PreflightNumber) },

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { checkConversation, type Message } from "@context-engine/core";
+import { checkConversation, type ChatModel, type Message } from "@context-engine/core";
 import { createScriptedChatModel } from "@context-engine/core/test";
 import { expect, it } from "vitest";
 import { cloneMessages } from "../../fixtures/clone.js";
@@ -9,6 +9,7 @@ import type { Harness } from "../harness.js";
 import { newSessionId, startSession, usageFor } from "../session.js";
 import { countTokens, settleWithin } from "../util.js";
 
+const LATE_MS = 300;
 const isSystem = (m: Message) => m.role === "system" || m.role === "developer";
 
 /** Every file under `dir` with its bytes, to see whether anything was written. */
@@ -76,17 +77,26 @@ export function registerCompressRules(h: Harness): void {
     }
   }, h.timeout);
 
-  it("an aborted pass writes nothing durable (state is published only when the pass completes)", async () => {
+  it("an aborted pass publishes nothing durable, even when its model answers late", async () => {
     const dataDir = h.tempDir();
-    const { engine, sessionId, messages, tokens } = await overThreshold(h, dataDir, createScriptedChatModel({ mode: "slow", delayMs: 60_000 }));
-    const before = treeOf(dataDir);
+    const marker = `ABORTED-PASS-SUMMARY-${process.pid}-${Date.now()}`;
+    // A model that ignores the signal and answers after the host gave up (as a stuck HTTP call can).
+    const late: ChatModel = {
+      model: "late-model",
+      async complete() {
+        await new Promise((r) => setTimeout(r, LATE_MS));
+        return { message: { role: "assistant", content: `## Summary\n${marker}` }, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } };
+      },
+    };
+    const { engine, sessionId, messages, tokens } = await overThreshold(h, dataDir, late);
     const controller = new AbortController();
     const pending = Promise.resolve().then(() => engine.compress(messages, { currentTokens: tokens, sessionId, signal: controller.signal }));
     setTimeout(() => controller.abort(new Error("host timeout")), 20).unref?.();
-    await settleWithin(pending, 20 + h.abortGraceMs);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(treeOf(dataDir), "compress wrote to dataDir during a pass the host aborted: keep the pass's results in memory and publish them only once it completes (the host discards an aborted pass)").toEqual(before);
-  }, h.timeout + 2 * h.abortGraceMs);
+    await settleWithin(pending, LATE_MS + h.abortGraceMs);
+    await new Promise((r) => setTimeout(r, 100));
+    const holding = Object.entries(treeOf(dataDir)).filter(([, bytes]) => Buffer.from(bytes, "base64").includes(marker)).map(([file]) => file);
+    expect(holding, "the summary of a pass the host aborted reached dataDir: check signal.aborted after every await and publish only when the pass completes (the host discards an aborted pass)").toEqual([]);
+  }, h.timeout + LATE_MS + 2 * h.abortGraceMs);
 
   it("compress returns its list directly when the engine declares itself synchronous", async (ctx) => {
     const caps = await h.capabilities();

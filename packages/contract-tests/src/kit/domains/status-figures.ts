@@ -12,8 +12,8 @@ export function registerStatusFigures(h: Harness): void {
   it("getStatus reflects the current figures, never stale ones", async () => {
     const engine = await h.create({ contextLength: 100_000 });
     engine.getStatus(); // a cached first answer must not be returned later
-    engine.updateFromResponse({ prompt_tokens: 40_000, completion_tokens: 10, total_tokens: 40_010 });
     await engine.updateModel(h.model, 200_000);
+    engine.updateFromResponse({ prompt_tokens: 40_000, completion_tokens: 10, total_tokens: 40_010 });
     engine.compressionCount = 2;
     const status = engine.getStatus();
     expect(
