@@ -91,6 +91,12 @@ export interface ContractOptions {
   testTimeoutMs?: number;
   /** More conversations for the compress checks (e.g. recorded sessions), besides the bundled fixtures. */
   extraFixtures?: readonly ConversationFixture[] | (() => Promise<readonly ConversationFixture[]>);
+  /**
+   * Checks the engine does not pass yet, as `"<domain> > <check>"` (e.g.
+   * `"compress > shrinks a conversation well over its threshold"`). They run
+   * as expected failures and start failing once the engine passes them.
+   */
+  todo?: readonly string[];
   /** Release an engine after its test (close databases, timers). */
   disposeEngine?: (engine: ContextEngine) => void | Promise<void>;
 }

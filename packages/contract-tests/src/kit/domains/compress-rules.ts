@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkConversation, type ChatModel, type Message } from "@context-engine/core";
 import { createScriptedChatModel } from "@context-engine/core/test";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import { allFixtures, fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";
@@ -26,7 +27,7 @@ function treeOf(dir: string): Record<string, string> {
   return out;
 }
 
-async function overThreshold(h: Harness, dataDir?: string, chatModel = createScriptedChatModel()) {
+async function overThreshold(h: Harness, dataDir?: string, chatModel: ChatModel = createScriptedChatModel()) {
   const engine = await h.create({ contextLength: h.compactionContextLength, chatModel, ...(dataDir ? { dataDir } : {}) });
   const sessionId = newSessionId("rules");
   await startSession(h, engine, sessionId, dataDir);

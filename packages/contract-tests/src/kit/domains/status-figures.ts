@@ -1,4 +1,5 @@
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import type { Harness } from "../harness.js";
 
 export function registerStatusFigures(h: Harness): void {

@@ -1,5 +1,6 @@
 import type { ContextEngine } from "@context-engine/core";
-import { expect, it, type TestContext } from "vitest";
+import { expect, type TestContext } from "vitest";
+import { it } from "../it.js";
 import { overridesUpdateModel, type Harness } from "../harness.js";
 
 const WINDOW = 200_000;
