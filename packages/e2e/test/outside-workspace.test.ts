@@ -36,7 +36,8 @@ describe.skipIf(!enabled)("outside the workspace, with npm", () => {
   });
 
   it("scaffolds my-engine, installs the tarballs, fills the skeleton, passes the kit and builds", async () => {
-    await ok("npx", ["--yes", tarball("create-context-engine"), "my-engine"], root);
+    // What `npm create context-engine@latest my-engine` runs, with the packed tarball instead of the registry's.
+    await ok("npm", ["exec", "--yes", `--package=${tarball("create-context-engine")}`, "--", "create-context-engine", "my-engine"], root);
     const engine = join(root, "my-engine");
     await ok("npm", ["install", ...NPM_QUIET, "--save-dev", tarball("@context-engine/core"), tarball("@context-engine/contract-tests")], engine);
     const filled = fillSkeleton(readFileSync(join(engine, "src/index.ts"), "utf8"), readFileSync(join(engine, "test/contract.test.ts"), "utf8"));
