@@ -22,7 +22,9 @@ export function run(cmd: string, args: string[], cwd: string, env: Record<string
 
 /** Fail with the command's output when it did not exit 0. */
 export async function ok(cmd: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<string> {
+  const started = Date.now();
   const r = await run(cmd, args, cwd, env);
+  console.info(`[e2e] ${((Date.now() - started) / 1000).toFixed(1)} s: ${cmd} ${args.join(" ").slice(0, 160)}`);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} (in ${cwd}) exited ${r.code}:\n${r.out.slice(-4000)}`);
   return r.out;
 }

@@ -48,7 +48,7 @@ describe.skipIf(!enabled)("outside the workspace, with npm", () => {
     expect(test.code, test.out.slice(-3000)).toBe(0);
     expect(test.out).not.toContain("[TODO]");
     await ok("npm", ["run", "build"], engine);
-    await ok("npm", ["pack", "--pack-destination", tarballs], engine);
+    await ok("npm", ["pack", "--ignore-scripts", "--pack-destination", tarballs], engine); // built just above
   });
 
   it("the CLI discovers and selects the engine as an npm package and as a directory engine", async () => {
