@@ -55,7 +55,7 @@ describe.skipIf(!enabled)("outside the workspace, with npm", () => {
     const host = join(root, "host");
     mkdirSync(host);
     writeFileSync(join(host, "package.json"), JSON.stringify({ name: "host", private: true, type: "module" }));
-    const ours = PACKAGES.filter((p) => !p.endsWith("create-context-engine")).map((p) => tarball(JSON.parse(readFileSync(join(repo, p, "package.json"), "utf8")).name));
+    const ours = PACKAGES.map((p) => tarball(JSON.parse(readFileSync(join(repo, p, "package.json"), "utf8")).name));
     await ok("npm", ["install", ...NPM_QUIET, ...ours, tarball("my-engine")], host);
     writeFileSync(join(host, "config.yaml"), "context:\n  engine: my-engine\n");
     const home = join(root, "home");
