@@ -56,17 +56,23 @@ function binaryFor(node, bsDir) {
   }
 }
 
+/** Replace a file without writing through it: pnpm hard-links package files across projects. */
+function place(src, dst) {
+  rmSync(dst, { force: true });
+  copyFileSync(src, dst);
+}
+
 const bsDir = betterSqliteDir();
 const live = join(bsDir, "build/Release/better_sqlite3.node");
 const backup = `${live}.node20`;
 const timings = [];
 let failed = false;
-copyFileSync(live, backup);
+place(live, backup);
 try {
   for (const major of majors) {
     const started = Date.now();
     const node = nodeInfo(major);
-    copyFileSync(binaryFor(node, bsDir), live);
+    place(binaryFor(node, bsDir), live);
     console.log(`\n[node-matrix] === the test suite on Node ${node.version} ===`);
     // CONTEXT_ENGINE_* is part of turbo's test hash, so each major really runs (builds stay cached);
     // the outside-the-workspace test runs once, in the main run.
@@ -76,7 +82,7 @@ try {
     timings.push(`Node ${node.version}: ${r.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s`);
   }
 } finally {
-  copyFileSync(backup, live);
+  place(backup, live);
   rmSync(backup, { force: true });
 }
 console.log(`\n[node-matrix] ${timings.join("; ")}`);
