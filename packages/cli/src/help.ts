@@ -12,6 +12,7 @@ Commands:
   plugins list           Every engine found, its source, version, status, and which one is active
   plugins info <name>    Details of one engine
   config check           Validate config.yaml and print each problem with its line
+  new-engine <name>      Scaffold a context engine package (same as npm create context-engine)
   help [command]         Show help for a command
 
 Options:
@@ -104,7 +105,17 @@ and every engine's own section, and prints each problem as file:line:column. Exi
 config has errors.
 `;
 
+export const NEW_ENGINE_HELP = `Usage:
+  context-engine new-engine <name> [--dir <path>] [--description <text>]
+
+Creates ./<name> (or --dir) with an npm engine package: @context-engine/core as a peer
+dependency, a tsc build to dist/, an exports map, the contextEngine field, plugin.yaml, a
+documented skeleton ContextEngine subclass and a test running the contract kit. Then:
+  cd <name> && npm install && npm test
+`;
+
 export const HELP_BY_COMMAND: Record<string, string> = {
+  "new-engine": NEW_ENGINE_HELP,
   replay: REPLAY_HELP,
   chat: CHAT_HELP,
   plugins: PLUGINS_HELP,

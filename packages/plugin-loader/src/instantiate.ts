@@ -1,7 +1,9 @@
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContextEngine, isContextEngine } from "@context-engine/core";
 import type { EngineInitContext, Logger } from "@context-engine/core";
 import { describeError } from "./errors.js";
+import { enableHostResolution } from "./host-resolution.js";
 import { createRegistrationContext, EngineSlot, safeName } from "./registration.js";
 import { DEFAULT_PLUGIN_TIMEOUT_MS, PluginTimeoutError, withTimeout } from "./timeout.js";
 
@@ -97,6 +99,7 @@ type EngineClass = new (ctx: EngineInitContext) => unknown;
 
 export async function importModule(entry: string, timeoutMs: number = DEFAULT_PLUGIN_TIMEOUT_MS): Promise<{ ok: true; exports: Record<string, unknown> } | { ok: false; stage: "import"; reason: string }> {
   try {
+    enableHostResolution(dirname(entry));
     const exports = (await withTimeout(import(pathToFileURL(entry).href), timeoutMs, "the import")) as Record<string, unknown>;
     return { ok: true, exports };
   } catch (error) {

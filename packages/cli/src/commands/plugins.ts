@@ -38,7 +38,7 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
     const table = renderTable(
       [{ header: "" }, { header: "engine" }, { header: "source" }, { header: "version" }, { header: "status" }, { header: "description" }],
       rows.map((r) => [
-        r.active ? p.green("●") : " ",
+        r.active ? (r.status === "ok" ? p.green("●") : p.red("✗")) : " ",
         r.active ? p.bold(r.name) : r.name,
         r.source,
         r.version ?? "–",
@@ -47,10 +47,15 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
       ]),
     );
     io.stdout.write(table);
-    const active = rows.find((r) => r.active);
-    io.stdout.write(
-      `\n${active ? `Active: ${p.bold(active.name)}` : p.yellow("No engine listed is active")} (context.engine in ${loaded.file ?? "defaults: no config.yaml found"}).\n`,
-    );
+    const selected = rows.find((r) => r.active);
+    const where = `context.engine in ${loaded.file ?? "defaults: no config.yaml found"}`;
+    // A selected engine that fails to load is not active: the host falls back to the built-in compressor.
+    const line = !selected
+      ? p.yellow("No engine listed is active")
+      : selected.status === "ok"
+        ? `Active: ${p.bold(selected.name)}`
+        : p.red(`Not active: ${selected.name} is selected but broken (${selected.status}); the host falls back to the built-in compressor`);
+    io.stdout.write(`\n${line} (${where}).\n`);
     return EXIT.ok;
   }
 
@@ -64,7 +69,7 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
   }
   for (const r of matches) {
     const lines = [
-      `${p.bold(r.name)}${r.active ? p.green(" (active)") : ""}`,
+      `${p.bold(r.name)}${r.active ? (r.status === "ok" ? p.green(" (active)") : p.red(" (selected, but broken: not active)")) : ""}`,
       `  source:      ${r.source}`,
       `  version:     ${r.version ?? "–"}`,
       `  status:      ${r.status === "ok" ? p.green("ok") : p.red(r.status)}`,

@@ -11,6 +11,7 @@ import { registerTools } from "./domains/tools.js";
 import { registerTurnComplete } from "./domains/turn-complete.js";
 import { registerUsage } from "./domains/usage.js";
 import { Harness } from "./harness.js";
+import { beginDomain } from "./it.js";
 import { CONTRACT_DOMAINS, type ContractDomain, type ContractOptions } from "./options.js";
 
 const DOMAIN_TITLES: Record<ContractDomain, [string, (h: Harness) => void]> = {
@@ -44,13 +45,18 @@ export function describeContextEngineContract(options: ContractOptions): void {
     throw new TypeError("describeContextEngineContract: options.name must be the plugin name (the context.engine value)");
   }
   const harness = new Harness(options);
+  const todo = new Set(options.todo ?? []);
   describe(options.suiteName ?? `ContextEngine contract: ${options.name}`, () => {
     afterEach(() => harness.cleanup());
     afterAll(() => harness.cleanupProbe());
     for (const domain of CONTRACT_DOMAINS) {
       if (options.domains?.[domain] === false) continue;
       const [title, register] = DOMAIN_TITLES[domain];
-      describe(title, () => register(harness));
+      describe(title, () => {
+        beginDomain(title, todo);
+        register(harness);
+        beginDomain("", new Set());
+      });
     }
   });
 }

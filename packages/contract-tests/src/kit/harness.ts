@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { overridesHook, type ChatModel, type ContextEngine, type Logger } from "@context-engine/core";
-import { createFakeChatModel } from "../fixtures/fake-chat-model.js";
+import { ContextEngine, overridesHook, type ChatModel, type Logger } from "@context-engine/core";
+import { createScriptedChatModel as createFakeChatModel } from "@context-engine/core/test";
 import type { ContractEngineContext, ContractOptions, EngineCapabilities } from "./options.js";
 
 export type ResolvedCapabilities = Required<EngineCapabilities> & {
@@ -118,9 +118,12 @@ export class Harness {
           selectContext: overridesHook(engine, "selectContext"),
           onTurnComplete: overridesHook(engine, "onTurnComplete"),
           persistence: false,
+          ownsThresholdPolicy: false,
+          synchronous: false,
+          concurrentSessions: true,
         };
         const out = { from: {} } as ResolvedCapabilities;
-        for (const key of ["tools", "selectContext", "onTurnComplete", "persistence"] as const) {
+        for (const key of CAPABILITY_KEYS) {
           const fromOptions = this.options.capabilities?.[key];
           const fromEngine = declared[key];
           if (typeof fromOptions === "boolean") {
@@ -145,6 +148,13 @@ export class Harness {
     })();
     return this.#probe;
   }
+}
+
+const CAPABILITY_KEYS = ["tools", "selectContext", "onTurnComplete", "persistence", "ownsThresholdPolicy", "synchronous", "concurrentSessions"] as const;
+
+/** Whether the engine replaces the base class's `updateModel` (and so may own its threshold policy). */
+export function overridesUpdateModel(engine: ContextEngine): boolean {
+  return typeof engine.updateModel === "function" && engine.updateModel !== ContextEngine.prototype.updateModel;
 }
 
 function safeToolCount(engine: ContextEngine): number {

@@ -1,3 +1,4 @@
+import type { ConversationFixture } from "../fixtures/types.js";
 import type { ChatModel, ContextEngine, EngineInitContext, Logger } from "@context-engine/core";
 
 /** Optional parts of the contract an engine implements. */
@@ -10,6 +11,17 @@ export interface EngineCapabilities {
   onTurnComplete?: boolean;
   /** Keeps state in `dataDir` that a new instance on the same directory picks up. */
   persistence?: boolean;
+  /**
+   * Overrides `updateModel` with its own compaction policy and ignores
+   * `modelThresholds` (the contract allows it). Unset: inferred — an engine
+   * that keeps the base `updateModel` must honour the map; one that overrides
+   * it and still reacts to the map must resolve it as the base class does.
+   */
+  ownsThresholdPolicy?: boolean;
+  /** `compress` returns its list directly, never a promise. Default false (either is allowed). */
+  synchronous?: boolean;
+  /** One instance may serve several sessions at once (default true; false for strictly one-instance-per-session engines). */
+  concurrentSessions?: boolean;
 }
 
 /** Groups of checks; each can be switched off with `domains: { name: false }`. */
@@ -77,8 +89,14 @@ export interface ContractOptions {
   abortGraceMs?: number;
   /** Per-test timeout (default 30000 ms). */
   testTimeoutMs?: number;
-  /** Shared data directory for recorded-session fixtures (default: resolved by @context-engine/sessions). */
-  dataDir?: string;
+  /** More conversations for the compress checks (e.g. recorded sessions), besides the bundled fixtures. */
+  extraFixtures?: readonly ConversationFixture[] | (() => Promise<readonly ConversationFixture[]>);
+  /**
+   * Checks the engine does not pass yet, as `"<domain> > <check>"` (e.g.
+   * `"compress > shrinks a conversation well over its threshold"`). They run
+   * as expected failures and start failing once the engine passes them.
+   */
+  todo?: readonly string[];
   /** Release an engine after its test (close databases, timers). */
   disposeEngine?: (engine: ContextEngine) => void | Promise<void>;
 }

@@ -61,6 +61,8 @@ class StrictlyAbove extends ReferenceEngine {
 }
 
 class FixedThreshold extends ReferenceEngine {
+  // Claims to honour modelThresholds (not to own its policy), then ignores the map.
+  static override readonly capabilities = { ...ReferenceEngine.capabilities, ownsThresholdPolicy: false };
   #first: number | undefined;
   override updateModel(_model: string, contextLength: number, _options?: UpdateModelOptions): void {
     // Ignores modelThresholds: always the configured percent.
@@ -346,7 +348,7 @@ export const BROKEN_ENGINES: BrokenEngine[] = [
   { defect: "rejects-focus", aimedAt: "compress > accepts a focusTopic", create: ref(RejectsFocus) },
   { defect: "ignores-abort", aimedAt: "compress > ends promptly when its signal is aborted", create: ref(IgnoresAbort) },
   { defect: "compacts-in-place", aimedAt: "compress > returns a list that later changes to the input list do not affect", create: ref(CompactsInPlace) },
-  { defect: "no-count", aimedAt: "compress > raises compressionCount when it compacted", create: ref(NoCount) },
+  { defect: "no-count", aimedAt: "compress > raises compressionCount by exactly one per compaction", create: ref(NoCount) },
   { defect: "needs-model", aimedAt: "compress > copes with a failing, empty or missing summary model", create: ref(ThrowsWithoutModel) },
   { defect: "reset-keeps-count", aimedAt: "reset and status > onSessionReset zeroes the counters (0, never -1)", create: ref(ResetKeepsCount) },
   { defect: "status-missing-field", aimedAt: "reset and status > getStatus has the standard fields", create: ref(StatusMissingField) },

@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import { fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";

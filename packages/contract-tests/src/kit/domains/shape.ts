@@ -1,5 +1,6 @@
 import { ContextEngine, isContextEngine } from "@context-engine/core";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import type { Harness } from "../harness.js";
 
 const NAME_RE = /^[a-z][a-z0-9_-]*$/;

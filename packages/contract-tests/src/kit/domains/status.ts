@@ -1,5 +1,7 @@
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import type { Harness } from "../harness.js";
+import { registerStatusFigures } from "./status-figures.js";
 
 const STANDARD_FIELDS = ["lastPromptTokens", "thresholdTokens", "contextLength", "usagePercent", "compressionCount"] as const;
 
@@ -44,4 +46,6 @@ export function registerStatus(h: Harness): void {
     // A missing usagePercent is the standard-fields check's concern; here only its sign matters.
     expect(!(status.usagePercent < 0), `getStatus().usagePercent must not be negative, got ${status.usagePercent}`).toBe(true);
   }, h.timeout);
+
+  registerStatusFigures(h);
 }

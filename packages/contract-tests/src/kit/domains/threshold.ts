@@ -1,5 +1,7 @@
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import type { Harness } from "../harness.js";
+import { mapRulesApply, registerThresholdPolicy } from "./threshold-policy.js";
 
 export function registerThreshold(h: Harness): void {
   it("shouldCompress is false below thresholdTokens and true at or above it", async () => {
@@ -28,7 +30,8 @@ export function registerThreshold(h: Harness): void {
     expect(engine.thresholdTokens, "switching back must give the first threshold again").toBe(big);
   }, h.timeout);
 
-  it("updateModel honours modelThresholds", async () => {
+  it("updateModel honours modelThresholds", async (ctx) => {
+    if (!(await mapRulesApply(h, ctx))) return;
     const engine = await h.create({
       contextLength: 200_000,
       modelThresholds: { "contract-override": 0.9 },
@@ -42,4 +45,6 @@ export function registerThreshold(h: Harness): void {
     await engine.updateModel(h.model, 200_000);
     expect(engine.thresholdTokens, "a model with no override must fall back to the configured threshold, not keep the previous override").toBe(configured);
   }, h.timeout);
+
+  registerThresholdPolicy(h);
 }

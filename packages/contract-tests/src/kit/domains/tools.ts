@@ -1,8 +1,10 @@
 import { isPlainObject, ToolSchemaSchema } from "@context-engine/core";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import { fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";
+import { registerToolRules } from "./tool-rules.js";
 import { newSessionId, replayTurns, startSession } from "../session.js";
 import { exampleArguments, toolSchemasOf } from "../tool-args.js";
 import { describeError } from "../util.js";
@@ -112,4 +114,6 @@ export function registerTools(h: Harness): void {
     const engine = await h.create();
     expect(engine.getToolSchemas(), "an engine that declares no tools must return [] from getToolSchemas (declare capabilities.tools: true if it has tools)").toEqual([]);
   }, h.timeout);
+
+  registerToolRules(h);
 }

@@ -1,5 +1,6 @@
 import { overridesHook, type Message, type TurnCompleteMeta, type Usage } from "@context-engine/core";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import { fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";

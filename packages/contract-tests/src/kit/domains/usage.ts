@@ -1,5 +1,6 @@
 import type { Usage } from "@context-engine/core";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
+import { it } from "../it.js";
 import type { Harness } from "../harness.js";
 
 export function registerUsage(h: Harness): void {

@@ -1,0 +1,28 @@
+import { resolve } from "node:path";
+import { parseCommandArgs } from "../args.js";
+import { EXIT, InputError, UsageError } from "../errors.js";
+import { NEW_ENGINE_HELP } from "../help.js";
+import type { CliIO } from "../io.js";
+
+export async function newEngineCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("new-engine", argv, { dir: { type: "string" }, description: { type: "string" } });
+  if (values.help) {
+    io.stdout.write(NEW_ENGINE_HELP);
+    return EXIT.ok;
+  }
+  const [name, ...extra] = positionals;
+  if (!name) throw new UsageError("new-engine: missing the engine name", { hints: ["Example: context-engine new-engine my-engine"] });
+  if (extra.length) throw new UsageError(`new-engine: unexpected argument ${JSON.stringify(extra[0])}`);
+  const { nextSteps, scaffoldEngine, ENGINE_NAME } = await import("create-context-engine");
+  if (!ENGINE_NAME.test(name)) {
+    throw new UsageError(`new-engine: ${JSON.stringify(name)} is not an engine name`, { hints: ['Use lowercase letters, digits, "-" or "_", starting with a letter.'] });
+  }
+  const directory = resolve(io.cwd, values.dir ?? name);
+  try {
+    const result = scaffoldEngine({ directory, name, ...(values.description ? { description: values.description } : {}) });
+    io.stdout.write(nextSteps(result, io.cwd));
+    return EXIT.ok;
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}

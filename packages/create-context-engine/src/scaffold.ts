@@ -1,0 +1,60 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { ENGINE_NAME } from "./names.js";
+import { engineFiles } from "./templates.js";
+
+export interface ScaffoldOptions {
+  /** Where to create the package; its last segment is the engine name unless `name` is given. */
+  directory: string;
+  name?: string;
+  description?: string;
+  /** Version ranges for `@context-engine/core` and the kit (defaults: any 0.x). */
+  coreRange?: string;
+  kitRange?: string;
+}
+
+export interface ScaffoldResult {
+  directory: string;
+  name: string;
+  files: string[];
+}
+
+/** Write a new engine package. Refuses a non-empty directory and a name that is not a valid engine name. */
+export function scaffoldEngine(options: ScaffoldOptions): ScaffoldResult {
+  const directory = resolve(options.directory);
+  const name = options.name ?? basename(directory);
+  if (!ENGINE_NAME.test(name)) {
+    throw new Error(`engine name ${JSON.stringify(name)}: expected lowercase letters, digits, "-" or "_", starting with a letter (it becomes the npm package name and the context.engine value)`);
+  }
+  if (existsSync(directory) && readdirSync(directory).length > 0) {
+    throw new Error(`${directory} already exists and is not empty; choose a new directory`);
+  }
+  const files = engineFiles({
+    name,
+    description: options.description ?? `The ${name} context engine`,
+    ...(options.coreRange ? { coreRange: options.coreRange } : {}),
+    ...(options.kitRange ? { kitRange: options.kitRange } : {}),
+  });
+  for (const [rel, text] of Object.entries(files)) {
+    const path = join(directory, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return { directory, name, files: Object.keys(files) };
+}
+
+/** What to tell the user after scaffolding. */
+export function nextSteps(result: ScaffoldResult, cwd: string): string {
+  const rel = result.directory.startsWith(`${cwd}/`) ? result.directory.slice(cwd.length + 1) : result.directory;
+  return [
+    `Created the ${result.name} engine in ${rel}:`,
+    ...result.files.map((f) => `  ${f}`),
+    "",
+    "Next:",
+    `  cd ${rel}`,
+    "  npm install",
+    "  npm test        # the contract kit; compress is marked TODO",
+    "  npm run build",
+    "",
+  ].join("\n");
+}
