@@ -1,16 +1,7 @@
 import type { Message } from "@context-engine/core";
-import { acceptSelection, checkConversation } from "@context-engine/core";
+import { acceptSelection, checkConversation, describeError } from "@context-engine/core";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  try {
-    return String(error);
-  } catch {
-    return "unprintable error";
-  }
-}
 
 /**
  * Run one engine call under the contract's fail-open rule: a throw, a

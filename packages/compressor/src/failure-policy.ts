@@ -1,5 +1,5 @@
 import type { ChatModelErrorKind } from "@context-engine/core";
-import { ChatModelError, isServerError } from "@context-engine/core";
+import { ChatModelError, describeError as describeAnyError, isServerError } from "@context-engine/core";
 
 export { isServerError };
 
@@ -97,7 +97,8 @@ export function classifyError(error: unknown): ChatModelErrorKind {
 
 const CAPACITY = /overloaded|at capacity|over capacity/i;
 
+/** Core's description, cut to 300 characters: it goes into status lines and events. */
 export function describeError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = describeAnyError(error);
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }

@@ -1,5 +1,5 @@
 import type { ChatModel, ChatModelErrorKind, SummaryRejection } from "@context-engine/core";
-import { ChatModelError, acceptSummary } from "@context-engine/core";
+import { ChatModelError, acceptSummary, raceAbort } from "@context-engine/core";
 import { z } from "zod";
 import { HEADINGS, quoteBlock } from "./prompt.js";
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX, SUMMARY_TAG } from "./markers.js";
@@ -85,31 +85,8 @@ function stripEndMarker(text: string): string {
   return at >= 0 ? text.slice(0, at).trim() || text : text;
 }
 
-/** Settle as soon as `signal` aborts, even if the model ignores the signal. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => {});
-      reject(abortReason(signal));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+/** Settle as soon as `signal` aborts, even if the model ignores the signal (core's one implementation). */
+export { raceAbort };
 
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("The compaction was aborted", "AbortError");

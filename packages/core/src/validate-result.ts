@@ -38,7 +38,9 @@ export interface SelectionCheckInput {
 /**
  * A `selectContext` result is usable when it is a valid conversation, keeps
  * the host's system prefix exactly (no system or developer message added,
- * removed, moved or rewritten) and still holds the turn's user message.
+ * removed, moved or rewritten) and still holds the turn's user message: as
+ * it is, or quoted verbatim in a user-role message (an engine that compacted
+ * a long agent turn's opening request and carries it in its context block).
  */
 export function checkSelectionResult(returned: unknown, input: SelectionCheckInput): ResultCheck {
   return guarded(() => {
@@ -47,7 +49,7 @@ export function checkSelectionResult(returned: unknown, input: SelectionCheckInp
     const messages = base.messages;
     const prefix = systemProblem(input.request, messages);
     if (prefix) return { ok: false, reason: prefix };
-    if (input.incoming && !holdsUserMessage(messages, input.incoming)) {
+    if (input.incoming && !holdsUserMessage(messages, input.incoming) && !quotesUserText(messages.filter((m) => m.role === "user"), input.incoming)) {
       return { ok: false, reason: "the turn's user message is missing from the selection" };
     }
     return base;

@@ -1,13 +1,4 @@
-/** A short, single-line description of any thrown value. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
+import { describeError } from "@context-engine/core";
 
 export class EngineTimeoutError extends Error {
   override readonly name = "EngineTimeoutError";

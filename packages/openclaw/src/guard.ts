@@ -1,17 +1,7 @@
-import { MessageSchema, checkConversation } from "@context-engine/core";
+import { MessageSchema, checkConversation, describeError } from "@context-engine/core";
 import type { Logger, Message } from "@context-engine/core";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
-
-/** One readable line for any thrown value. */
-export function describeError(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  try {
-    return typeof err === "string" ? err : JSON.stringify(err) ?? String(err);
-  } catch {
-    return String(err);
-  }
-}
 
 /**
  * Run one engine call with a deadline. A throw, a rejection or a timeout

@@ -59,7 +59,7 @@ describe("lcm-plugin (OpenClaw plugin directory)", () => {
     expect(result.content[0]!.text).toContain("contents");
   });
 
-  it("manifest config schema is LCM's own schema (kept in sync)", () => {
+  it("manifest config schema is LCM's own schema (kept in sync; run pnpm sync-lcm-manifest)", () => {
     const generated = z.toJSONSchema(configSchema, { io: "input" }) as Record<string, unknown>;
     delete generated.$schema;
     expect(manifest.configSchema).toEqual(generated);

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { contentText, defaultTokenCounter, type Message } from "@context-engine/core";
+import { contentText, defaultTokenCounter, describeError as describeAnyError, type Message } from "@context-engine/core";
 
 export const countTokens = (messages: readonly Message[]): number => defaultTokenCounter.countMessages(messages);
 
@@ -52,9 +52,10 @@ export async function settleWithin<T>(
 }
 
 /** Describe a thrown value in one line. */
+/** Core's description with the error's class name first: authors want to see "TypeError: …". */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  const text = describeAnyError(error);
+  return error instanceof Error ? `${error.name}: ${text}` : text;
 }
 
 /** Insert `marker` into every user and tool message so leaks can be spotted in any output. */

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ContextEngine, defaultTokenCounter, estimateTextTokens, silentLogger, toolError } from "@context-engine/core";
+import { ContextEngine, defaultTokenCounter, describeError, estimateTextTokens, raceAbortOrNull, silentLogger, toolError } from "@context-engine/core";
 import type {
   CompressOptions,
   EngineInitContext,
@@ -20,6 +20,7 @@ import type {
 import { assembleContext, RowCache } from "./assembly/assembler.js";
 import type { AssembleResult } from "./assembly/assembler.js";
 import { isEngineMessage, shortenMessage, SUMMARY_OVERHEAD_TOKENS } from "./assembly/render.js";
+import { isRequest, keepRequest, latestRequest } from "./assembly/keep-request.js";
 import { configSchema, parseConfig } from "./config.js";
 import type { LcmConfig } from "./config.js";
 import type { PlanOptions } from "./compaction/planner.js";
@@ -159,7 +160,7 @@ export class LcmEngine extends ContextEngine {
       }
       return report;
     } catch (error) {
-      this.#logger.warn("lcm: retention failed", { error: describe(error) });
+      this.#logger.warn("lcm: retention failed", { error: describeError(error) });
       return null;
     }
   }
@@ -407,8 +408,10 @@ export class LcmEngine extends ContextEngine {
         this.#metrics.published += published;
         this.#metrics.stalePrepared += stale;
 
-        // 3. Assemble: system prompt + the summaries that fit + the fresh tail.
-        const result = this.#assemble(s, head, live);
+        // 3. Assemble: system prompt + the summaries that fit + the fresh tail (+ the latest request, always).
+        const assembled = this.#assemble(s, head, live);
+        const kept = keepRequest(assembled.messages, latestRequest(messages), head.length);
+        const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
         if (signal?.aborted) return messages;
         s.lastCompaction = {
           at: new Date().toISOString(),
@@ -426,7 +429,7 @@ export class LcmEngine extends ContextEngine {
         this.compressionCount++;
         return fresh(result.messages);
       } catch (error) {
-        this.#logger.error("lcm: compress failed; the conversation is left unchanged", { error: describe(error) });
+        this.#logger.error("lcm: compress failed; the conversation is left unchanged", { error: describeError(error) });
         return messages;
       }
     });
@@ -505,9 +508,12 @@ export class LcmEngine extends ContextEngine {
         }
         // Re-select below the usual budget, so the following requests can append for a while.
         const budget = Math.max(256, Math.min(Math.floor((this.#target() + this.#assemblyBudget()) / 2), limit - 64));
-        const assembled = this.#assemble(s, head, live, budget);
+        const request = latestRequest(requestMessages);
+        const raw = this.#assemble(s, head, live, budget);
+        const kept = keepRequest(raw.messages, request, head.length);
+        const assembled = { ...raw, messages: kept.messages, tokens: raw.tokens + kept.addedTokens };
         // What the assembly must keep (the fresh tail, a huge paste) can still be too big: cut the largest messages.
-        const result = assembled.tokens > limit ? { ...assembled, ...this.#fitSelection(assembled.messages, live, limit) } : assembled;
+        const result = assembled.tokens > limit ? { ...assembled, ...this.#fitSelection(assembled.messages, live, limit, request) } : assembled;
         if (result.tokens >= tokens) return null;
         this.#lastRequestTokens = result.tokens;
         this.#metrics.selections++;
@@ -517,7 +523,7 @@ export class LcmEngine extends ContextEngine {
         return fresh(result.messages);
       });
     } catch (error) {
-      this.#logger.warn("lcm: selectContext failed; request unchanged", { error: describe(error) });
+      this.#logger.warn("lcm: selectContext failed; request unchanged", { error: describeError(error) });
       return null;
     }
   }
@@ -527,7 +533,7 @@ export class LcmEngine extends ContextEngine {
    * `limit`: head and tail shown, the original kept whole in the store, with
    * a note naming the `lcm_expand` id that returns it.
    */
-  #fitSelection(messages: readonly Message[], live: ReadonlyMap<number, Message>, limit: number): { messages: Message[]; tokens: number } {
+  #fitSelection(messages: readonly Message[], live: ReadonlyMap<number, Message>, limit: number, request: Message | null): { messages: Message[]; tokens: number } {
     const ids = new Map<string, number>();
     for (const [id, m] of live) ids.set(JSON.stringify(m.content), id);
     const out = messages.slice();
@@ -537,7 +543,8 @@ export class LcmEngine extends ContextEngine {
       let at = -1;
       let size = 0;
       out.forEach((m, i) => {
-        if (tried.has(i) || m.role === "system" || m.role === "developer" || typeof m.content !== "string") return;
+        // The request stays whole: the host checks that the turn's user message reaches the model.
+        if (tried.has(i) || m.role === "system" || m.role === "developer" || typeof m.content !== "string" || isRequest(m, request)) return;
         const t = defaultTokenCounter.countMessage(m);
         if (t > size) [at, size] = [i, t];
       });
@@ -565,7 +572,7 @@ export class LcmEngine extends ContextEngine {
       });
       if (this.config.prepare_in_background) this.#startPreparing(s);
     } catch (error) {
-      this.#logger.warn("lcm: onTurnComplete failed", { error: describe(error) });
+      this.#logger.warn("lcm: onTurnComplete failed", { error: describeError(error) });
     }
   }
 
@@ -602,7 +609,7 @@ export class LcmEngine extends ContextEngine {
         return work;
       })
       .catch((error: unknown) => {
-        if (!signal.aborted) this.#logger.warn("lcm: background preparation failed", { error: describe(error) });
+        if (!signal.aborted) this.#logger.warn("lcm: background preparation failed", { error: describeError(error) });
         return null;
       })
       .finally(() => {
@@ -647,7 +654,7 @@ export class LcmEngine extends ContextEngine {
       });
       return pruned ? { messages: out, pruned } : { messages, pruned: 0 };
     } catch (error) {
-      this.#logger.warn("lcm: pruneToolResultsOnly failed", { error: describe(error) });
+      this.#logger.warn("lcm: pruneToolResultsOnly failed", { error: describeError(error) });
       return { messages, pruned: 0 };
     }
   }
@@ -671,7 +678,7 @@ export class LcmEngine extends ContextEngine {
         });
       });
     } catch (error) {
-      return toolError(`${name} failed: ${describe(error)}`);
+      return toolError(`${name} failed: ${describeError(error)}`);
     }
   }
 
@@ -692,7 +699,7 @@ export class LcmEngine extends ContextEngine {
       this.#session(id);
       this.applyRetention();
     } catch (error) {
-      this.#logger.error("lcm: cannot open the store", { error: describe(error) });
+      this.#logger.error("lcm: cannot open the store", { error: describeError(error) });
     }
   }
 
@@ -704,7 +711,7 @@ export class LcmEngine extends ContextEngine {
         if (messages.length) this.#ingest(s, messages);
       });
     } catch (error) {
-      this.#logger.warn("lcm: final ingest failed", { error: describe(error) });
+      this.#logger.warn("lcm: final ingest failed", { error: describeError(error) });
     }
     s.abort.abort();
     this.#sessions.delete(s.sessionId);
@@ -755,7 +762,7 @@ export class LcmEngine extends ContextEngine {
         }
       }
     } catch (error) {
-      lcm.error = describe(error);
+      lcm.error = describeError(error);
     }
     return { ...base, lcm };
   }
@@ -774,25 +781,7 @@ function fresh(messages: readonly Message[]): Message[] {
   return messages.map((m) => ({ ...m }) as Message);
 }
 
+/** The pending work, or null when the signal aborts first or the work fails (the caller starts afresh). */
 function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | null> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise<T | null>((resolve) => {
-    const onAbort = () => resolve(null);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(null);
-      },
-    );
-  });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return raceAbortOrNull(promise, signal).catch(() => null);
 }
