@@ -24,7 +24,7 @@ export function latestRequest(messages: readonly Message[]): Message | null {
 }
 
 /** LCM's own block of summaries (a shortened message is ours too, but it stays in its place). */
-function isContextBlock(m: Message): boolean {
+function isContextBlock(m: Message): m is Message & { content: string } {
   return m.role === "user" && typeof m.content === "string" && m.content.startsWith(CONTEXT_TAG);
 }
 
@@ -49,7 +49,7 @@ export function keepRequest(assembled: readonly Message[], request: Message | nu
   let at = out.findIndex((m, i) => i >= headLength && !isContextBlock(m));
   if (at < 0) at = out.length;
   const before = out[at - 1];
-  if (at > headLength && before && isContextBlock(before) && (before.content as string).endsWith(CLOSE_TAG)) {
+  if (at > headLength && before && isContextBlock(before) && before.content.endsWith(CLOSE_TAG)) {
     // One context block, not two user messages in a row.
     const body = before.content.slice(0, -CLOSE_TAG.length);
     out[at - 1] = { ...before, content: `${body}${section}\n${CLOSE_TAG}` } as Message;
