@@ -77,14 +77,9 @@ try {
     // CONTEXT_ENGINE_* is part of turbo's test hash, so each major really runs (builds stay cached);
     // the outside-the-workspace test runs once, in the main run.
     const env = { ...process.env, PATH: `${dirname(node.exec)}:${process.env.PATH}`, CONTEXT_ENGINE_NODE_MAJOR: major, CONTEXT_ENGINE_E2E: "0" };
-    const extra = [];
-    if (Number(major) >= 24) {
-      // better-sqlite3 12.x aborts the Node 24 process (node::RemoveEnvironmentCleanupHook: Assertion `(env) != nullptr`)
-      // when a Database is collected mid-run, in forks and threads pools alike; 13.x fixes it but crashes on Node 20.
-      console.log("\n[node-matrix] NOTICE: the @context-engine/lcm suite is SKIPPED on Node " + node.version + ": better-sqlite3 12.x aborts under Node 24 (RemoveEnvironmentCleanupHook assertion); every other package runs.\n");
-      extra.push("--filter=!@context-engine/lcm");
-    }
-    const r = sh("npx", [...PNPM, "exec", "node", "scripts/run-tests.mjs", ...extra], { cwd: repo, env, inherit: true, allowFail: true });
+    // better-sqlite3 12.x objects abort Node 24 when collected outside JavaScript
+    // (RemoveEnvironmentCleanupHook assertion); LCM keeps them alive there (src/store/native-pin.ts).
+    const r = sh("npx", [...PNPM, "exec", "node", "scripts/run-tests.mjs"], { cwd: repo, env, inherit: true, allowFail: true });
     if (r.status !== 0) failed = true;
     timings.push(`Node ${node.version}: ${r.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s`);
   }

@@ -1,3 +1,4 @@
+import { pinNativeObjects } from "@context-engine/lcm";
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,8 @@ import { join } from "node:path";
  */
 export class Bm25Floor {
   readonly #dir = mkdtempSync(join(tmpdir(), "ce-eval-bm25-"));
-  readonly #db = new Database(join(this.#dir, "floor.sqlite"));
+  // Pinned: better-sqlite3 12.x objects must not be garbage collected on Node 24 (see LCM).
+  readonly #db = pinNativeObjects(new Database(join(this.#dir, "floor.sqlite")));
 
   constructor(docs: ReadonlyArray<{ id: string; text: string }>) {
     this.#db.exec("CREATE VIRTUAL TABLE docs USING fts5(text, id UNINDEXED)");

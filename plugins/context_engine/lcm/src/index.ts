@@ -2,6 +2,7 @@ import { LcmEngine } from "./engine.js";
 
 // The engine (what context.engine: lcm loads) and its config schema.
 export { LcmEngine } from "./engine.js";
+export { pinNativeObjects } from "./store/native-pin.js";
 export { configSchema, parseConfig } from "./config.js";
 export type { LcmConfig } from "./config.js";
 export { deterministicSummary, FALLBACK_MARKER } from "./compaction/fallback.js";

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchHistory } from "../src/search/index.js";
+import { pinNativeObjects } from "../src/store/native-pin.js";
 import { MIGRATIONS } from "../src/store/schema.js";
 import { openLcmStore, SCHEMA_VERSION } from "../src/store/index.js";
 import { asst, user } from "./helpers.js";
@@ -22,7 +23,7 @@ function versionTwoFile(): string {
   const dir = mkdtempSync(join(tmpdir(), "lcm-migrate-"));
   dirs.push(dir);
   const path = join(dir, "lcm.sqlite");
-  const db = new Database(path);
+  const db = pinNativeObjects(new Database(path));
   db.pragma("page_size = 16384");
   db.pragma("journal_mode = WAL");
   for (const m of MIGRATIONS.filter((x) => x.version <= 2)) m.up(db);
@@ -92,7 +93,7 @@ describe("schema migrations", () => {
     const dir = mkdtempSync(join(tmpdir(), "lcm-migrate-"));
     dirs.push(dir);
     const path = join(dir, "lcm.sqlite");
-    const db = new Database(path);
+    const db = pinNativeObjects(new Database(path));
     db.pragma("page_size = 4096");
     for (const m of MIGRATIONS.filter((x) => x.version <= 2)) m.up(db);
     db.pragma("user_version = 2");

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { Message } from "@context-engine/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { pinNativeObjects } from "../src/store/native-pin.js";
 import { openLcmStore } from "../src/store/index.js";
 import { asst, call, result, sys, tempStore, user } from "./helpers.js";
 
@@ -353,7 +354,7 @@ describe("store: file, WAL and migrations", () => {
     expect(again.getMessages(again.conversation("s").id)[0]!.text).toBe("persist me");
     expect(again.db.pragma("user_version", { simple: true })).toBe(again.schemaVersion);
     again.close();
-    const raw = new Database(path);
+    const raw = pinNativeObjects(new Database(path));
     raw.pragma("user_version = 999");
     raw.close();
     expect(() => openLcmStore({ path })).toThrow(/newer than this engine supports/);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { FLAG_CJK } from "../store/codec.js";
 import type { LcmStore } from "../store/types.js";
 import { SqliteLcmStore } from "../store/sqlite-store.js";
+import { stmt } from "../store/statements.js";
 
 export interface DeleteReport {
   conversationId: number;
@@ -52,46 +53,49 @@ export function deleteConversation(store: LcmStore, conversationId: number): Del
   const db = s.db;
   const report = db
     .transaction((): DeleteReport | null => {
-      const conv = db.prepare("SELECT id, session_id FROM conversations WHERE id = ?").get(conversationId) as
+      const conv = stmt(db, "SELECT id, session_id FROM conversations WHERE id = ?").get(conversationId) as
         | { id: number; session_id: string }
         | undefined;
       if (!conv) return null;
       const payloads = new Set<string>();
-      for (const r of db
-        .prepare(
-          `SELECT payload FROM messages WHERE conversation_id = ? AND payload IS NOT NULL
+      for (const r of stmt(
+        db,
+        `SELECT payload FROM messages WHERE conversation_id = ? AND payload IS NOT NULL
            UNION SELECT p.payload FROM message_parts p JOIN messages m ON m.id = p.message_id WHERE m.conversation_id = ? AND p.payload IS NOT NULL`,
-        )
-        .all(conversationId, conversationId) as Array<{ payload: string }>) {
+      ).all(conversationId, conversationId) as Array<{ payload: string }>) {
         payloads.add(r.payload);
       }
       // External-content indexes need the exact indexed values to delete their entries;
       // rows still queued for indexing were never indexed and are only dropped from the queue.
-      db.prepare(
+      stmt(
+        db,
         `INSERT INTO messages_fts (messages_fts, rowid, body, ctag) SELECT 'delete', id, body, ctag FROM message_search
          WHERE conversation_id = ? AND id NOT IN (SELECT message_id FROM fts_pending)`,
       ).run(conversationId);
-      db.prepare(
+      stmt(
+        db,
         `INSERT INTO messages_cjk (messages_cjk, rowid, body)
          SELECT 'delete', s.id, s.body FROM message_search s WHERE s.id IN (
            SELECT id FROM messages WHERE conversation_id = ? AND (flags & ${FLAG_CJK}) != 0 AND id NOT IN (SELECT message_id FROM fts_pending))`,
       ).run(conversationId);
-      db.prepare("DELETE FROM fts_pending WHERE message_id IN (SELECT id FROM messages WHERE conversation_id = ?)").run(conversationId);
-      db.prepare(
+      stmt(db, "DELETE FROM fts_pending WHERE message_id IN (SELECT id FROM messages WHERE conversation_id = ?)").run(conversationId);
+      stmt(
+        db,
         `INSERT INTO summaries_fts (summaries_fts, rowid, body, ctag) SELECT 'delete', rid, body, ctag FROM summary_search WHERE conversation_id = ?`,
       ).run(conversationId);
-      db.prepare("DELETE FROM frontier WHERE conversation_id = ?").run(conversationId);
-      db.prepare("DELETE FROM summary_messages WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
-      db.prepare("DELETE FROM summary_children WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
-      const summaries = db.prepare("DELETE FROM summaries WHERE conversation_id = ?").run(conversationId).changes;
-      db.prepare("DELETE FROM message_parts WHERE message_id IN (SELECT id FROM messages WHERE conversation_id = ?)").run(conversationId);
-      const messages = db.prepare("DELETE FROM messages WHERE conversation_id = ?").run(conversationId).changes;
-      db.prepare("DELETE FROM conversations WHERE id = ?").run(conversationId);
+      stmt(db, "DELETE FROM frontier WHERE conversation_id = ?").run(conversationId);
+      stmt(db, "DELETE FROM summary_messages WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
+      stmt(db, "DELETE FROM summary_children WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
+      const summaries = stmt(db, "DELETE FROM summaries WHERE conversation_id = ?").run(conversationId).changes;
+      stmt(db, "DELETE FROM message_parts WHERE message_id IN (SELECT id FROM messages WHERE conversation_id = ?)").run(conversationId);
+      const messages = stmt(db, "DELETE FROM messages WHERE conversation_id = ?").run(conversationId).changes;
+      stmt(db, "DELETE FROM conversations WHERE id = ?").run(conversationId);
       let freed = 0;
-      const stillUsed = db.prepare(
+      const stillUsed = stmt(
+        db,
         "SELECT 1 FROM messages WHERE payload = ? UNION ALL SELECT 1 FROM message_parts WHERE payload = ? LIMIT 1",
       );
-      const drop = db.prepare("DELETE FROM payloads WHERE hash = ?");
+      const drop = stmt(db, "DELETE FROM payloads WHERE hash = ?");
       for (const h of payloads) {
         if (stillUsed.get(h, h) === undefined) freed += drop.run(h).changes;
       }
@@ -118,7 +122,7 @@ export function applyRetention(store: LcmStore, policy: RetentionPolicy): Retent
   const db = sqlite(store).db;
   const now = policy.now ?? Date.now();
   const protect = new Set(policy.protect ?? []);
-  const rows = db.prepare("SELECT id, session_id, updated_at, text_bytes FROM conversations ORDER BY updated_at ASC, id ASC").all() as Array<{
+  const rows = stmt(db, "SELECT id, session_id, updated_at, text_bytes FROM conversations ORDER BY updated_at ASC, id ASC").all() as Array<{
     id: number;
     session_id: string;
     updated_at: number;

@@ -7,6 +7,8 @@ import { createRedactor } from "../redact/redactor.js";
 import type { Redactor } from "../redact/types.js";
 import { alignTranscript } from "./align.js";
 import { ScreenThread } from "../redact/screen-thread.js";
+import { pinNativeObjects } from "./native-pin.js";
+import { stmt } from "./statements.js";
 import { ScreenBatch } from "./screen-batch.js";
 import { StoredHashes } from "./stored-hashes.js";
 import {
@@ -181,7 +183,7 @@ export class SqliteLcmStore implements LcmStore {
     this.redactor = createRedactor(options.redaction === undefined ? {} : options.redaction);
     this.#countTokens = options.countTokens ?? ((m) => defaultTokenCounter.countMessage(m));
     this.#payloadThreshold = options.payloadThresholdBytes ?? DEFAULT_PAYLOAD_THRESHOLD;
-    this.db = new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.db = pinNativeObjects(new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 }));
     try {
       const fresh = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
       if (fresh) {
@@ -654,9 +656,9 @@ export class SqliteLcmStore implements LcmStore {
     if (!row) return;
     const rid = (this.#s.summaryRowid.get(id) as { rid: number }).rid;
     this.#s.deleteSummaryFts.run(rid, row.content, `c${row.conversation_id}`);
-    this.db.prepare("DELETE FROM summary_messages WHERE summary_id = ?").run(id);
-    this.db.prepare("DELETE FROM summary_children WHERE summary_id = ?").run(id);
-    this.db.prepare("DELETE FROM summaries WHERE id = ?").run(id);
+    stmt(this.db, "DELETE FROM summary_messages WHERE summary_id = ?").run(id);
+    stmt(this.db, "DELETE FROM summary_children WHERE summary_id = ?").run(id);
+    stmt(this.db, "DELETE FROM summaries WHERE id = ?").run(id);
   }
 
   getSummary(id: string): SummaryRecord | null {
@@ -838,7 +840,7 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   stats(): StoreStats {
-    const c = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    const c = (sql: string) => (stmt(this.db, sql).get() as { n: number }).n;
     let fileBytes = 0;
     if (this.path !== ":memory:") {
       for (const suffix of ["", "-wal"]) {
