@@ -31,10 +31,12 @@ export interface ExtractiveInput {
   calls: Map<string, CallInfo>;
 }
 
-const ERROR_LINE_RE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
+const ERROR_LINE_RE = /(?:error|exception)\b|\b(?:traceback|failed|failure|fatal|panic|denied|not found|cannot|timed? ?out)\b/i;
 const HARVEST_BUDGET_CHARS = 250_000;
 const HARVEST_USERS = 200;
 const DETAIL_MESSAGES = 1_500;
+const ERRORS_PER_RESULT = 3;
+const ERRORS_KEPT = 12;
 const CONSTRAINT_RE = /\b(must|never|don'?t|do not|always|should(?:n'?t)?|prefer|make sure|only|without)\b/i;
 
 /** Sections of a previous summary, by heading. */
@@ -116,14 +118,15 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
       for (const call of calls) {
         const info = input.calls.get(call.id) ?? { name: call.function.name, arguments: call.function.arguments };
         const result = resultOf.get(call.id);
-        actions.push(`${describeCall(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
+        actions.push(`${commandOf(info)} — ${result === undefined ? "no result recorded" : outcome(result)}`);
       }
       if (!calls.length && said) actions.push(`said: ${oneLine(said, 160)}`);
     } else if (m.role === "tool" && i >= detailFrom) {
+      let found = 0;
       for (const line of sample.split("\n")) {
         if (ERROR_LINE_RE.test(line) && line.trim().length > 8) {
           errors.push(`- ${oneLine(line, 200)}`);
-          break;
+          if (++found >= ERRORS_PER_RESULT) break;
         }
       }
     }
@@ -166,7 +169,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
   const prevErrors = previous.get(HEADINGS.errors);
   const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
-  sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-6).join("\n") : "None recorded."]);
+  sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-ERRORS_KEPT).join("\n") : "None recorded."]);
   sections.push([HEADINGS.questions, /\?\s*$/.test(lastAssistantText) ? `Assistant asked: "${oneLine(lastAssistantText, 300)}"` : "None recorded."]);
   sections.push([HEADINGS.next, input.latestRequest === null ? "Continue the work shown after this summary." : "Continue the latest request; check Current State first."]);
   if (focusHits.length) sections.push([`## Focus: ${oneLine(input.focusTopic ?? "", 80)}`, focusHits.slice(-12).join("\n")]);
@@ -176,6 +179,21 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   }
 
   return redactSecrets(fitSections(header, sections, budgetChars));
+}
+
+/**
+ * A tool call as the agent ran it: the first line of its shell command whole
+ * (≤ 200 chars, so it can be rerun), else the call with its arguments shortened.
+ */
+function commandOf(info: CallInfo): string {
+  try {
+    const args: unknown = JSON.parse(info.arguments);
+    const cmd = args && typeof args === "object" ? ((args as Record<string, unknown>).command ?? (args as Record<string, unknown>).cmd) : undefined;
+    if (typeof cmd === "string" && /\s/.test(cmd.trim())) return `${info.name}: ${oneLine(cmd.trim().split("\n")[0]!, 200)}`;
+  } catch {
+    // Not JSON: described below.
+  }
+  return describeCall(info);
 }
 
 /**
