@@ -1,7 +1,7 @@
 import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-types.js";
 import { encodeCursor, type CursorState } from "./cursor.js";
 import { toHits, type Candidate } from "./hits.js";
-import { ftsExpression, parseQuery, trigramParts, type ParsedQuery } from "./query.js";
+import { ftsExpression, parseQuery, termExpression, trigramParts, type ParsedQuery } from "./query.js";
 import { termMatcher } from "./snippet.js";
 import { OwnScores, rankWithNeighbours } from "./neighbours.js";
 import { scoreSummaries } from "./summary-score.js";
@@ -56,7 +56,7 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
     }
   }
   candidates.sort(recency ? (a, b) => b.createdAt - a.createdAt || b.rowid - a.rowid : (a, b) => b.score - a.score || b.createdAt - a.createdAt);
-  const listed = scope === "both" && !parsed.hasCjk ? withoutRedundantSummaries(ctx, candidates, ftsExpression(parsed), need) : candidates;
+  const listed = scope === "both" && !parsed.hasCjk ? withoutRedundantSummaries(ctx, candidates, parsed, need) : candidates;
   const page = listed.slice(offset, offset + ctx.limit);
   const more = listed.length > offset + ctx.limit;
   if (ctx.incomplete) complete = false;
@@ -112,18 +112,30 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
 }
 
 /**
- * With messages and summaries together, a summary whose own source messages
- * match the query is left out: those messages rank on their own (verbatim,
- * each with coveredBy naming the summary), while the summary's words, pooled
- * from many messages, would outrank each of them without adding anything.
- * A summary stays when none of its sources match (it says it in other words,
- * or its sources were pruned). Only the first `need` entries are decided.
+ * With messages and summaries together, a summary is left out when its own
+ * source messages hold every query word it holds: those messages rank on
+ * their own (verbatim, each with coveredBy naming the summary), while the
+ * summary's words, pooled from many messages, would outrank each of them
+ * without adding anything. A summary stays when it holds a query word none of
+ * its sources do (it says it in other words, or its sources were pruned).
+ * Only the first `need` entries are decided.
  */
-function withoutRedundantSummaries(ctx: FullTextContext, sorted: readonly Candidate[], expression: string, need: number): Candidate[] {
+function withoutRedundantSummaries(ctx: FullTextContext, sorted: readonly Candidate[], parsed: ParsedQuery, need: number): Candidate[] {
   const out: Candidate[] = [];
+  const matchers = parsed.raw.map((r) => termMatcher([r]));
+  const texts = ctx.search.summaryHits(sorted.filter((c) => c.type === "summary").slice(0, need * 4).map((c) => c.rowid));
   for (const c of sorted) {
     if (out.length >= need) break;
-    if (c.type === "summary" && ctx.search.summarySourcesMatch(c.rowid, expression)) continue;
+    if (c.type === "summary") {
+      const content = texts.get(c.rowid)?.content ?? ctx.search.summaryHits([c.rowid]).get(c.rowid)?.content ?? "";
+      const held = parsed.terms.filter((_, i) => {
+        const m = matchers[i];
+        if (!m) return false;
+        m.lastIndex = 0;
+        return m.test(content);
+      });
+      if (held.every((t) => ctx.search.summarySourcesMatch(c.rowid, termExpression(t)))) continue;
+    }
     out.push(c);
   }
   return out;

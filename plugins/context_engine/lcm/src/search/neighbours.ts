@@ -4,8 +4,8 @@ import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-ty
  * Neighbour context. In a conversation a turn is often understood only with
  * the turns around it (a question and its answer, a tool call and its result),
  * so a message's score adds the best score among its neighbours, weighted by
- * distance: score(x) = bm25(x) + Σ_d w_d · max bm25(x ± d). A message that
- * holds no query word can then be a hit when the turn next to it matches well.
+ * distance: score(x) = bm25(x) + Σ_d w_d · max bm25(x ± d). Only messages
+ * that match the query themselves are hits; the neighbours raise their rank.
  */
 export interface NeighbourRanking {
   /** w_d for d = 1, 2, …; empty = neighbours do not count. */
@@ -56,7 +56,7 @@ export function rankWithNeighbours(
   const radius = ranking.weights.length;
   const created = new Map(fetched.map((r) => [r.rowid, r.createdAt]));
   for (const r of fetched) own.set(r.rowid, r.score);
-  // Candidates: the fetched rows plus their neighbours that pass the filter.
+  // Candidates: the fetched rows plus their neighbours that pass the filter (kept below if they match).
   for (const n of search.messageNeighbours(fetched.map((r) => r.rowid), radius, filter)) {
     if (n.inScope && !created.has(n.id)) created.set(n.id, n.createdAt);
   }
@@ -77,5 +77,6 @@ export function rankWithNeighbours(
     const createdAt = created.get(id)!;
     return { rowid: id, score: score * ranking.boost(createdAt), createdAt };
   });
-  return rows.filter((r) => r.score > 0).sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.rowid - a.rowid);
+  // Only messages that match the query themselves are hits (AND, phrases and exclusions keep their meaning).
+  return rows.filter((r) => own.get(r.rowid) > 0).sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.rowid - a.rowid);
 }
