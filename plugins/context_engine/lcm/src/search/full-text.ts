@@ -122,20 +122,9 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
  */
 function withoutRedundantSummaries(ctx: FullTextContext, sorted: readonly Candidate[], parsed: ParsedQuery, need: number): Candidate[] {
   const out: Candidate[] = [];
-  const matchers = parsed.raw.map((r) => termMatcher([r]));
-  const texts = ctx.search.summaryHits(sorted.filter((c) => c.type === "summary").slice(0, need * 4).map((c) => c.rowid));
   for (const c of sorted) {
     if (out.length >= need) break;
-    if (c.type === "summary") {
-      const content = texts.get(c.rowid)?.content ?? ctx.search.summaryHits([c.rowid]).get(c.rowid)?.content ?? "";
-      const held = parsed.terms.filter((_, i) => {
-        const m = matchers[i];
-        if (!m) return false;
-        m.lastIndex = 0;
-        return m.test(content);
-      });
-      if (held.every((t) => ctx.search.summarySourcesMatch(c.rowid, termExpression(t)))) continue;
-    }
+    if (c.type === "summary" && !parsed.terms.some((t) => ctx.search.summaryAlone(c.rowid, termExpression(t)))) continue;
     out.push(c);
   }
   return out;

@@ -94,8 +94,8 @@ export interface LcmSearchStore {
   scoreMessages(expression: string, ids: readonly number[]): Map<number, number>;
   /** The messages at most `radius` positions before or after each of `ids` in its conversation. */
   messageNeighbours(ids: readonly number[], radius: number, filter: SearchFilter): NeighbourRow[];
-  /** Whether a message that the summary (by rowid) covers matches `expression` on its own. */
-  summarySourcesMatch(summaryRowid: number, expression: string): boolean;
+  /** Whether the summary (by rowid) matches `expression` and none of the messages it covers does. */
+  summaryAlone(summaryRowid: number, expression: string): boolean;
   /** Messages holding `expression` and their count (BM25's document frequency of one term). */
   documentFrequency(expression: string): number;
   messageCorpus(): MessageCorpusStats;

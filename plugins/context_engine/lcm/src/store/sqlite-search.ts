@@ -159,9 +159,13 @@ export class SqliteSearchStore implements LcmSearchStore {
   scoreMessages(expression: string, ids: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();
     if (!ids.length) return out;
+    // FTS5 with MATCH does not honour `rowid = ?` / `rowid IN (…)` as a filter here: the id range bounds the
+    // doclist walk and `+rowid` (no index use) filters exactly.
     const sql = `SELECT rowid AS rowid, -bm25(messages_fts, 1.0, 0.0) AS score FROM messages_fts
-                 WHERE messages_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`;
-    for (const r of stmt(this.#db, sql).iterate(expression, JSON.stringify(ids)) as Iterable<{ rowid: number; score: number }>) out.set(r.rowid, r.score);
+                 WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))`;
+    const lo = Math.min(...ids);
+    const hi = Math.max(...ids);
+    for (const r of stmt(this.#db, sql).iterate(expression, lo, hi, JSON.stringify(ids)) as Iterable<{ rowid: number; score: number }>) out.set(r.rowid, r.score);
     return out;
   }
 
@@ -177,7 +181,17 @@ export class SqliteSearchStore implements LcmSearchStore {
     );
   }
 
-  summarySourcesMatch(summaryRowid: number, expression: string): boolean {
+  summaryAlone(summaryRowid: number, expression: string): boolean {
+    const own = stmt(this.#db, "SELECT 1 FROM summaries_fts WHERE summaries_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid = ?").get(
+      expression,
+      summaryRowid,
+      summaryRowid,
+      summaryRowid,
+    );
+    return own !== undefined && !this.#summarySourcesMatch(summaryRowid, expression);
+  }
+
+  #summarySourcesMatch(summaryRowid: number, expression: string): boolean {
     const s = stmt(this.#db, "SELECT conversation_id AS c, first_seq AS a, last_seq AS b FROM summaries WHERE rowid = ?").get(summaryRowid) as
       | { c: number; a: number; b: number }
       | undefined;
