@@ -72,7 +72,7 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
 /** Default weight of the best neighbour at distance 1; distance 2 counts half of it (see neighbours.ts). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
 /** Rows fetched at most to prove the top of a neighbour-scored ranking; past it the result says so. */
-export const NEIGHBOUR_FETCH_CAP = 2_000;
+export const NEIGHBOUR_FETCH_CAP = 5_000;
 
 /**
  * The `need` best messages. Own BM25 comes from the index, best first; with
@@ -87,7 +87,8 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
   const expression = ftsExpression(parsed);
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
   const nw = Math.max(0, Math.min(1, ctx.q.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT));
-  const weights = nw > 0 ? [nw, nw / 2] : [];
+  // With one term a neighbour can lend no word the message lacks: neighbours cannot change the order.
+  const weights = nw > 0 && parsed.terms.length > 1 ? [nw, nw / 2] : [];
   if (w === 0 && weights.length === 0) return ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
   const span = w > 0 ? ctx.search.timeSpan(ctx.filter.conversationId) : null;
   const boost = (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
@@ -98,7 +99,7 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
   for (;;) {
     const got = ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
     fetched.push(...got);
-    const ranked = rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost });
+    const ranked = rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost, termExpressions: parsed.terms.map(termExpression) });
     if (got.length < batch) return ranked.slice(0, need);
     const kth = ranked[need - 1]?.score ?? -Infinity;
     if (got[got.length - 1]!.score * growth * (1 + w) <= kth) return ranked.slice(0, need);
@@ -107,7 +108,8 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
       ctx.incomplete = true;
       return ranked.slice(0, need);
     }
-    batch = Math.min(batch * 4, NEIGHBOUR_FETCH_CAP - fetched.length);
+    // Every batch makes FTS5 score all matches again: after the first, fetch up to the cap at once.
+    batch = NEIGHBOUR_FETCH_CAP - fetched.length;
   }
 }
 

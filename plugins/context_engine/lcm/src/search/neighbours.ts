@@ -3,11 +3,16 @@ import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-ty
 /**
  * Neighbour context. In a conversation a turn is often understood only with
  * the turns around it (a question and its answer, a tool call and its result),
- * so a message's score adds the best score among its neighbours, weighted by
- * distance: score(x) = bm25(x) + Σ_d w_d · max bm25(x ± d). Only messages
- * that match the query themselves are hits; the neighbours raise their rank.
+ * so a message's score adds what its neighbours say about the query words it
+ * lacks, weighted by distance: score(x) = bm25(x) + Σ_d w_d · max over x ± d of
+ * Σ_{t not in x} bm25_t(neighbour). A question "where did you go hiking?" lends
+ * "hiking" to its answer "Mount Tam"; a neighbour repeating x's own words adds
+ * nothing (so one-word queries rank by each message's own words). Only
+ * messages that match the query themselves are hits.
  */
 export interface NeighbourRanking {
+  /** One FTS expression per query term (their BM25 scores sum to the query's). */
+  termExpressions: readonly string[];
   /** w_d for d = 1, 2, …; empty = neighbours do not count. */
   weights: readonly number[];
   /** Recency factor of a row (1 when no recency boost is asked for). */
@@ -42,6 +47,17 @@ export class OwnScores {
   }
 }
 
+const perTerm = new WeakMap<OwnScores, Map<string, OwnScores>>();
+
+/** Per-term scores, cached alongside the query's own scores for the whole search. */
+function termScores(search: LcmSearchStore, expression: string, own: OwnScores): OwnScores {
+  let m = perTerm.get(own);
+  if (!m) perTerm.set(own, (m = new Map()));
+  let t = m.get(expression);
+  if (!t) m.set(expression, (t = new OwnScores(search, expression)));
+  return t;
+}
+
 /**
  * The fetched rows and their in-scope neighbours, each scored with its
  * neighbourhood, best first (ties: newest first).
@@ -62,12 +78,16 @@ export function rankWithNeighbours(
   }
   const candidates = [...created.keys()];
   const around = search.messageNeighbours(candidates, radius, { conversationId: null });
-  own.ensure(around.map((n) => n.id));
   own.ensure(candidates);
+  const terms = ranking.termExpressions.map((e) => termScores(search, e, own));
+  for (const t of terms) t.ensure([...candidates, ...around.map((n) => n.id)]);
   const best = new Map<number, number[]>();
   for (const n of around) {
+    // What the neighbour says about the query words the candidate does not hold.
+    let lent = 0;
+    for (const t of terms) if (t.get(n.of) === 0) lent += t.get(n.id);
     const row = best.get(n.of) ?? new Array<number>(radius).fill(0);
-    row[n.distance - 1] = Math.max(row[n.distance - 1]!, own.get(n.id));
+    row[n.distance - 1] = Math.max(row[n.distance - 1]!, lent);
     best.set(n.of, row);
   }
   const rows = candidates.map((id) => {
