@@ -40,6 +40,16 @@ describe("relevance over every match", () => {
     expect(own.indexOf(8)).toBeLessThan(own.indexOf(1));
   });
 
+  it("neighbour context lends only missing words: repeating a message's own word adds nothing", () => {
+    const s = store();
+    const c = s.conversation("own");
+    const msgs = [asst("zephyr zephyr wind"), asst("calm lunch notes"), asst("zephyr gust wind"), asst("zephyr gust wind"), asst("zephyr gust wind")];
+    s.ingest(c.id, msgs, { mode: "append" });
+    // Each of #2–#4 has zephyr neighbours, but they lend no word the message lacks: #0 (tf 2) stays first.
+    expect(searchHistory(s, { query: "zephyr", conversationId: c.id }).hits[0]!.seq).toBe(0);
+    expect(searchHistory(s, { query: "zephyr wind", conversationId: c.id }).hits[0]!.seq).toBe(0);
+  });
+
   it("recency boost reorders near-ties but never drops a match; exclude_in_context leaves out the active context", () => {
     const s = store();
     const c = s.conversation("r");
