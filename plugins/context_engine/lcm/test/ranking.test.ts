@@ -27,6 +27,29 @@ describe("relevance over every match", () => {
     expect(r.notes.join(" ")).toMatch(/ignored common words: What, did, her/);
   });
 
+  it("neighbour context: a match next to a turn that matches other words ranks higher; non-matching neighbours are no hits", () => {
+    const s = store();
+    const c = s.conversation("n");
+    const filler = Array.from({ length: 6 }, (_, i) => asst(`filler line number ${i} about lunch`));
+    const msgs = [user("where did we go hiking on saturday"), asst("tam was great today"), ...filler, asst("tam was great again")];
+    s.ingest(c.id, msgs, { mode: "append" });
+    const withContext = searchHistory(s, { query: "hiking tam", conversationId: c.id }).hits.map((h) => h.seq);
+    expect(withContext.slice(0, 2)).toEqual([0, 1]);
+    expect(withContext).toEqual([0, 1, 8]);
+    const own = searchHistory(s, { query: "hiking tam", conversationId: c.id, neighbourWeight: 0 }).hits.map((h) => h.seq);
+    expect(own.indexOf(8)).toBeLessThan(own.indexOf(1));
+  });
+
+  it("neighbour context lends only missing words: repeating a message's own word adds nothing", () => {
+    const s = store();
+    const c = s.conversation("own");
+    const msgs = [asst("zephyr zephyr wind"), asst("calm lunch notes"), asst("zephyr gust wind"), asst("zephyr gust wind"), asst("zephyr gust wind")];
+    s.ingest(c.id, msgs, { mode: "append" });
+    // Each of #2–#4 has zephyr neighbours, but they lend no word the message lacks: #0 (tf 2) stays first.
+    expect(searchHistory(s, { query: "zephyr", conversationId: c.id }).hits[0]!.seq).toBe(0);
+    expect(searchHistory(s, { query: "zephyr wind", conversationId: c.id }).hits[0]!.seq).toBe(0);
+  });
+
   it("recency boost reorders near-ties but never drops a match; exclude_in_context leaves out the active context", () => {
     const s = store();
     const c = s.conversation("r");

@@ -1,8 +1,9 @@
 import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-types.js";
 import { encodeCursor, type CursorState } from "./cursor.js";
 import { toHits, type Candidate } from "./hits.js";
-import { ftsExpression, parseQuery, trigramParts, type ParsedQuery } from "./query.js";
+import { ftsExpression, parseQuery, termExpression, trigramParts, type ParsedQuery } from "./query.js";
 import { termMatcher } from "./snippet.js";
+import { OwnScores, rankWithNeighbours } from "./neighbours.js";
 import { scoreSummaries } from "./summary-score.js";
 import type { SearchQuery, SearchResult } from "./types.js";
 
@@ -19,6 +20,8 @@ export interface FullTextContext {
   limit: number;
   key: string;
   notes: string[];
+  /** Set when a bound kept the ranking from being proven complete. */
+  incomplete?: boolean;
 }
 
 /**
@@ -53,8 +56,10 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
     }
   }
   candidates.sort(recency ? (a, b) => b.createdAt - a.createdAt || b.rowid - a.rowid : (a, b) => b.score - a.score || b.createdAt - a.createdAt);
-  const page = candidates.slice(offset, offset + ctx.limit);
-  const more = candidates.length > offset + ctx.limit;
+  const listed = scope === "both" && !parsed.hasCjk ? withoutRedundantSummaries(ctx, candidates, parsed, need) : candidates;
+  const page = listed.slice(offset, offset + ctx.limit);
+  const more = listed.length > offset + ctx.limit;
+  if (ctx.incomplete) complete = false;
   return {
     mode: "full_text",
     hits: toHits(ctx.search, page, { matcher: termMatcher(parsed.raw), snippetChars: q.snippetChars, scored: !recency }),
@@ -64,29 +69,67 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
   };
 }
 
+/** Default weight of the best neighbour at distance 1; distance 2 counts half of it (see neighbours.ts). */
+export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
+/** Rows fetched at most to prove the top of a neighbour-scored ranking; past it the result says so. */
+export const NEIGHBOUR_FETCH_CAP = 5_000;
+
 /**
- * The `need` best messages. With a recency boost (score × (1 + w·r), r in
- * [0, 1] by age within the scope) rows are fetched in growing batches until
- * no unfetched row could still beat the page: unfetched rows score at most
- * the last raw score × (1 + w).
+ * The `need` best messages. Own BM25 comes from the index, best first; with
+ * neighbour context and a recency boost (score × (1 + w·r), r in [0, 1] by
+ * age within the scope) rows are fetched in growing batches until no
+ * unfetched row could still beat the page: an unfetched row and its unfetched
+ * neighbours score at most the last fetched score s, so it scores at most
+ * s × (1 + Σ neighbour weights) × (1 + w); a row next to a fetched one is a
+ * candidate already.
  */
 function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): ScoredRow[] {
   const expression = ftsExpression(parsed);
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
-  if (w === 0) return ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
-  const span = ctx.search.timeSpan(ctx.filter.conversationId);
-  const boost = (t: number) => 1 + (w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))));
-  const rows: ScoredRow[] = [];
+  const nw = Math.max(0, Math.min(1, ctx.q.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT));
+  // With one term a neighbour can lend no word the message lacks: neighbours cannot change the order.
+  const weights = nw > 0 && parsed.terms.length > 1 ? [nw, nw / 2] : [];
+  if (w === 0 && weights.length === 0) return ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
+  const span = w > 0 ? ctx.search.timeSpan(ctx.filter.conversationId) : null;
+  const boost = (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
+  const own = new OwnScores(ctx.search, expression);
+  const fetched: ScoredRow[] = [];
+  const growth = 1 + weights.reduce((a, b) => a + b, 0);
   let batch = Math.max(50, need * 4);
   for (;;) {
-    const got = ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: rows.length });
-    rows.push(...got.map((r) => ({ ...r, score: r.score * boost(r.createdAt) })));
-    if (got.length < batch) break;
-    const kth = [...rows].sort((a, b) => b.score - a.score)[need - 1]?.score ?? Infinity;
-    if (got[got.length - 1]!.score * (1 + w) <= kth) break;
-    batch *= 4;
+    const got = ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
+    fetched.push(...got);
+    const ranked = rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost, termExpressions: parsed.terms.map(termExpression) });
+    if (got.length < batch) return ranked.slice(0, need);
+    const kth = ranked[need - 1]?.score ?? -Infinity;
+    if (got[got.length - 1]!.score * growth * (1 + w) <= kth) return ranked.slice(0, need);
+    if (fetched.length >= NEIGHBOUR_FETCH_CAP) {
+      ctx.notes.push(`many matches: neighbour context was scored around the best ${fetched.length} by their own words`);
+      ctx.incomplete = true;
+      return ranked.slice(0, need);
+    }
+    // Every batch makes FTS5 score all matches again: after the first, fetch up to the cap at once.
+    batch = NEIGHBOUR_FETCH_CAP - fetched.length;
   }
-  return rows.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt).slice(0, need);
+}
+
+/**
+ * With messages and summaries together, a summary is left out when its own
+ * source messages hold every query word it holds: those messages rank on
+ * their own (verbatim, each with coveredBy naming the summary), while the
+ * summary's words, pooled from many messages, would outrank each of them
+ * without adding anything. A summary stays when it holds a query word none of
+ * its sources do (it says it in other words, or its sources were pruned).
+ * Only the first `need` entries are decided.
+ */
+function withoutRedundantSummaries(ctx: FullTextContext, sorted: readonly Candidate[], parsed: ParsedQuery, need: number): Candidate[] {
+  const out: Candidate[] = [];
+  for (const c of sorted) {
+    if (out.length >= need) break;
+    if (c.type === "summary" && !parsed.terms.some((t) => ctx.search.summaryAlone(c.rowid, termExpression(t)))) continue;
+    out.push(c);
+  }
+  return out;
 }
 
 function cjkMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): ScoredRow[] {

@@ -34,6 +34,7 @@ export function searchHistory(store: SqliteLcmStore | LcmSearchStore, q: SearchQ
     q.sort ?? "relevance",
     q.ignoreCase ?? true,
     q.recencyBoost ?? 0,
+    q.neighbourWeight ?? null,
     q.excludeInContext ?? false,
   ]);
   const cursor = q.cursor ? decodeCursor(q.cursor, key) : null;

@@ -30,6 +30,11 @@ export interface SearchQuery {
    * 0 (default) to 1. Ranks every match still: no row is left out for being old.
    */
   recencyBoost?: number;
+  /**
+   * Relevance sort: weight of the best-scoring neighbouring message (distance 1; distance 2 counts half) added
+   * to a message's own score; 0 to 1, default 0.5; 0 ranks by each message's own words alone.
+   */
+  neighbourWeight?: number;
   /** Leave out messages and summaries that are in the active context already (default false: they are returned, marked inContext). */
   excludeInContext?: boolean;
   /** Characters of context in a snippet (default 160). */

@@ -65,6 +65,16 @@ export interface ScanRow {
   body: string;
 }
 
+/** A message within `distance` positions (seq) of message `of`, in the same conversation. */
+export interface NeighbourRow {
+  id: number;
+  of: number;
+  distance: number;
+  createdAt: number;
+  /** Whether the neighbour itself passes the search filter (it may then be a hit). */
+  inScope: boolean;
+}
+
 export interface MessageCorpusStats {
   /** Messages in the full-text index (BM25's N). */
   docs: number;
@@ -80,6 +90,12 @@ export interface LcmSearchStore {
   newestMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[];
   /** Messages whose trigram-indexed text (CJK rows) matches, with substrings that must also occur. */
   cjkMessages(match: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): ScoredRow[];
+  /** BM25 scores (as rankMessages) of those of `ids` that match `expression`; unmatched ids are absent. */
+  scoreMessages(expression: string, ids: readonly number[]): Map<number, number>;
+  /** The messages at most `radius` positions before or after each of `ids` in its conversation. */
+  messageNeighbours(ids: readonly number[], radius: number, filter: SearchFilter): NeighbourRow[];
+  /** Whether the summary (by rowid) matches `expression` and none of the messages it covers does. */
+  summaryAlone(summaryRowid: number, expression: string): boolean;
   /** Messages holding `expression` and their count (BM25's document frequency of one term). */
   documentFrequency(expression: string): number;
   messageCorpus(): MessageCorpusStats;

@@ -9,6 +9,7 @@ import type {
   MessageHitRow,
   ScanRow,
   ScoredRow,
+  NeighbourRow,
   SearchFilter,
   SummaryHitRow,
   SummaryTextRow,
@@ -153,6 +154,58 @@ export class SqliteSearchStore implements LcmSearchStore {
     const sql = `SELECT m.id AS rowid, 1 AS score, m.created_at AS createdAt FROM messages m JOIN message_search b ON b.id = m.id
                  WHERE (m.flags & ${FLAG_CJK}) != 0${w.sql}${like} ORDER BY m.id DESC LIMIT ?`;
     return stmt(this.#db, sql).all(...w.params, ...substrings, limit) as ScoredRow[];
+  }
+
+  scoreMessages(expression: string, ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (!ids.length) return out;
+    // FTS5 with MATCH does not honour `rowid = ?` / `rowid IN (…)` as a filter here: the id range bounds the
+    // doclist walk and `+rowid` (no index use) filters exactly.
+    const sql = `SELECT rowid AS rowid, -bm25(messages_fts, 1.0, 0.0) AS score FROM messages_fts
+                 WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))`;
+    const lo = Math.min(...ids);
+    const hi = Math.max(...ids);
+    for (const r of stmt(this.#db, sql).iterate(expression, lo, hi, JSON.stringify(ids)) as Iterable<{ rowid: number; score: number }>) out.set(r.rowid, r.score);
+    return out;
+  }
+
+  messageNeighbours(ids: readonly number[], radius: number, filter: SearchFilter): NeighbourRow[] {
+    if (!ids.length || radius < 1) return [];
+    // The neighbour is aliased m so that the filter's SQL applies to it; (conversation_id, seq) is indexed.
+    const w = messageWhere(this.#db, filter, null);
+    const sql = `SELECT m.id AS id, c.id AS of, abs(m.seq - c.seq) AS distance, m.created_at AS createdAt, (1${w.sql}) AS inScope
+                 FROM json_each(?) j JOIN messages c ON c.id = j.value
+                 JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.seq - ? AND c.seq + ? AND m.id != c.id`;
+    return (stmt(this.#db, sql).all(...w.params, JSON.stringify(ids), radius, radius) as Array<Omit<NeighbourRow, "inScope"> & { inScope: number }>).map(
+      (r) => ({ ...r, inScope: r.inScope === 1 }),
+    );
+  }
+
+  summaryAlone(summaryRowid: number, expression: string): boolean {
+    const own = stmt(this.#db, "SELECT 1 FROM summaries_fts WHERE summaries_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid = ?").get(
+      expression,
+      summaryRowid,
+      summaryRowid,
+      summaryRowid,
+    );
+    return own !== undefined && !this.#summarySourcesMatch(summaryRowid, expression);
+  }
+
+  #summarySourcesMatch(summaryRowid: number, expression: string): boolean {
+    const s = stmt(this.#db, "SELECT conversation_id AS c, first_seq AS a, last_seq AS b FROM summaries WHERE rowid = ?").get(summaryRowid) as
+      | { c: number; a: number; b: number }
+      | undefined;
+    if (!s) return false;
+    const id = (seq: number, dir: string) =>
+      (stmt(this.#db, `SELECT id FROM messages WHERE conversation_id = ? AND seq ${dir === "lo" ? ">=" : "<="} ? ORDER BY seq ${dir === "lo" ? "" : "DESC"} LIMIT 1`).get(s.c, seq) as
+        | { id: number }
+        | undefined)?.id;
+    const lo = id(s.a, "lo");
+    const hi = id(s.b, "hi");
+    if (lo === undefined || hi === undefined) return false;
+    const sql = `SELECT 1 FROM messages_fts f JOIN messages m ON m.id = f.rowid
+                 WHERE messages_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND m.conversation_id = ? LIMIT 1`;
+    return stmt(this.#db, sql).get(expression, Math.min(lo, hi), Math.max(lo, hi), s.c) !== undefined;
   }
 
   documentFrequency(expression: string): number {

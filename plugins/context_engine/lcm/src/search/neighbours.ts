@@ -1,0 +1,102 @@
+import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-types.js";
+
+/**
+ * Neighbour context. In a conversation a turn is often understood only with
+ * the turns around it (a question and its answer, a tool call and its result),
+ * so a message's score adds what its neighbours say about the query words it
+ * lacks, weighted by distance: score(x) = bm25(x) + Σ_d w_d · max over x ± d of
+ * Σ_{t not in x} bm25_t(neighbour). A question "where did you go hiking?" lends
+ * "hiking" to its answer "Mount Tam"; a neighbour repeating x's own words adds
+ * nothing (so one-word queries rank by each message's own words). Only
+ * messages that match the query themselves are hits.
+ */
+export interface NeighbourRanking {
+  /** One FTS expression per query term (their BM25 scores sum to the query's). */
+  termExpressions: readonly string[];
+  /** w_d for d = 1, 2, …; empty = neighbours do not count. */
+  weights: readonly number[];
+  /** Recency factor of a row (1 when no recency boost is asked for). */
+  boost: (createdAt: number) => number;
+}
+
+/**
+ * Known own scores (0 = looked up and not matching), filled lazily: only the
+ * candidates' neighbourhoods are ever scored.
+ */
+export class OwnScores {
+  readonly #known = new Map<number, number>();
+  constructor(
+    private readonly search: LcmSearchStore,
+    private readonly expression: string,
+  ) {}
+
+  set(id: number, score: number): void {
+    this.#known.set(id, score);
+  }
+
+  get(id: number): number {
+    return this.#known.get(id) ?? 0;
+  }
+
+  /** Scores the ids not seen yet, in one statement. */
+  ensure(ids: Iterable<number>): void {
+    const missing = [...new Set(ids)].filter((id) => !this.#known.has(id));
+    if (!missing.length) return;
+    const got = this.search.scoreMessages(this.expression, missing);
+    for (const id of missing) this.#known.set(id, got.get(id) ?? 0);
+  }
+}
+
+const perTerm = new WeakMap<OwnScores, Map<string, OwnScores>>();
+
+/** Per-term scores, cached alongside the query's own scores for the whole search. */
+function termScores(search: LcmSearchStore, expression: string, own: OwnScores): OwnScores {
+  let m = perTerm.get(own);
+  if (!m) perTerm.set(own, (m = new Map()));
+  let t = m.get(expression);
+  if (!t) m.set(expression, (t = new OwnScores(search, expression)));
+  return t;
+}
+
+/**
+ * The fetched rows and their in-scope neighbours, each scored with its
+ * neighbourhood, best first (ties: newest first).
+ */
+export function rankWithNeighbours(
+  search: LcmSearchStore,
+  filter: SearchFilter,
+  fetched: readonly ScoredRow[],
+  own: OwnScores,
+  ranking: NeighbourRanking,
+): ScoredRow[] {
+  const radius = ranking.weights.length;
+  const created = new Map(fetched.map((r) => [r.rowid, r.createdAt]));
+  for (const r of fetched) own.set(r.rowid, r.score);
+  // Candidates: the fetched rows plus their neighbours that pass the filter (kept below if they match).
+  for (const n of search.messageNeighbours(fetched.map((r) => r.rowid), radius, filter)) {
+    if (n.inScope && !created.has(n.id)) created.set(n.id, n.createdAt);
+  }
+  const candidates = [...created.keys()];
+  const around = search.messageNeighbours(candidates, radius, { conversationId: null });
+  own.ensure(candidates);
+  const terms = ranking.termExpressions.map((e) => termScores(search, e, own));
+  for (const t of terms) t.ensure([...candidates, ...around.map((n) => n.id)]);
+  const best = new Map<number, number[]>();
+  for (const n of around) {
+    // What the neighbour says about the query words the candidate does not hold.
+    let lent = 0;
+    for (const t of terms) if (t.get(n.of) === 0) lent += t.get(n.id);
+    const row = best.get(n.of) ?? new Array<number>(radius).fill(0);
+    row[n.distance - 1] = Math.max(row[n.distance - 1]!, lent);
+    best.set(n.of, row);
+  }
+  const rows = candidates.map((id) => {
+    const near = best.get(id);
+    let score = own.get(id);
+    ranking.weights.forEach((w, d) => (score += w * (near?.[d] ?? 0)));
+    const createdAt = created.get(id)!;
+    return { rowid: id, score: score * ranking.boost(createdAt), createdAt };
+  });
+  // Only messages that match the query themselves are hits (AND, phrases and exclusions keep their meaning).
+  return rows.filter((r) => own.get(r.rowid) > 0).sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.rowid - a.rowid);
+}
