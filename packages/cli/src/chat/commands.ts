@@ -76,7 +76,14 @@ function engineTable(ctx: ChatContext): string {
   ];
   for (const [key, value] of Object.entries(s.engineStatus ?? {})) {
     if (key === "name") continue;
-    rows.push([key, shownValue(value)]);
+    // One level of nesting becomes its own rows (`lcm.database.path`), deeper levels stay compact.
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      for (const [sub, inner] of Object.entries(value as Record<string, unknown>)) {
+        if (inner && typeof inner === "object" && !Array.isArray(inner)) {
+          for (const [leaf, v] of Object.entries(inner as Record<string, unknown>)) rows.push([`${key}.${sub}.${leaf}`, shownValue(v)]);
+        } else rows.push([`${key}.${sub}`, shownValue(inner)]);
+      }
+    } else rows.push([key, shownValue(value)]);
   }
   return kv(rows);
 }
@@ -119,7 +126,7 @@ function contextView(ctx: ChatContext): string {
   const total = [...byPart.values()].reduce((a, b) => a + b.tokens, 0) + toolsTokens;
   const partRows = [...byPart.entries()].map(([part, v]) => [part, String(v.messages), formatInt(v.tokens), share(v.tokens, total)]);
   if (ctx.session.tools.length > 0) partRows.push([`tool definitions (${ctx.session.tools.length})`, "–", formatInt(toolsTokens), share(toolsTokens, total)]);
-  partRows.push(["total", String(messages.length), formatInt(total), share(total, ctx.session.contextLength) + " of the window"]);
+  partRows.push(["total", String(messages.length), formatInt(total), "100%"]);
   const shownRows = rows.length > 40 ? [...rows.slice(0, 5), ["…", "", "", `${rows.length - 35} more`], ...rows.slice(-30)] : rows;
   return [
     `What the model sees next (${messages.length} messages; the engine may still select among them per request):`,
@@ -127,6 +134,7 @@ function contextView(ctx: ChatContext): string {
     "",
     "Tokens by part (estimated):",
     renderTable([{ header: "part" }, { header: "messages", align: "right" }, { header: "tokens", align: "right" }, { header: "share", align: "right" }], partRows).trimEnd(),
+    `~${formatInt(total)} of ${formatInt(ctx.session.contextLength)} tokens in the window (${share(total, ctx.session.contextLength)}).`,
   ].join("\n");
 }
 

@@ -95,14 +95,15 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
 
   try {
     if (oneShot !== null) return await runOneShot(oneShot, deps);
-    const window = `${resolved.contextLength.toLocaleString("en-US")} tokens${resolved.contextLengthKnown ? "" : ", a guess"}`;
+    const tokens = `${resolved.contextLength.toLocaleString("en-US")} tokens`;
+    const window = `${tokens}${resolved.contextLengthKnown ? "" : ", a guess"}`;
     say(
       err.dim(
         `context-engine chat · model ${resolved.model} (${window}) · engine ${engineInfo.name}` +
           `${engineInfo.version ? ` ${engineInfo.version}` : ""} (${engineInfo.source}) · /help for commands, /exit to leave`,
       ),
     );
-    if (!resolved.contextLengthKnown) say(err.yellow(`⚠ ${resolved.model} is not in the built-in table of windows; assuming ${window.split(",")[0]}. Set model.context_window in ${setup.configFile}.`));
+    if (!resolved.contextLengthKnown) say(err.yellow(`⚠ ${resolved.model} is not in the built-in table of windows; assuming ${tokens}. Set model.context_window in ${setup.configFile}.`));
     if (resume) say(err.dim(`Resumed chat ${resume.header.id} (${resume.messages.length} messages).`));
     if (engineInfo.fallbackReason) say(err.yellow(`⚠ ${engineInfo.fallbackReason}; using the built-in compressor`));
 
