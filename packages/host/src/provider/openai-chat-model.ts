@@ -21,7 +21,7 @@ export interface OpenAIChatModelOptions {
   retryBaseDelayMs?: number;
   /** Cap for one backoff (also for a provider's Retry-After). Default 30 s. */
   retryMaxDelayMs?: number;
-  /** Per-request timeout; default 10 minutes. */
+  /** Per-request timeout (for a streamed answer also the longest pause between two pieces); default 10 minutes. */
   timeoutMs?: number;
   defaultHeaders?: Record<string, string>;
   /** A fetch implementation (tests, proxies). */
@@ -52,13 +52,14 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
     throw new TypeError("createOpenAIChatModel: `apiKey` is required (config model.api_key or OPENAI_API_KEY)");
   }
   const maxRetries = options.maxRetries ?? 2;
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const baseDelay = options.retryBaseDelayMs ?? 1000;
   const maxDelay = options.retryMaxDelayMs ?? 30_000;
   const client = new OpenAI({
     apiKey: options.apiKey,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     maxRetries: 0, // retries are ours: typed, observable and abortable
-    timeout: options.timeoutMs ?? 600_000,
+    timeout: timeoutMs,
     ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -126,7 +127,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
       // A server that ignores `stream` answers with one plain body.
       if (!type.includes("text/event-stream") || !response.body) return toResponse(await plainBody(response), baseURL);
       const accumulator = new StreamAccumulator(onDelta, baseURL);
-      await readEventStream(response.body, accumulator, request.signal);
+      await readEventStream(response.body, accumulator, request.signal, timeoutMs);
       return toResponse(accumulator.result(), baseURL);
     } catch (error) {
       throw mapProviderError(error, baseURL);

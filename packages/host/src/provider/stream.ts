@@ -154,7 +154,13 @@ function streamError(error: unknown, where: string): ChatModelError {
  * parser (framing, CRLF, comments, split chunks), folding each event's data
  * into `accumulator`. Resolves when the body ends or `[DONE]` arrives.
  */
-export async function readEventStream(body: ReadableStream<Uint8Array>, accumulator: StreamAccumulator, signal?: AbortSignal): Promise<void> {
+export async function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  accumulator: StreamAccumulator,
+  signal?: AbortSignal,
+  /** Fail as a timeout when no data arrives for this long (a stalled stream); 0 waits for ever. */
+  idleTimeoutMs = 0,
+): Promise<void> {
   let failure: unknown = null;
   const parser = createParser({
     onEvent: (event) => {
@@ -171,7 +177,7 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, accumula
   try {
     while (!failure && !accumulator.done) {
       if (signal?.aborted) throw new ChatModelError("aborted", "the request was cancelled");
-      const { value, done } = await reader.read();
+      const { value, done } = await readWithin(reader, idleTimeoutMs);
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
     }
@@ -182,4 +188,20 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, accumula
     reader.cancel().catch(() => undefined);
   }
   if (failure) throw failure;
+}
+
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array>> {
+  if (!(ms > 0)) return reader.read();
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ChatModelError("timeout", `the provider stopped sending its streamed answer for ${Math.round(ms / 1000)} s`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([reader.read(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
