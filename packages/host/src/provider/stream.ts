@@ -190,7 +190,7 @@ export async function readEventStream(
   if (failure) throw failure;
 }
 
-async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array>> {
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
   if (!(ms > 0)) return reader.read();
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
