@@ -35,6 +35,7 @@ export function describeTurnFailure(result: TurnResult, endpoint: Endpoint): Fai
   const status = error?.status ? ` (HTTP ${error.status})` : "";
   const said = serverSaid(error);
   const saidHint = said ? [`The server said: ${said}`] : [];
+  const retried = result.apiCalls > 1 ? ", also after retrying" : "";
   const provider = (title: string, ...hints: string[]): FailureText => ({ title, hints: [...hints, ...saidHint], exitCode: EXIT.endpoint });
   if (result.exitReason === "context_budget_exceeded") {
     const est = error?.estimatedTokens;
@@ -54,11 +55,11 @@ export function describeTurnFailure(result: TurnResult, endpoint: Endpoint): Fai
     case "quota":
       return provider(`The account is out of quota${status}.`, "Add credit to the account or use another API key.");
     case "rate_limit":
-      return provider(`The server kept rate-limiting the requests${status}, also after retrying.`, "Wait a minute and send the message again.");
+      return provider(`The server is rate-limiting the requests${status}${retried}.`, "Wait a minute and send the message again.");
     case "overloaded":
       return provider(`The server says it is overloaded${status}.`, "Wait a little and send the message again.");
     case "server_error":
-      return provider(`The server had an internal error${status}, also after retrying.`, "Send the message again; if it keeps failing, look at the server's own log.");
+      return provider(`The server had an internal error${status}${retried}.`, "Send the message again; if it keeps failing, look at the server's own log.");
     case "network":
       return provider(`Could not reach ${where}.`, "Is the server running, and is model.base_url (or OPENAI_BASE_URL) right?");
     case "timeout":

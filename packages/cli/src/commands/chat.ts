@@ -3,7 +3,7 @@ import type { Logger, Message } from "@context-engine/core";
 import type { HostEvent } from "@context-engine/host";
 import { parseCommandArgs, positiveInt } from "../args.js";
 import { EXIT, InputError, UsageError, type ExitCode } from "../errors.js";
-import { createPalette } from "../format/color.js";
+import { createPalette, type Palette } from "../format/color.js";
 import { CHAT_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
@@ -17,6 +17,17 @@ import { TurnView } from "../chat/turn-view.js";
 import { describeChatEvent } from "./chat-events.js";
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Engine and loader warnings as one plain line each (no data tail; --verbose shows it), each once. */
+function plainWarnings(write: (line: string) => void, p: Palette): Logger {
+  const seen = new Set<string>();
+  const emit = (message: string) => {
+    if (seen.has(message)) return;
+    seen.add(message);
+    write(p.yellow(`⚠ ${message}`));
+  };
+  return { debug() {}, info() {}, warn: emit, error: emit };
+}
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { resumeId, rest } = takeResume(argv);
@@ -50,7 +61,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const history: Message[] = resume ? resume.messages.filter((m, i) => !(i === 0 && m.role === "system")) : [];
   const restoredSystem = resume?.messages[0]?.role === "system" ? String(resume.messages[0].content) : undefined;
 
-  const engineLogger = createCliLogger((line) => say(err.dim(line)), values.verbose ? "info" : "warn");
+  const engineLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : plainWarnings((line) => (view ? view.notice(line) : say(line)), err);
   const hostLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : SILENT;
   // Events arrive before the session exists; the view and the log attach once it does.
   let view: TurnView | null = null;
