@@ -108,4 +108,33 @@ describe("chat in a terminal (built binary in a pseudo-terminal, loopback OpenAI
     term.write("\u0003");
     expect(await term.exited).toBe(130);
   });
+
+  it("/compactions shows what the lossless engine removed, and /expand <id> brings the originals back", async () => {
+    server = await startChatServer((req) => {
+      const last = req.body.messages.at(-1)!;
+      const filler = Array.from({ length: 25 }, (_, i) => `Detail ${i}: checklist item ${i} is signed off.`).join(" ");
+      return completion({ content: `noted: ${String(last.content).slice(0, 40)}. ${filler}` });
+    });
+    const s = configure(server.url, "  context_window: 4000\ncontext:\n  engine: lcm\n");
+    term = startPty(["chat"], { cwd: s.cwd, env: { ...s.env, NO_COLOR: "1" } });
+    await term.waitFor("you›");
+    for (const line of ["the launch code is 4471", "the backup site is Oslo", "the owner is Priya", "the deadline is Friday"]) {
+      const mark = term.plain().length;
+      term.write(`${line}\r`);
+      await term.waitFor(`noted: ${line}`, { from: mark });
+    }
+    term.write("/compress\r");
+    await term.waitFor(/Compacted: \d+ → \d+ messages/);
+    const mark = term.plain().length;
+    term.write("/compactions 1\r");
+    await term.waitFor(/Get the originals back: \/expand (sum_[0-9a-f]+)/, { from: mark });
+    const shown = term.plain().slice(mark);
+    expect(shown).toMatch(/Removed from the context \(\d+\):\n\s+- user: the launch code is 4471/);
+    const id = /\/expand (sum_[0-9a-f]+)/.exec(shown)![1]!;
+    const mark2 = term.plain().length;
+    term.write(`/expand ${id}\r`);
+    await term.waitFor("| the launch code is 4471", { from: mark2 });
+    term.write("/exit\r");
+    expect(await term.exited).toBe(0);
+  });
 });

@@ -11,6 +11,8 @@ export interface ChatContext {
   endpoint: { baseURL: string | undefined; requestTimeoutMs: number; contextLengthKnown: boolean; contextLengthSource: string; streaming: () => string };
   transcriptFile: string | null;
   compactions: CompactionLog;
+  /** The last request as sent (after the engine's selection), when one was made. */
+  lastRequest: () => { messages: readonly Message[]; estimatedTokens: number; selection: string } | null;
 }
 
 /** Commands the chat adds to the host's (or renders better); null when `line` is not one of them. */
@@ -110,32 +112,44 @@ function partOf(m: Message, ctx: ChatContext): Part {
 
 function contextView(ctx: ChatContext): string {
   const messages = ctx.session.messages;
-  const count = (m: Message) => defaultTokenCounter.countMessage(m);
-  const byPart = new Map<Part, { messages: number; tokens: number }>();
-  const rows: string[][] = [];
-  messages.forEach((m, i) => {
+  const rows = messages.map((m, i) => {
     const part = partOf(m, ctx);
-    const tokens = count(m);
-    const entry = byPart.get(part) ?? { messages: 0, tokens: 0 };
-    entry.messages++;
-    entry.tokens += tokens;
-    byPart.set(part, entry);
-    rows.push([String(i + 1), part === "summaries" ? "summary" : m.role, formatInt(tokens), preview(m, 70)]);
+    return [String(i + 1), part === "summaries" ? "summary" : m.role, formatInt(defaultTokenCounter.countMessage(m)), preview(m, 70)];
   });
-  const toolsTokens = defaultTokenCounter.countText(JSON.stringify(ctx.session.tools));
-  const total = [...byPart.values()].reduce((a, b) => a + b.tokens, 0) + toolsTokens;
-  const partRows = [...byPart.entries()].map(([part, v]) => [part, String(v.messages), formatInt(v.tokens), share(v.tokens, total)]);
-  if (ctx.session.tools.length > 0) partRows.push([`tool definitions (${ctx.session.tools.length})`, "–", formatInt(toolsTokens), share(toolsTokens, total)]);
-  partRows.push(["total", String(messages.length), formatInt(total), "100%"]);
   const shownRows = rows.length > 40 ? [...rows.slice(0, 5), ["…", "", "", `${rows.length - 35} more`], ...rows.slice(-30)] : rows;
-  return [
-    `What the model sees next (${messages.length} messages; the engine may still select among them per request):`,
+  const { table, total } = partsTable(messages, ctx);
+  const out = [
+    `What the model sees next: these ${messages.length} messages, then your message.`,
     renderTable([{ header: "#", align: "right" }, { header: "role" }, { header: "tokens", align: "right" }, { header: "text" }], shownRows).trimEnd(),
     "",
     "Tokens by part (estimated):",
-    renderTable([{ header: "part" }, { header: "messages", align: "right" }, { header: "tokens", align: "right" }, { header: "share", align: "right" }], partRows).trimEnd(),
+    table,
     `~${formatInt(total)} of ${formatInt(ctx.session.contextLength)} tokens in the window (${share(total, ctx.session.contextLength)}).`,
-  ].join("\n");
+  ];
+  const last = ctx.lastRequest();
+  if (last && last.selection === "applied") {
+    // The engine picks what each request holds; show what it picked last time.
+    out.push("", `The engine selects the context of each request; the last one held ${last.messages.length} messages (~${formatInt(last.estimatedTokens)} tokens):`, partsTable(last.messages, ctx).table);
+  }
+  return out.join("\n");
+}
+
+function partsTable(messages: readonly Message[], ctx: ChatContext): { table: string; total: number } {
+  const byPart = new Map<Part, { messages: number; tokens: number }>();
+  for (const m of messages) {
+    const part = partOf(m, ctx);
+    const entry = byPart.get(part) ?? { messages: 0, tokens: 0 };
+    entry.messages++;
+    entry.tokens += defaultTokenCounter.countMessage(m);
+    byPart.set(part, entry);
+  }
+  const toolsTokens = defaultTokenCounter.countText(JSON.stringify(ctx.session.tools));
+  const total = [...byPart.values()].reduce((a, b) => a + b.tokens, 0) + toolsTokens;
+  const rows = [...byPart.entries()].map(([part, v]) => [part, String(v.messages), formatInt(v.tokens), share(v.tokens, total)]);
+  if (ctx.session.tools.length > 0) rows.push([`tool definitions (${ctx.session.tools.length})`, "–", formatInt(toolsTokens), share(toolsTokens, total)]);
+  rows.push(["total", String(messages.length), formatInt(total), "100%"]);
+  const table = renderTable([{ header: "part" }, { header: "messages", align: "right" }, { header: "tokens", align: "right" }, { header: "share", align: "right" }], rows).trimEnd();
+  return { table, total };
 }
 
 function compactionsView(ctx: ChatContext, arg: string): string {

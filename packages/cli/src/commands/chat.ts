@@ -66,8 +66,10 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   // Events arrive before the session exists; the view and the log attach once it does.
   let view: TurnView | null = null;
   let compactions: CompactionLog | null = null;
+  let lastRequest: { messages: readonly Message[]; estimatedTokens: number; selection: string } | null = null;
   const onEvent = (event: HostEvent) => {
     compactions?.observe(event);
+    if (event.type === "provider.request") lastRequest = { messages: event.messages, estimatedTokens: event.estimatedTokens, selection: event.selection };
     if (event.type === "provider.request") return view?.request();
     if (event.type === "provider.delta") return;
     const line = describeChatEvent(event, err);
@@ -129,6 +131,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       },
       transcriptFile: null,
       compactions,
+      lastRequest: () => lastRequest,
     };
     const host = await import("@context-engine/host");
     return await runRepl({
