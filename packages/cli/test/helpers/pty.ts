@@ -1,4 +1,4 @@
-import { spawn as spawnPty, type IPty } from "node-pty";
+import type { IPty } from "node-pty";
 import { BIN } from "./run-bin.js";
 
 /** The built binary in a real pseudo-terminal: what a person at a terminal would see and type. */
@@ -16,12 +16,26 @@ export interface PtySession {
 
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z~]|\u001b\][^\u0007]*\u0007/g;
 
+type Spawn = typeof import("node-pty").spawn;
+let spawnPty: Spawn | null = null;
+
+/** Load node-pty (a native module); null with the reason when it did not build here. */
+export async function loadPty(): Promise<string | null> {
+  try {
+    spawnPty = (await import("node-pty")).spawn;
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 export function startPty(args: string[], options: { cwd: string; env: Record<string, string> }): PtySession {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("OPENAI_") && !k.startsWith("CONTEXT_ENGINE_") && k !== "FORCE_COLOR") env[k] = v;
   }
   Object.assign(env, { TERM: "xterm-256color" }, options.env);
+  if (!spawnPty) throw new Error("call loadPty() first");
   const pty: IPty = spawnPty(process.execPath, [BIN, ...args], { name: "xterm-256color", cols: 120, rows: 40, cwd: options.cwd, env });
   let output = "";
   pty.onData((d) => (output += d));
