@@ -29,6 +29,16 @@ describe("chat: failures are said once, in plain words", () => {
     expect(r.stderr).not.toMatch(/\[(error|warn)\]/);
   });
 
+  it("a retried 500 is one plain notice, then the answer; //text sends a leading slash", async () => {
+    const s = await setUp((_req, i) => (i === 0 ? { status: 500, body: { error: { message: "flaky", type: "server_error" } } } : null), "host:\n  max_retries: 1\n");
+    const r = await runBin(["chat"], { ...s, input: "hello\n//etc/hosts is a path\n" });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/⚠ the server had an internal error \(HTTP 500\); retrying in [\d.]+ (ms|s)…/);
+    expect(r.stderr).not.toContain("✖");
+    expect(r.stdout).toContain("echo: hello");
+    expect(r.stdout).toContain("echo: /etc/hosts is a path");
+  });
+
   it("a reply that is not JSON says so plainly", async () => {
     const s = await setUp(() => ({ body: null, raw: { text: "<html><h1>Welcome to nginx!</h1></html>", type: "text/html" } }));
     const r = await runBin(["chat"], { ...s, input: "hello\n" });

@@ -108,7 +108,9 @@ export async function runRepl(o: ReplOptions): Promise<ExitCode> {
       }
       current = new AbortController();
       try {
-        const { exitCode: code } = await runOneTurn(text, deps, current);
+        // `//text` sends a message that starts with a slash.
+        const message = text.startsWith("//") ? text.slice(1) : text;
+        const { exitCode: code } = await runOneTurn(message, deps, current);
         exitCode = code === EXIT.interrupted ? exitCode : code;
       } finally {
         current = null;
