@@ -85,6 +85,10 @@ describe("chat: windows, streaming fallback, tables", () => {
     expect(set.stdout).toMatch(/Window from\s+.*model\.context_window/);
     const known = await runBin(["chat", "--model", "claude-sonnet-4-5"], { ...s, input: "/status\n" });
     expect(known.stdout).toMatch(/Context window\s+32,768 tokens/);
+    // After /model, the window follows the new model: known from the table, given, or a guess.
+    const switched = await runBin(["chat"], { ...s, input: "/model gpt-4o\n/status\n/model another-unknown\n/status\n/model another-unknown 50000\n/status\n" });
+    const windows = [...switched.stdout.matchAll(/Context window\s+(.+)\n/g)].map((m) => m[1]);
+    expect(windows).toEqual(["128,000 tokens", expect.stringMatching(/^128,000 tokens \(a guess/), "50,000 tokens"]);
   });
 
   it("streams by default; a server that refuses streaming still answers, and /status says streaming is off", async () => {

@@ -8,7 +8,7 @@ import type { CompactionLog } from "./compactions.js";
 export interface ChatContext {
   session: Session;
   engine: { name: string; source: string; version: string | null };
-  endpoint: { baseURL: string | undefined; requestTimeoutMs: number; contextLengthKnown: boolean; contextLengthSource: string; streaming: () => string };
+  endpoint: { baseURL: string | undefined; requestTimeoutMs: number; contextLengthKnown: () => boolean; contextLengthSource: () => string; streaming: () => string };
   transcriptFile: string | null;
   compactions: CompactionLog;
   /** The last request as sent (after the engine's selection), when one was made. */
@@ -48,12 +48,12 @@ const kv = (rows: Array<[string, string]>) => renderTable([{ header: "" }, { hea
 function statusTable(ctx: ChatContext): string {
   const s = ctx.session.status();
   const e = s.engineStatus;
-  const window = `${formatInt(s.contextLength)} tokens${ctx.endpoint.contextLengthKnown ? "" : " (a guess: the model is not in the built-in table; set model.context_window)"}`;
+  const window = `${formatInt(s.contextLength)} tokens${ctx.endpoint.contextLengthKnown() ? "" : " (a guess: the model is not in the built-in table; set model.context_window)"}`;
   const rows: Array<[string, string]> = [
     ["Session", s.sessionId],
     ["Model", s.model],
     ["Context window", window],
-    ["Window from", ctx.endpoint.contextLengthSource],
+    ["Window from", ctx.endpoint.contextLengthSource()],
     ["Endpoint", ctx.endpoint.baseURL ?? "api.openai.com"],
     ["Request timeout", `${Math.round(ctx.endpoint.requestTimeoutMs / 1000)} s`],
     ["Streaming", ctx.endpoint.streaming()],

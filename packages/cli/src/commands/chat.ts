@@ -125,8 +125,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       engine: engineInfo,
       endpoint: {
         ...endpoint,
-        contextLengthKnown: resolved.contextLengthKnown,
-        contextLengthSource: resolved.sources.contextLength,
+        // After /model, the window is a guess when the table does not know the new model and none was given.
+        contextLengthKnown: () => session.model === resolved.model ? resolved.contextLengthKnown : windowOf(session).known,
+        contextLengthSource: () => (session.model === resolved.model ? resolved.sources.contextLength : windowOf(session).source),
         streaming: () => (setup.chatModel.streamingRefused ? "off (the server refused it)" : "on"),
       },
       transcriptFile: null,
@@ -134,6 +135,12 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       lastRequest: () => lastRequest,
     };
     const host = await import("@context-engine/host");
+    const windowOf = (sess: { model: string; contextLength: number }) => {
+      const lookup = host.lookupContextLength(sess.model);
+      if (lookup.known) return { known: true, source: `built-in table (${lookup.matched})` };
+      const given = sess.contextLength !== host.DEFAULT_CONTEXT_LENGTH;
+      return { known: given, source: given ? "/model" : `a guess: ${sess.model} is not in the built-in table` };
+    };
     return await runRepl({
       io,
       deps,
