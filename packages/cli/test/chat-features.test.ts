@@ -37,6 +37,8 @@ describe("chat: failures are said once, in plain words", () => {
     expect(r.stderr).not.toContain("✖");
     expect(r.stdout).toContain("echo: hello");
     expect(r.stdout).toContain("echo: /etc/hosts is a path");
+    // No terminal: no spinner, no live status line.
+    expect(r.stderr).not.toMatch(/thinking…|\r/);
   });
 
   it("a reply that is not JSON says so plainly", async () => {

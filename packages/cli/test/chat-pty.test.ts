@@ -112,6 +112,21 @@ describe.skipIf(ptyMissing !== null)("chat in a terminal (built binary in a pseu
     expect(await term.exited).toBe(130);
   });
 
+  it("one-shot in a terminal: the answer streams to stdout; Ctrl-C cancels the request and exits 130", async () => {
+    server = await startChatServer((req) => (String(req.body.messages.at(-1)!.content).includes("slow") ? { stall: "Partial answer" } : null));
+    const s = configure(server.url);
+    term = startPty(["chat", "a quick question"], { cwd: s.cwd, env: { ...s.env, NO_COLOR: "1" } });
+    await term.waitFor("echo: a quick question");
+    expect(await term.exited).toBe(0);
+    term = startPty(["chat", "a slow question"], { cwd: s.cwd, env: { ...s.env, NO_COLOR: "1" } });
+    await term.waitFor("Partial answer");
+    term.write("\u0003");
+    await term.waitFor("⚠ cancelled");
+    expect(await term.exited).toBe(130);
+    for (let i = 0; i < 40 && server.aborted === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(server.aborted).toBe(1);
+  });
+
   it("/compactions shows what the lossless engine removed, and /expand <id> brings the originals back", async () => {
     server = await startChatServer((req) => {
       const last = req.body.messages.at(-1)!;
