@@ -66,26 +66,48 @@ can no longer recover, or an engine error.
 `;
 
 export const CHAT_HELP = `Usage:
-  context-engine chat [options]
+  context-engine chat [options]                 interactive chat (or one message per piped line)
+  context-engine chat [options] "question"      one answer on stdout, then exit (stdin, if piped, is appended)
+  context-engine chat [options] -               the whole of stdin as one message
+  context-engine chat --list                    saved chats, newest first
+  context-engine chat --resume [id]             continue a saved chat (an id prefix; none: the newest)
 
-An interactive chat against an OpenAI-compatible endpoint. The endpoint comes from config.yaml
-(model.base_url, model.api_key, model.name) or the environment (OPENAI_BASE_URL, OPENAI_API_KEY,
-OPENAI_MODEL). Lines can also be piped on stdin.
+The endpoint comes from config.yaml (model.base_url, model.api_key, model.name,
+model.context_window, model.request_timeout_seconds) or the environment (OPENAI_BASE_URL,
+OPENAI_API_KEY, OPENAI_MODEL). Answers stream in; chats are saved under
+$CONTEXT_ENGINE_HOME/chats (default ~/.context-engine/chats).
+
+Input and keys:
+  Enter               send
+  paste               a pasted block is one message, indentation kept
+  line ending in \\    continue on the next line
+  /multi … /end       a multi-line message
+  Ctrl-C              cancel the running turn; at an empty prompt press twice to leave
+  Ctrl-D, /exit       leave
 
 Slash commands:
+  /status             Session, model, window (or "a guess"), tokens, threshold, compactions
+  /engine             The active engine, its tools and status
+  /context            What the model sees next: messages, summaries, tokens by part
+  /compactions [n]    What each compaction removed and the summary that replaced it
+  /expand <id>        An original back from the lossless engine (lcm_expand)
   /compress [focus]   Compact the conversation now, keeping what relates to <focus> first
   /new, /reset        Start a fresh session (the engine's state is reset)
-  /model <name>       Switch the model
-  /status             Tokens, threshold, usage percent and compactions
-  /engine             Which engine is active and its status
+  /model <name> [N]   Switch the model (and window)
   /help               List the slash commands
-  /exit, /quit        Leave (also Ctrl-D)
 
 Options:
   -e, --engine <name>        Use this engine instead of context.engine from config.yaml
   -m, --model <name>         Use this model instead of the configured one
   -n, --context-length <N>   Override the model's window
+      --system <prompt>      A system prompt
+  -r, --resume [id]          Continue a saved chat
+      --list                 List saved chats
+      --no-save              Do not save this chat
   -c, --config <path>        config.yaml to use
+
+Exit codes: 0 ok · 1 the last turn failed inside the host · 4 no such chat / empty message ·
+5 endpoint missing or failing · 130 left with Ctrl-C
 `;
 
 export const PLUGINS_HELP = `Usage:

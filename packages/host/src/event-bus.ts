@@ -32,6 +32,11 @@ export class EventBus {
     return this.#all.size > 0 || (this.#byType.get(type)?.size ?? 0) > 0;
   }
 
+  /** Whether a listener subscribed to `type` by name (catch-all listeners do not count): opt-in behaviour such as streaming. */
+  subscribed(type: HostEventType): boolean {
+    return (this.#byType.get(type)?.size ?? 0) > 0;
+  }
+
   emit(input: HostEventInput): void {
     const typed = this.#byType.get(input.type);
     if (this.#all.size === 0 && (!typed || typed.size === 0)) return;

@@ -1,5 +1,6 @@
 import type { ChatModelError, Message, Usage } from "@context-engine/core";
 import type { HostError } from "./errors.js";
+import type { StreamDelta } from "./provider/stream.js";
 
 /** What triggered a compaction pass. */
 export type CompactionTrigger =
@@ -74,6 +75,12 @@ export interface ProviderResponseEvent extends InTurn {
   usage: Usage | null;
   finishReason: string | null;
   durationMs: number;
+}
+/** A piece of a streamed answer: text, or progress of a tool call being written. */
+export interface ProviderDeltaEvent extends InTurn {
+  type: "provider.delta";
+  requestIndex: number;
+  delta: StreamDelta;
 }
 export interface ProviderErrorEvent extends InTurn {
   type: "provider.error";
@@ -231,6 +238,7 @@ export type HostEvent =
   | TurnStartedEvent
   | ProviderRequestEvent
   | ProviderResponseEvent
+  | ProviderDeltaEvent
   | ProviderErrorEvent
   | RequestOverBudgetEvent
   | SelectionAppliedEvent

@@ -63,7 +63,7 @@ export async function createHostFromConfig(options: HostFromConfigOptions = {}):
     if (!model.apiKey) {
       throw new TypeError(`${source}: no API key for ${model.model}: set OPENAI_API_KEY (or model.api_key in ${source})`);
     }
-    chatModel = createOpenAIChatModel({ model: model.model, apiKey: model.apiKey, ...(model.baseURL ? { baseURL: model.baseURL } : {}) });
+    chatModel = createOpenAIChatModel({ model: model.model, apiKey: model.apiKey, timeoutMs: model.requestTimeoutMs, ...(model.baseURL ? { baseURL: model.baseURL } : {}) });
   }
   const loaded = await loadEngine(
     config,

@@ -16,7 +16,8 @@ export {
 export { sanitizeRequestMessages, type SanitizeResult } from "./request/sanitize.js";
 export { applyCacheBreakpoints, promptCacheEnabled, type PromptCacheMode } from "./request/cache-breakpoints.js";
 export { hasLoneSurrogate, fixLoneSurrogates } from "./request/surrogates.js";
-export { hasCompleteOnce, type RetryAwareChatModel } from "./runtime.js";
+export { hasCompleteOnce, hasCompleteStream, type RetryAwareChatModel, type StreamingChatModel } from "./runtime.js";
+export { StreamAccumulator, readEventStream, type StreamDelta } from "./provider/stream.js";
 export { createOpenAIChatModel, toResponse, type OpenAIChatModel, type OpenAIChatModelOptions } from "./provider/openai-chat-model.js";
 export { mapProviderError, parseRetryAfter } from "./provider/map-error.js";
 export { toChatModelError, isRetryable, RETRYABLE_KINDS, looksLikeContextLength, type ChatModelErrorWithRetry } from "./provider/errors.js";
@@ -27,6 +28,9 @@ export {
   defaultContextLength,
   ModelConfigSchema,
   DEFAULT_CONTEXT_LENGTH,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  lookupContextLength,
+  type ContextLengthLookup,
   type ModelConfig,
   type ResolvedModelConfig,
 } from "./provider/model-config.js";

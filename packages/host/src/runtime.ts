@@ -2,6 +2,7 @@ import type { ChatModel, ChatModelRequest, ChatModelResponse, ContextEngine, Log
 import type { EngineFigures } from "./compaction/engine-figures.js";
 import type { HostConfig } from "./config.js";
 import type { EventBus } from "./event-bus.js";
+import type { StreamDelta } from "./provider/stream.js";
 import type { FunctionTool, ToolExecutor } from "./tools.js";
 
 /**
@@ -15,6 +16,19 @@ export interface RetryAwareChatModel extends ChatModel {
 
 export function hasCompleteOnce(model: ChatModel): model is RetryAwareChatModel {
   return typeof (model as Partial<RetryAwareChatModel>).completeOnce === "function";
+}
+
+/**
+ * A ChatModel that can stream one attempt, reporting text and tool-call
+ * progress as it arrives. The host streams when someone listens to
+ * `provider.delta` events.
+ */
+export interface StreamingChatModel extends ChatModel {
+  completeStream(request: ChatModelRequest, onDelta: (delta: StreamDelta) => void): Promise<ChatModelResponse>;
+}
+
+export function hasCompleteStream(model: ChatModel): model is StreamingChatModel {
+  return typeof (model as Partial<StreamingChatModel>).completeStream === "function";
 }
 
 /** What every session of one host shares. */

@@ -38,6 +38,8 @@ export {
   DEFAULT_CONTEXT_LENGTH,
   KNOWN_CONTEXT_LENGTHS,
   contextLengthFor,
+  lookupContextLength,
+  type ContextLengthLookup,
   resolveModelSettings,
   type ModelSettings,
 } from "./model-settings.js";

@@ -33,9 +33,8 @@ export function describeChatEvent(event: HostEvent, p: Palette): string | null {
     case "tool_results.pruned":
       return p.dim(`· trimmed ${event.pruned} old tool result(s): ~${formatInt(event.tokensBefore)} → ~${formatInt(event.tokensAfter)} tokens`);
     case "provider.error":
-      return event.willRetry
-        ? p.yellow(`⚠ ${event.kind}: ${event.error.message}; retrying${event.retryInMs ? ` in ${formatDuration(event.retryInMs)}` : ""}`)
-        : null;
+      // Only retries are shown here; a final failure is said once when the turn ends.
+      return event.willRetry ? p.yellow(`⚠ ${retryReason(event.kind, event.error.status)}; retrying${event.retryInMs ? ` in ${formatDuration(event.retryInMs)}` : ""}…`) : null;
     case "hook.failed":
       return p.yellow(`⚠ the engine's ${event.hook} failed (${event.error}); carrying on without it`);
     case "selection.ignored":
@@ -54,4 +53,24 @@ function shortJson(value: unknown, max: number): string {
   }
   if (text.startsWith("{") && text.endsWith("}")) text = text.slice(1, -1);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function retryReason(kind: string, status: number | undefined): string {
+  const http = status ? ` (HTTP ${status})` : "";
+  switch (kind) {
+    case "server_error":
+      return `the server had an internal error${http}`;
+    case "overloaded":
+      return `the server is overloaded${http}`;
+    case "rate_limit":
+      return `rate limited${http}`;
+    case "network":
+      return "could not reach the server";
+    case "timeout":
+      return "the server did not answer in time";
+    case "context_length":
+      return "the request was too long for the model; compacted";
+    default:
+      return `the request failed (${kind}${http})`;
+  }
 }

@@ -1,180 +1,222 @@
-import { createInterface } from "node:readline";
-import type { ChatModel, ContextEngine } from "@context-engine/core";
+import { randomUUID } from "node:crypto";
+import type { Logger, Message } from "@context-engine/core";
+import type { HostEvent } from "@context-engine/host";
 import { parseCommandArgs, positiveInt } from "../args.js";
-import { ConfigError, EndpointError, EXIT, UsageError } from "../errors.js";
-import { createPalette } from "../format/color.js";
+import { EXIT, InputError, UsageError, type ExitCode } from "../errors.js";
+import { createPalette, type Palette } from "../format/color.js";
 import { CHAT_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
-import { engineSearchPaths } from "../paths.js";
+import { CHAT_COMMAND_HELP, runChatCommand, type ChatContext } from "../chat/commands.js";
+import { CompactionLog } from "../chat/compactions.js";
+import { runRepl } from "../chat/repl.js";
+import { setUpChat, type ChatSetup } from "../chat/setup.js";
+import { listChats, openStore, pickResume } from "../chat/resume.js";
+import { runOneTurn, type TurnDeps } from "../chat/turn.js";
+import { TurnView } from "../chat/turn-view.js";
 import { describeChatEvent } from "./chat-events.js";
-import { ENDPOINT_HINTS } from "./endpoint.js";
 
+const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Engine and loader warnings as one plain line each (no data tail; --verbose shows it), each once. */
+function plainWarnings(write: (line: string) => void, p: Palette): Logger {
+  const seen = new Set<string>();
+  const emit = (message: string) => {
+    if (seen.has(message)) return;
+    seen.add(message);
+    write(p.yellow(`⚠ ${message}`));
+  };
+  return { debug() {}, info() {}, warn: emit, error: emit };
+}
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("chat", argv, {
+  const { resumeId, rest } = takeResume(argv);
+  const { values, positionals } = parseCommandArgs("chat", rest, {
     engine: { type: "string", short: "e" },
     model: { type: "string", short: "m" },
     "context-length": { type: "string", short: "n" },
     system: { type: "string" },
+    list: { type: "boolean" },
+    "no-save": { type: "boolean" },
   });
   if (values.help) {
     io.stdout.write(CHAT_HELP);
     return EXIT.ok;
   }
-  if (positionals.length > 0) {
-    throw new UsageError(`chat: unexpected argument ${JSON.stringify(positionals[0])}`, { hints: ["Type messages after it starts, or pipe them on stdin."] });
-  }
-  const contextLengthFlag = positiveInt("context-length", values["context-length"]);
-  const err = createPalette(useColor(io.stderr, io.env) && !values["no-color"]);
-  const out = createPalette(useColor(io.stdout, io.env) && !values["no-color"]);
+  const contextLength = positiveInt("context-length", values["context-length"]);
+  const noColor = values["no-color"] === true;
+  const err = createPalette(useColor(io.stderr, io.env) && !noColor);
+  const out = createPalette(useColor(io.stdout, io.env) && !noColor);
   const say = (line: string) => io.stderr.write(`${line}\n`);
-  const logger = createCliLogger((line) => say(err.dim(line)), values.verbose ? "info" : "warn");
-
-  const [{ loadConfig, loadEngine }, host] = await Promise.all([import("@context-engine/plugin-loader"), import("@context-engine/host")]);
-  const env = { ...io.env };
-  const loaded = await loadConfig({ cwd: io.cwd, env, ...(values.config ? { path: values.config } : {}) });
-  const modelSection = { ...loaded.config.model, ...(values.model ? { name: values.model } : {}) };
-
-  // The endpoint: model name plus a base URL or a key (a key alone means api.openai.com).
-  let resolved;
-  try {
-    resolved = host.resolveModelConfig(modelSection, env, loaded.file ?? "config.yaml");
-  } catch (error) {
-    throw new EndpointError(`no model endpoint configured: ${(error as Error).message.split("\n")[0]}`, { hints: ENDPOINT_HINTS });
-  }
-  if (!resolved.baseURL && !resolved.apiKey) {
-    throw new EndpointError("no model endpoint configured: neither a base URL nor an API key is set", { hints: ENDPOINT_HINTS });
-  }
-  const contextLength = contextLengthFlag ?? resolved.contextLength;
-  const chatModel: ChatModel = host.createOpenAIChatModel({
-    model: resolved.model,
-    // Local OpenAI-compatible servers ignore the key, but the client needs one.
-    apiKey: resolved.apiKey ?? "not-needed",
-    ...(resolved.baseURL ? { baseURL: resolved.baseURL } : {}),
-  });
-
-  let engine: ContextEngine;
-  let engineInfo: { name: string; source: string; version: string | null; fallbackReason: string | null; dataDir: string | undefined };
-  try {
-    const l = await loadEngine(loaded, { contextLength, model: resolved.model, chatModel, logger }, { cwd: io.cwd, env, logger, nodeModules: engineSearchPaths(io.cwd), ...(values.engine ? { engine: values.engine } : {}) });
-    engine = l.engine;
-    engineInfo = { name: l.name, source: l.source, version: l.version, fallbackReason: l.fallbackReason, dataDir: l.initContext.dataDir };
-    for (const w of l.warnings) logger.warn(w);
-  } catch (error) {
-    // The same unknown engine is a usage error from --engine but a config error from config.yaml.
-    if (!values.engine && error instanceof Error && error.name === "EngineLoadError") {
-      throw new ConfigError(`${error.message} (context.engine in ${loaded.file ?? "config.yaml"})`, { hints: ["Run 'context-engine plugins list' to see the engines found."] });
-    }
-    throw error;
+  const store = values["no-save"] ? null : openStore(io);
+  if (values.list) {
+    if (!store) throw new UsageError("chat: --list and --no-save do not go together");
+    io.stdout.write(listChats(store));
+    return EXIT.ok;
   }
 
-  const agent = new host.AgentHost({
-    engine,
-    chatModel,
-    config: host.hostConfigFromFile(loaded.config, loaded.file ?? "config.yaml"),
-    logger,
-    onEvent: (event) => {
-      const line = describeChatEvent(event, err);
-      if (line) say(line);
-    },
-  });
-  const session = await agent.openSession({
-    model: resolved.model,
+  const resume = resumeId === undefined ? null : pickResume(store, resumeId);
+  const oneShot = await oneShotMessage(positionals, io);
+  const sessionId = resume?.header.id ?? randomUUID();
+  const history: Message[] = resume ? resume.messages.filter((m, i) => !(i === 0 && m.role === "system")) : [];
+  const restoredSystem = resume?.messages[0]?.role === "system" ? String(resume.messages[0].content) : undefined;
+
+  const engineLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : plainWarnings((line) => (view ? view.notice(line) : say(line)), err);
+  const hostLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : SILENT;
+  // Events arrive before the session exists; the view and the log attach once it does.
+  let view: TurnView | null = null;
+  let compactions: CompactionLog | null = null;
+  let lastRequest: { messages: readonly Message[]; estimatedTokens: number; selection: string } | null = null;
+  const onEvent = (event: HostEvent) => {
+    compactions?.observe(event);
+    if (event.type === "provider.request") lastRequest = { messages: event.messages, estimatedTokens: event.estimatedTokens, selection: event.selection };
+    if (event.type === "provider.request") return view?.request();
+    if (event.type === "provider.delta") return;
+    const line = describeChatEvent(event, err);
+    if (line) (view ? view.notice(line) : say(line));
+  };
+  const setup: ChatSetup = await setUpChat({
+    io,
+    configPath: values.config,
+    engine: values.engine,
+    model: values.model,
     contextLength,
-    ...(resolved.provider ? { provider: resolved.provider } : {}),
-    ...(resolved.baseURL ? { baseUrl: resolved.baseURL } : {}),
-    ...(values.system ? { systemPrompt: values.system } : {}),
-    ...(engineInfo.dataDir ? { dataDir: engineInfo.dataDir } : {}),
-    platform: "cli",
+    systemPrompt: values.system ?? restoredSystem,
+    sessionId,
+    history,
+    hostLogger,
+    engineLogger,
+    onEvent,
   });
+  const { session, resolved, engineInfo } = setup;
+  view = new TurnView(io.stdout, io.stderr, err);
+  compactions = new CompactionLog(() => session.messages);
+  // Subscribing by name is what turns streaming on.
+  setup.agent.on("provider.delta", (event) => view?.delta(event.delta));
 
-  const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true;
-  say(
-    err.dim(
-      `context-engine chat · model ${resolved.model} (${contextLength.toLocaleString("en-US")} tokens) · engine ${engineInfo.name}` +
-        `${engineInfo.version ? ` ${engineInfo.version}` : ""} (${engineInfo.source}) · /help for commands, /exit to leave`,
-    ),
-  );
-  if (engineInfo.fallbackReason) say(err.yellow(`⚠ ${engineInfo.fallbackReason}; using the built-in compressor`));
-
-  const rl = createInterface({ input: io.stdin, output: interactive ? (io.stderr as NodeJS.WritableStream) : undefined, terminal: interactive });
-  const prompt = () => {
-    if (interactive) {
-      rl.setPrompt(out.bold("you› "));
-      rl.prompt();
+  const header = () => ({ id: session.id, startedAt: new Date().toISOString(), model: session.model, engine: engineInfo.name, cwd: io.cwd });
+  const saveHeader = () => {
+    try {
+      store?.open(header());
+    } catch (error) {
+      say(err.yellow(`⚠ transcripts are off: ${(error as Error).message}`));
     }
   };
-  let current: AbortController | null = null;
-  let exitCode: number = EXIT.ok;
-  let interrupted = false;
-  rl.on("SIGINT", () => {
-    if (current) {
-      current.abort();
-      say(err.yellow("⚠ interrupted"));
-    } else {
-      interrupted = true;
-      rl.close();
-    }
-  });
+  saveHeader();
+  const endpoint = { baseURL: resolved.baseURL, requestTimeoutMs: resolved.requestTimeoutMs };
+  const deps: TurnDeps = { session, view, err: io.stderr, palette: err, endpoint, store };
 
   try {
-    prompt();
-    for await (const raw of rl) {
-      const line = raw.trim();
-      if (!line) {
-        prompt();
-        continue;
-      }
-      if (line === "/exit" || line === "/quit") break;
-      const command = host.parseSlashCommand(line);
-      if (command) {
+    if (oneShot !== null) return await runOneShot(oneShot, deps);
+    const tokens = `${resolved.contextLength.toLocaleString("en-US")} tokens`;
+    const window = `${tokens}${resolved.contextLengthKnown ? "" : ", a guess"}`;
+    say(
+      err.dim(
+        `context-engine chat · model ${resolved.model} (${window}) · engine ${engineInfo.name}` +
+          `${engineInfo.version ? ` ${engineInfo.version}` : ""} (${engineInfo.source}) · /help for commands, /exit to leave`,
+      ),
+    );
+    if (!resolved.contextLengthKnown) say(err.yellow(`⚠ ${resolved.model} is not in the built-in table of windows; assuming ${tokens}. Set model.context_window in ${setup.configFile}.`));
+    if (resume) say(err.dim(`Resumed chat ${resume.header.id} (${resume.messages.length} messages).`));
+    if (engineInfo.fallbackReason) say(err.yellow(`⚠ ${engineInfo.fallbackReason}; using the built-in compressor`));
+
+    const ctx: ChatContext = {
+      session,
+      engine: engineInfo,
+      endpoint: {
+        ...endpoint,
+        // After /model, the window is a guess when the table does not know the new model and none was given.
+        contextLengthKnown: () => session.model === resolved.model ? resolved.contextLengthKnown : windowOf(session).known,
+        contextLengthSource: () => (session.model === resolved.model ? resolved.sources.contextLength : windowOf(session).source),
+        streaming: () => (setup.chatModel.streamingRefused ? "off (the server refused it)" : "on"),
+      },
+      transcriptFile: null,
+      compactions,
+      lastRequest: () => lastRequest,
+    };
+    const host = await import("@context-engine/host");
+    const windowOf = (sess: { model: string; contextLength: number }) => {
+      const lookup = host.lookupContextLength(sess.model);
+      if (lookup.known) return { known: true, source: `built-in table (${lookup.matched})` };
+      const given = sess.contextLength !== host.DEFAULT_CONTEXT_LENGTH;
+      return { known: given, source: given ? "/model" : `a guess: ${sess.model} is not in the built-in table` };
+    };
+    return await runRepl({
+      io,
+      deps,
+      out,
+      command: async (line) => {
+        const trimmed = line.trim();
+        if (trimmed === "/exit" || trimmed === "/quit") return "exit";
+        ctx.transcriptFile = store ? store.fileOf(session.id) : null;
+        const ours = await runChatCommand(trimmed, ctx);
+        if (ours !== null) return ours;
+        const command = host.parseSlashCommand(trimmed);
+        if (!command) return null;
+        const idBefore = session.id;
         const outcome = await host.runSlashCommand(session, command, { resolveContextLength: (m) => host.defaultContextLength(m) });
-        let text = outcome.output;
-        if (command.name === "engine") text = engineReport(session.status(), engineInfo);
-        if (command.name === "help") text += `\n${"/exit, /quit".padEnd(32)} leave`;
-        io.stdout.write(`${text}\n`);
-        prompt();
-        continue;
-      }
-      current = new AbortController();
-      const result = await session.send(host.unescapeUserLine(line), { signal: current.signal });
-      current = null;
-      if (result.status === "completed") {
-        io.stdout.write(`${result.text || out.dim("(no text)")}\n`);
-        exitCode = EXIT.ok;
-      } else if (result.status === "interrupted") {
-        say(err.yellow("⚠ the turn was interrupted"));
-      } else {
-        const kind = (result.error as { kind?: string } | null)?.kind;
-        say(err.red(`✖ ${result.exitReason}: ${result.error?.message ?? "the turn failed"}`));
-        if (kind === "auth") say(err.dim(`  Check OPENAI_API_KEY / model.api_key for ${resolved.baseURL ?? "the endpoint"}.`));
-        if (kind === "network") say(err.dim(`  Is ${resolved.baseURL ?? "the endpoint"} reachable?`));
-        exitCode = result.exitReason.startsWith("provider_error") ? EXIT.endpoint : EXIT.internal;
-      }
-      prompt();
-    }
+        if (session.id !== idBefore) saveHeader();
+        if (command.name === "help") return `${outcome.output}\n${CHAT_COMMAND_HELP.map(([k, v]) => `${k.padEnd(32)} ${v}`).join("\n")}`;
+        return outcome.output;
+      },
+    });
   } finally {
-    rl.close();
-    await agent.close();
-    const close = (engine as { close?: unknown }).close;
-    if (typeof close === "function") await Promise.resolve(close.call(engine)).catch(() => undefined);
+    await setup.close();
   }
-  return interrupted ? EXIT.interrupted : exitCode;
 }
 
-function engineReport(
-  status: { engine: string; engineTools: string[]; engineStatus: Record<string, unknown> | null },
-  info: { source: string; version: string | null },
-): string {
-  const lines = [`Context engine: ${status.engine}${info.version ? ` ${info.version}` : ""} (${info.source}); tools: ${status.engineTools.join(", ") || "none"}`];
-  const s = status.engineStatus;
-  if (s) {
-    for (const [key, value] of Object.entries(s)) {
-      if (key === "name") continue;
-      const shown = typeof value === "number" ? (Number.isInteger(value) ? value.toLocaleString("en-US") : value.toFixed(1)) : JSON.stringify(value);
-      lines.push(`  ${key}: ${shown}`);
-    }
+async function runOneShot(text: string, deps: TurnDeps): Promise<ExitCode> {
+  const controller = new AbortController();
+  let presses = 0;
+  const onSignal = () => {
+    presses++;
+    controller.abort();
+    if (presses > 1) process.exit(EXIT.interrupted);
+  };
+  process.on("SIGINT", onSignal);
+  try {
+    return (await runOneTurn(text, deps, controller)).exitCode;
+  } finally {
+    process.off("SIGINT", onSignal);
   }
-  return lines.join("\n");
+}
+
+/**
+ * `chat "question"` sends one message and exits; with stdin piped too, the
+ * question and the piped text go as one message. `chat -` reads the whole
+ * of stdin as the message. No positional: the interactive (or line-per-turn) loop.
+ */
+async function oneShotMessage(positionals: string[], io: CliIO): Promise<string | null> {
+  if (positionals.length === 0) return null;
+  const piped = (io.stdin as { isTTY?: boolean }).isTTY !== true;
+  const question = positionals.filter((p) => p !== "-").join(" ").trim();
+  const stdinText = piped ? (await readAll(io.stdin)).replace(/\s+$/, "") : "";
+  const text = [question, stdinText].filter(Boolean).join("\n\n");
+  if (!text) throw new InputError("chat: nothing to send: the question is empty and stdin had no text");
+  return text;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  stream.setEncoding("utf8");
+  for await (const chunk of stream) text += chunk as string;
+  return text;
+}
+
+/** `--resume [id]`: the id is the next argument when it looks like one (no spaces, not a flag), else the latest chat. */
+function takeResume(argv: string[]): { resumeId: string | null | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let resumeId: string | null | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith("--resume=")) resumeId = a.slice("--resume=".length) || null;
+    else if (a === "--resume" || a === "-r") {
+      const next = argv[i + 1];
+      if (next !== undefined && /^[A-Za-z0-9._-]{4,128}$/.test(next) && !next.startsWith("-")) {
+        resumeId = next;
+        i++;
+      } else resumeId = null;
+    } else rest.push(a);
+  }
+  return { resumeId, rest };
 }

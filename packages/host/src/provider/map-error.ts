@@ -89,6 +89,9 @@ export function mapProviderError(error: unknown, baseURL: string | undefined): C
     if (retryAfter !== undefined) mapped.retryAfterMs = retryAfter;
     return mapped;
   }
+  if (error instanceof SyntaxError) {
+    return new ChatModelError("unknown", `the server${where} sent a reply that is not valid JSON (${error.message}); is the base URL an OpenAI-compatible API?`, { cause: error });
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new ChatModelError("unknown", message, { cause: error });
 }

@@ -1,7 +1,10 @@
-import { DEFAULT_CONTEXT_LENGTH, contextLengthFor } from "@context-engine/plugin-loader";
+import { DEFAULT_CONTEXT_LENGTH, contextLengthFor, lookupContextLength, type ContextLengthLookup } from "@context-engine/plugin-loader";
 import { z } from "zod";
 
-export { DEFAULT_CONTEXT_LENGTH };
+export { DEFAULT_CONTEXT_LENGTH, lookupContextLength, type ContextLengthLookup };
+
+/** The request timeout when `model.request_timeout_seconds` is not set. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 600;
 
 /** The `model:` block of config.yaml. */
 export const ModelConfigSchema = z.looseObject({
@@ -10,6 +13,8 @@ export const ModelConfigSchema = z.looseObject({
   base_url: z.url({ message: "an http(s) URL" }).optional(),
   api_key: z.string().min(1).optional(),
   context_length: z.number().int().positive().optional(),
+  context_window: z.number().int().positive().optional(),
+  request_timeout_seconds: z.number().positive().max(86_400).optional(),
 });
 export type ModelConfig = z.infer<typeof ModelConfigSchema>;
 
@@ -19,6 +24,10 @@ export interface ResolvedModelConfig {
   baseURL: string | undefined;
   apiKey: string | undefined;
   contextLength: number;
+  /** False when the window is the default for a model the table does not know (a guess). */
+  contextLengthKnown: boolean;
+  /** `model.request_timeout_seconds` in ms, else 10 minutes. */
+  requestTimeoutMs: number;
   /** Where each value came from, for `config check` and error messages. */
   sources: { model: string; baseURL: string | null; apiKey: string | null; contextLength: string };
 }
@@ -58,18 +67,32 @@ export function resolveModelConfig(
   const baseURL = c.base_url ?? envBase;
   const envKey = nonEmpty(env.OPENAI_API_KEY);
   const apiKey = c.api_key ?? envKey;
-  const contextLength = c.context_length ?? defaultContextLength(model);
+  if (c.context_length !== undefined && c.context_window !== undefined && c.context_length !== c.context_window) {
+    throw new TypeError(`${source}: model.context_length (${c.context_length}) and model.context_window (${c.context_window}) disagree; set one of them`);
+  }
+  const configured = c.context_length ?? c.context_window;
+  const lookup = lookupContextLength(model);
+  const contextLength = configured ?? lookup.contextLength;
   return {
     model,
     provider: c.provider,
     baseURL,
     apiKey,
     contextLength,
+    contextLengthKnown: configured !== undefined || lookup.known,
+    requestTimeoutMs: Math.round((c.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000),
     sources: {
       model: c.name ? `${source}: model.name` : "env OPENAI_MODEL",
       baseURL: c.base_url ? `${source}: model.base_url` : envBase ? "env OPENAI_BASE_URL" : null,
       apiKey: c.api_key ? `${source}: model.api_key` : envKey ? "env OPENAI_API_KEY" : null,
-      contextLength: c.context_length ? `${source}: model.context_length` : "built-in table",
+      contextLength:
+        c.context_length !== undefined
+          ? `${source}: model.context_length`
+          : c.context_window !== undefined
+            ? `${source}: model.context_window`
+            : lookup.known
+              ? `built-in table (${lookup.matched})`
+              : `a guess: ${model} is not in the built-in table`,
     },
   };
 }

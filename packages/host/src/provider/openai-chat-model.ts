@@ -1,12 +1,13 @@
 import { ChatModelError } from "@context-engine/core";
 import type { AssistantMessage, ChatModelRequest, ChatModelResponse } from "@context-engine/core";
 import OpenAI from "openai";
-import type { RetryAwareChatModel } from "../runtime.js";
+import type { RetryAwareChatModel, StreamingChatModel } from "../runtime.js";
 import { isRetryable, retryAfterMsOf } from "./errors.js";
 import { mapProviderError } from "./map-error.js";
 import { backoffMs, sleep } from "./retry.js";
 import { ChatCompletionSchema } from "./response-schema.js";
 import { canonicalUsage } from "./usage.js";
+import { readEventStream, StreamAccumulator, type StreamDelta } from "./stream.js";
 
 export interface OpenAIChatModelOptions {
   /** e.g. `https://api.openai.com/v1`; the client default when absent. */
@@ -20,7 +21,7 @@ export interface OpenAIChatModelOptions {
   retryBaseDelayMs?: number;
   /** Cap for one backoff (also for a provider's Retry-After). Default 30 s. */
   retryMaxDelayMs?: number;
-  /** Per-request timeout; default 10 minutes. */
+  /** Per-request timeout (for a streamed answer also the longest pause between two pieces); default 10 minutes. */
   timeoutMs?: number;
   defaultHeaders?: Record<string, string>;
   /** A fetch implementation (tests, proxies). */
@@ -28,10 +29,12 @@ export interface OpenAIChatModelOptions {
 }
 
 /** A ChatModel on an OpenAI-compatible chat-completions endpoint, with single-attempt access for the host. */
-export interface OpenAIChatModel extends RetryAwareChatModel {
+export interface OpenAIChatModel extends RetryAwareChatModel, StreamingChatModel {
   readonly model: string;
   readonly baseURL: string;
   readonly maxRetries: number;
+  /** True once the server refused a streamed request; later calls of `completeStream` do not stream. */
+  readonly streamingRefused: boolean;
 }
 
 /**
@@ -49,19 +52,20 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
     throw new TypeError("createOpenAIChatModel: `apiKey` is required (config model.api_key or OPENAI_API_KEY)");
   }
   const maxRetries = options.maxRetries ?? 2;
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const baseDelay = options.retryBaseDelayMs ?? 1000;
   const maxDelay = options.retryMaxDelayMs ?? 30_000;
   const client = new OpenAI({
     apiKey: options.apiKey,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     maxRetries: 0, // retries are ours: typed, observable and abortable
-    timeout: options.timeoutMs ?? 600_000,
+    timeout: timeoutMs,
     ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const baseURL = client.baseURL;
 
-  const completeOnce = async (request: ChatModelRequest): Promise<ChatModelResponse> => {
+  const bodyOf = (request: ChatModelRequest): Record<string, unknown> => {
     const body: Record<string, unknown> = {
       model: request.model ?? options.model,
       messages: request.messages,
@@ -69,6 +73,11 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
     if (request.tools && request.tools.length > 0) body.tools = request.tools;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    return body;
+  };
+
+  const completeOnce = async (request: ChatModelRequest): Promise<ChatModelResponse> => {
+    const body = bodyOf(request);
     let raw: unknown;
     try {
       raw = await client.chat.completions.create(
@@ -94,11 +103,69 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
     }
   };
 
-  return { model: options.model, baseURL, maxRetries, complete, completeOnce };
+  let streamingRefused = false;
+  // One attempt with `stream: true` (usage in the last chunk); a server that
+  // refuses streaming gets the plain request, now and for later calls.
+  const completeStream = async (request: ChatModelRequest, onDelta: (delta: StreamDelta) => void): Promise<ChatModelResponse> => {
+    if (streamingRefused) return completeOnce(request);
+    const body = { ...bodyOf(request), stream: true, stream_options: { include_usage: true } };
+    let response: Response;
+    try {
+      response = await client.chat.completions
+        .create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, request.signal ? { signal: request.signal } : undefined)
+        .asResponse();
+    } catch (error) {
+      const mapped = mapProviderError(error, baseURL);
+      if (refusesStreaming(mapped)) {
+        streamingRefused = true;
+        return completeOnce(request);
+      }
+      throw mapped;
+    }
+    try {
+      const type = response.headers.get("content-type") ?? "";
+      // A server that ignores `stream` answers with one plain body.
+      if (!type.includes("text/event-stream") || !response.body) return toResponse(await plainBody(response), baseURL);
+      const accumulator = new StreamAccumulator(onDelta, baseURL);
+      await readEventStream(response.body, accumulator, request.signal, timeoutMs);
+      return toResponse(accumulator.result(), baseURL);
+    } catch (error) {
+      throw mapProviderError(error, baseURL);
+    }
+  };
+
+  return {
+    model: options.model,
+    baseURL,
+    maxRetries,
+    complete,
+    completeOnce,
+    completeStream,
+    get streamingRefused() {
+      return streamingRefused;
+    },
+  };
+}
+
+/** A 400/404/422 that names streaming: the server does not do it. */
+function refusesStreaming(error: ChatModelError): boolean {
+  const status = error.status ?? 0;
+  return (error.kind === "bad_request" || status === 404 || status === 422) && /stream/i.test(error.message);
+}
+
+/** A non-streamed body: JSON when it parses, else the text (reported as "not JSON" by toResponse). */
+async function plainBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Validate a chat-completions body and turn it into a ChatModelResponse. */
 export function toResponse(raw: unknown, baseURL = ""): ChatModelResponse {
+  if (typeof raw === "string") throw notJson(raw, baseURL);
   const parsed = ChatCompletionSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -133,4 +200,14 @@ export function toResponse(raw: unknown, baseURL = ""): ChatModelResponse {
   if (usage) response.usage = usage;
   if (body.model) response.model = body.model;
   return response;
+}
+
+/** A reply that is text, not JSON: usually a wrong base URL (a web page, a proxy's error page). */
+function notJson(text: string, baseURL: string): ChatModelError {
+  const start = text.replace(/\s+/g, " ").trim().slice(0, 80);
+  return new ChatModelError(
+    "unknown",
+    `the server${baseURL ? ` at ${baseURL}` : ""} answered with text that is not JSON${start ? ` (it begins “${start}”)` : " (an empty body)"}; ` +
+      "is the base URL an OpenAI-compatible API (it usually ends in /v1)?",
+  );
 }

@@ -33,7 +33,15 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
           ok = false;
           errorText = `returned ${returned === null ? "null" : typeof returned} instead of a JSON string`;
           result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
-        } else result = returned;
+        } else {
+          result = returned;
+          // An engine tool may answer `{"error": …}`: the call failed, whatever the transport says.
+          const reported = reportedError(returned);
+          if (reported !== null) {
+            ok = false;
+            errorText = reported;
+          }
+        }
       } catch (error) {
         ok = false;
         const timedOut = failureReasonOf(error) === "timeout";
@@ -93,3 +101,20 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
   return result;
 }
 
+
+/** The `error` of a tool result shaped `{"error": …}`, as text; null for any other result. */
+export function reportedError(result: string): string | null {
+  if (!result.trimStart().startsWith("{")) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(result);
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+  const error = (value as Record<string, unknown>).error;
+  if (error === undefined || error === null || error === false) return null;
+  if (typeof error === "string") return error || "failed";
+  const message = (error as { message?: unknown }).message;
+  return typeof message === "string" && message ? message : JSON.stringify(error);
+}

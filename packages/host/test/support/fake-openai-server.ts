@@ -42,6 +42,8 @@ export class FakeOpenAIServer {
   #served = 0;
   #url = "";
   #apiKey: string;
+  /** How a `stream: true` request is answered: SSE chunks, a 400 refusal, or a plain JSON body (ignored). */
+  streaming: "sse" | "refuse" | "ignore" = "sse";
   // Bumped by script()/reset(): a request that arrived before is answered
   // without consuming the new script (a late request from an earlier test).
   #generation = 0;
@@ -104,6 +106,9 @@ export class FakeOpenAIServer {
     }
     const recorded: RecordedRequest = { body, headers: req.headers };
     this.requests.push(recorded);
+    if (body.stream === true && this.streaming === "refuse") {
+      return send(res, 400, { error: { message: "stream is not supported by this server", type: "invalid_request_error" } });
+    }
     const index = this.#served++;
     const reply: ScriptedReply =
       typeof this.#script === "function" ? await this.#script(recorded, index) : (this.#script[index] ?? { content: "done." });
@@ -121,7 +126,7 @@ export class FakeOpenAIServer {
       });
       if (res.destroyed || res.writableEnded) return;
     }
-    if ("raw" in reply) return send(res, 200, reply.raw);
+    if ("raw" in reply) return typeof reply.raw === "string" ? sendText(res, reply.raw) : send(res, 200, reply.raw);
     if ("status" in reply) return send(res, reply.status, { error: { type: "api_error", code: null, ...reply.error } }, reply.headers);
     const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
       id: c.id ?? `call_${index}_${i}`,
@@ -132,6 +137,12 @@ export class FakeOpenAIServer {
       reply.usage === null
         ? undefined
         : (reply.usage ?? { prompt_tokens: roughTokens(body.messages), completion_tokens: 5, total_tokens: roughTokens(body.messages) + 5 });
+    const content = reply.content === undefined ? (toolCalls.length ? null : "ok") : reply.content;
+    const finish = reply.finishReason ?? (toolCalls.length ? "tool_calls" : "stop");
+    if (body.stream === true && this.streaming === "sse") {
+      const withUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+      return sendStream(res, body.model, content, toolCalls, finish, withUsage ? usage : undefined);
+    }
     send(res, 200, {
       id: `chatcmpl-${index}`,
       object: "chat.completion",
@@ -161,5 +172,33 @@ function roughTokens(messages: unknown): number {
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** An SSE answer as OpenAI streams it: role, text in small pieces, tool calls in pieces, finish, usage, [DONE]. */
+function sendStream(
+  res: ServerResponse,
+  model: string,
+  content: string | null,
+  toolCalls: Array<{ id: string; function: { name: string; arguments: string } }>,
+  finish: string,
+  usage: Record<string, unknown> | undefined,
+): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+    res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+  chunk({ role: "assistant", content: "" });
+  for (const piece of (content ?? "").match(/[\s\S]{1,4}/g) ?? []) chunk({ content: piece });
+  toolCalls.forEach((call, index) => {
+    chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
+    for (const piece of call.function.arguments.match(/[\s\S]{1,5}/g) ?? []) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+  });
+  chunk({}, finish);
+  if (usage) res.write(`data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", model, choices: [], usage })}\n\n`);
+  res.end("data: [DONE]\n\n");
+}
+
+function sendText(res: ServerResponse, text: string): void {
+  res.writeHead(200, { "content-type": "text/html" });
   res.end(text);
 }

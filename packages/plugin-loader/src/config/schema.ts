@@ -22,6 +22,10 @@ export const ModelSectionSchema = z.strictObject({
   base_url: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
   api_key: z.string().min(1).optional(),
   context_length: z.int().positive().optional(),
+  /** Same as `context_length` (the name most providers use); set one of them. */
+  context_window: z.int().positive().optional(),
+  /** How long one model request may take before it fails as a timeout; default 600. */
+  request_timeout_seconds: z.number().positive().max(86_400).optional(),
 });
 
 export const PluginsSectionSchema = z.strictObject({

@@ -3,7 +3,7 @@ import type { ChatModel, ChatModelError, ChatModelResponse } from "@context-engi
 import { ContextBudgetExceededError } from "../../errors.js";
 import { isRetryable, retryAfterMsOf, toChatModelError } from "../../provider/errors.js";
 import { backoffMs, sleep } from "../../provider/retry.js";
-import { hasCompleteOnce } from "../../runtime.js";
+import { hasCompleteOnce, hasCompleteStream } from "../../runtime.js";
 import type { AssembledRequest } from "../assemble.js";
 import { assembleRequest } from "../assemble.js";
 import { callHookSync } from "../engine-calls.js";
@@ -121,9 +121,19 @@ function emitRequest(state: TurnState, step: StepState, request: AssembledReques
   });
 }
 
-/** The host owns retries, so it prefers a single-attempt call when the model offers one. */
+/**
+ * The host owns retries, so it prefers a single-attempt call when the model
+ * offers one; it streams when the model can and a listener subscribed to
+ * `provider.delta` by name (`host.on("provider.delta", …)`).
+ */
 function completeFor(state: TurnState): ChatModel["complete"] {
-  const model = state.session.runtime.chatModel;
+  const { chatModel: model, bus } = state.session.runtime;
+  if (hasCompleteStream(model) && bus.subscribed("provider.delta")) {
+    const { session, turnId } = state;
+    const requestIndex = state.requestIndex;
+    return (request) =>
+      model.completeStream(request, (delta) => bus.emit({ type: "provider.delta", sessionId: session.id, turnId, requestIndex, delta }));
+  }
   return hasCompleteOnce(model) ? model.completeOnce.bind(model) : model.complete.bind(model);
 }
 
