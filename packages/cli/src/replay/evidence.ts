@@ -1,0 +1,95 @@
+import { contentText, type Message } from "@context-engine/core";
+import type { RecordedSession } from "@context-engine/sessions";
+import { z } from "zod";
+
+/**
+ * A retrieval figure for sessions whose data carries questions with evidence
+ * (LoCoMo: `qa[].evidence` lists the `dia_id`s of the turns that answer each
+ * question). It says whether what the model would see at the end of the run
+ * still holds those turns; it does not ask a model anything.
+ */
+export interface EvidenceRecall {
+  /** Questions with at least one evidence turn among the turns replayed. */
+  questions: number;
+  /** Distinct evidence turns among the turns replayed. */
+  evidenceTurns: number;
+  /** Evidence turns whose text is verbatim in the last request sent (what the model last saw). */
+  inContext: number;
+  /** Questions all of whose evidence is in that request. */
+  questionsInContext: number;
+  /** In context, or brought back verbatim by the engine's tools (lcm_expand / lcm_grep); null when the engine is not lossless. */
+  recoverable: number | null;
+  questionsRecoverable: number | null;
+}
+
+const QaSchema = z.array(z.looseObject({ question: z.string(), evidence: z.array(z.string()).optional() }));
+
+/** Questions of the session with their evidence `dia_id`s; empty when the data has none. */
+export function sessionQuestions(session: RecordedSession): Array<{ question: string; evidence: string[] }> {
+  const parsed = QaSchema.safeParse(session.meta?.qa);
+  if (!parsed.success) return [];
+  return parsed.data.filter((q) => (q.evidence?.length ?? 0) > 0).map((q) => ({ question: q.question, evidence: q.evidence! }));
+}
+
+function diaId(m: Message): string | null {
+  const id = (m as { metadata?: { dia_id?: unknown } }).metadata?.dia_id;
+  return typeof id === "string" ? id : null;
+}
+
+/**
+ * @param original every message the run put into the conversation, in order
+ * @param lastRequest the last request sent
+ * @param lost indices into `original` that the lossless check could not bring back; null when not checked
+ */
+export function evidenceRecall(
+  session: RecordedSession,
+  original: readonly Message[],
+  lastRequest: readonly Message[],
+  lost: ReadonlySet<number> | null,
+): EvidenceRecall | null {
+  const questions = sessionQuestions(session);
+  if (questions.length === 0) return null;
+  const textById = new Map<string, { role: string; text: string }>();
+  for (const m of session.messages) {
+    const id = diaId(m);
+    if (id) textById.set(id, { role: m.role, text: contentText(m.content).trim() });
+  }
+  // Where each replayed evidence turn sits in the run's conversation (by role and text).
+  const positions = new Map<string, number[]>();
+  original.forEach((m, index) => {
+    const key = `${m.role}\u0000${contentText(m.content).trim()}`;
+    positions.set(key, [...(positions.get(key) ?? []), index]);
+  });
+  const visible = lastRequest.map((m) => contentText(m.content));
+  const state = new Map<string, { inContext: boolean; recoverable: boolean }>();
+  const judge = (id: string) => {
+    if (state.has(id)) return state.get(id)!;
+    const turn = textById.get(id);
+    const at = turn ? positions.get(`${turn.role}\u0000${turn.text}`) : undefined;
+    if (!turn || !at?.length || !turn.text) return null; // not replayed (e.g. --max-turns) or unknown id
+    const inContext = visible.some((v) => v.includes(turn.text));
+    const result = { inContext, recoverable: inContext || (lost !== null && at.some((i) => !lost.has(i))) };
+    state.set(id, result);
+    return result;
+  };
+  let counted = 0;
+  let questionsInContext = 0;
+  let questionsRecoverable = 0;
+  for (const q of questions) {
+    const judged = q.evidence.map(judge).filter((j) => j !== null);
+    if (judged.length === 0) continue;
+    counted++;
+    if (judged.every((j) => j.inContext)) questionsInContext++;
+    if (judged.every((j) => j.recoverable)) questionsRecoverable++;
+  }
+  if (counted === 0) return null;
+  const turns = [...state.values()];
+  return {
+    questions: counted,
+    evidenceTurns: turns.length,
+    inContext: turns.filter((t) => t.inContext).length,
+    questionsInContext,
+    recoverable: lost === null ? null : turns.filter((t) => t.recoverable).length,
+    questionsRecoverable: lost === null ? null : questionsRecoverable,
+  };
+}
