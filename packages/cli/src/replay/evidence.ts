@@ -13,7 +13,7 @@ export interface EvidenceRecall {
   questions: number;
   /** Distinct evidence turns among the turns replayed. */
   evidenceTurns: number;
-  /** Evidence turns whose text is verbatim in the last request sent (what the model last saw). */
+  /** Evidence turns whose text is verbatim in the final context (the conversation at the end, and the last request sent). */
   inContext: number;
   /** Questions all of whose evidence is in that request. */
   questionsInContext: number;
@@ -38,13 +38,13 @@ function diaId(m: Message): string | null {
 
 /**
  * @param original every message the run put into the conversation, in order
- * @param lastRequest the last request sent
+ * @param context what the model would see next: the conversation at the end of the run and the last request sent (after the engine's selection)
  * @param lost indices into `original` that the lossless check could not bring back; null when not checked
  */
 export function evidenceRecall(
   session: RecordedSession,
   original: readonly Message[],
-  lastRequest: readonly Message[],
+  context: readonly Message[],
   lost: ReadonlySet<number> | null,
 ): EvidenceRecall | null {
   const questions = sessionQuestions(session);
@@ -60,7 +60,7 @@ export function evidenceRecall(
     const key = `${m.role}\u0000${contentText(m.content).trim()}`;
     positions.set(key, [...(positions.get(key) ?? []), index]);
   });
-  const visible = lastRequest.map((m) => contentText(m.content));
+  const visible = context.map((m) => contentText(m.content));
   const state = new Map<string, { inContext: boolean; recoverable: boolean }>();
   const judge = (id: string) => {
     if (state.has(id)) return state.get(id)!;

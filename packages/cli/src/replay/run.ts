@@ -205,7 +205,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     const lossless = options.isLossless?.(engine) ?? false;
     // The full list of lost messages only feeds the evidence figure; the report keeps the first few.
     const { lost, ...kept } = recoverability ?? {};
-    const evidence = evidenceRecall(session, original, lastRequest, recoverability ? new Set(lost ?? []) : null);
+    const evidence = evidenceRecall(session, original, [...final, ...lastRequest], recoverability ? new Set(lost ?? []) : null);
     recoverability = recoverability ? (kept as RecoverabilityResult) : null;
     return collector.finish({
       engine: engineName,
