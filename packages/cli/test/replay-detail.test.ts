@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContextCompressor } from "@context-engine/compressor";
-import { createEstimator, defaultTokenCounter, type Message } from "@context-engine/core";
+import { createEstimator, type Message } from "@context-engine/core";
 import { readSessions, type RecordedSession } from "@context-engine/sessions";
 import { describe, expect, it } from "vitest";
 import { evidenceRecall } from "../src/replay/evidence.js";
@@ -86,12 +86,18 @@ describe("what the replay records of each compaction", () => {
   it("evidenceRecall: recoverable counts what the lossless check brought back", () => {
     const m = (role: "user" | "assistant", id: string, text: string): Message => ({ role, content: text, metadata: { dia_id: id } }) as Message;
     const messages = [m("user", "D1:1", "alpha fact"), m("assistant", "D1:2", "beta fact"), m("user", "D1:3", "gamma fact")];
-    const session = { id: "s", format: "locomo", source: { path: "x" }, messages, meta: { qa: [{ question: "q1", evidence: ["D1:1"] }, { question: "q2", evidence: ["D1:2", "D1:3"] }] } } as unknown as RecordedSession;
+    // q3 names a turn that was never replayed (past --max-turns): it is left out, and so is its other evidence turn.
+    const notReplayed = m("assistant", "D1:4", "delta fact");
+    const qa = [
+      { question: "q1", evidence: ["D1:1"] },
+      { question: "q2", evidence: ["D1:2", "D1:3", "D7:7"] },
+      { question: "q3", evidence: ["D1:4", "D1:1"] },
+    ];
+    const session = { id: "s", format: "locomo", source: { path: "x" }, messages: [...messages, notReplayed], meta: { qa } } as unknown as RecordedSession;
     const lastRequest: Message[] = [{ role: "user", content: "Summary: …gamma fact…" }];
     // Message 1 (beta) could not be brought back by the engine's tools.
     const r = evidenceRecall(session, messages, lastRequest, new Set([1]));
     expect(r).toEqual({ questions: 2, evidenceTurns: 3, inContext: 1, questionsInContext: 0, recoverable: 2, questionsRecoverable: 1 });
     expect(evidenceRecall({ ...session, meta: {} }, messages, lastRequest, null)).toBeNull();
-    void defaultTokenCounter;
   });
 });

@@ -9,9 +9,9 @@ import { z } from "zod";
  * still holds those turns; it does not ask a model anything.
  */
 export interface EvidenceRecall {
-  /** Questions with at least one evidence turn among the turns replayed. */
+  /** Questions whose evidence turns were all replayed (ids the data does not have are ignored). */
   questions: number;
-  /** Distinct evidence turns among the turns replayed. */
+  /** Distinct evidence turns of those questions. */
   evidenceTurns: number;
   /** Evidence turns whose text is verbatim in the final context (the conversation at the end, and the last request sent). */
   inContext: number;
@@ -63,10 +63,12 @@ export function evidenceRecall(
   const visible = context.map((m) => contentText(m.content));
   const state = new Map<string, { inContext: boolean; recoverable: boolean }>();
   const judge = (id: string) => {
-    if (state.has(id)) return state.get(id)!;
+    const known = state.get(id);
+    if (known) return known;
     const turn = textById.get(id);
-    const at = turn ? positions.get(`${turn.role}\u0000${turn.text}`) : undefined;
-    if (!turn || !at?.length || !turn.text) return null; // not replayed (e.g. --max-turns) or unknown id
+    if (!turn || !turn.text) return "unknown" as const; // an id the data does not have: ignored
+    const at = positions.get(`${turn.role}\u0000${turn.text}`);
+    if (!at?.length) return "not_replayed" as const; // e.g. past --max-turns
     const inContext = visible.some((v) => v.includes(turn.text));
     const result = { inContext, recoverable: inContext || (lost !== null && at.some((i) => !lost.has(i))) };
     state.set(id, result);
@@ -75,15 +77,20 @@ export function evidenceRecall(
   let counted = 0;
   let questionsInContext = 0;
   let questionsRecoverable = 0;
+  const used = new Set<{ inContext: boolean; recoverable: boolean }>();
   for (const q of questions) {
-    const judged = q.evidence.map(judge).filter((j) => j !== null);
+    const verdicts = q.evidence.map(judge);
+    // A question counts only when every evidence turn it names was replayed.
+    if (verdicts.includes("not_replayed")) continue;
+    const judged = verdicts.filter((j): j is { inContext: boolean; recoverable: boolean } => typeof j === "object");
     if (judged.length === 0) continue;
     counted++;
+    for (const j of judged) used.add(j);
     if (judged.every((j) => j.inContext)) questionsInContext++;
     if (judged.every((j) => j.recoverable)) questionsRecoverable++;
   }
   if (counted === 0) return null;
-  const turns = [...state.values()];
+  const turns = [...used];
   return {
     questions: counted,
     evidenceTurns: turns.length,
