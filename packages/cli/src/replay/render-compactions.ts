@@ -51,7 +51,8 @@ export function compactionsSection(session: ReplaySessionResult, sessionIndex: n
     });
   });
   if (items.length === 0) return "";
-  return `<details class="compactions" open><summary>Compactions (${items.length}) — click a ◇ on the chart to open one</summary>${items.join("")}</details>`;
+  // A long list starts folded; a marker click opens it.
+  return `<details class="compactions"${items.length <= 12 ? " open" : ""}><summary>Compactions (${items.length}) — click a ◇ on the chart to open one</summary>${items.join("")}</details>`;
 }
 
 /** The evidence figures, for sessions whose data has questions (LoCoMo). */

@@ -48,6 +48,9 @@ code, .source { overflow-wrap: anywhere; }
 @media (max-width: 600px) {
   main { padding: 12px; } h1 { font-size: 19px; }
   th, td { padding: 4px 6px; font-size: 13px; }
+  /* Wide tables scroll inside their box; the engine column stays in view. */
+  .table-wrap th:first-child, .table-wrap td:first-child { position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: 1px 0 0 #e6e6e6; }
+  .table-wrap th:first-child { background: #f2f2f4; }
 }
 ul.problems li { color: #9b1c1c; } ul.notes li { color: #555; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 16px; margin: 24px 0 6px; }

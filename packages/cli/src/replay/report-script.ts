@@ -48,14 +48,16 @@ export const REPORT_SCRIPT = String.raw`
     var left = u.bbox.left, right = u.bbox.left + u.bbox.width;
     ctx.save();
     ctx.font = Math.round(11 * dpr) + "px system-ui, sans-serif";
-    data.guides.forEach(function (g) {
+    // Labels alternate right and left, so close lines (a threshold under the window) do not overprint.
+    data.guides.forEach(function (g, i) {
       var y = u.valToPos(g.y, "y", true);
       if (y < u.bbox.top || y > u.bbox.top + u.bbox.height) return;
       ctx.strokeStyle = g.color; ctx.fillStyle = g.color; ctx.lineWidth = 1.5 * dpr;
       ctx.setLineDash(g.dash.map(function (d) { return d * dpr; }));
       ctx.beginPath(); ctx.moveTo(left, y); ctx.lineTo(right, y); ctx.stroke();
-      ctx.setLineDash([]); ctx.textAlign = "right";
-      ctx.fillText(g.label, right - 4 * dpr, y - 4 * dpr);
+      ctx.setLineDash([]);
+      ctx.textAlign = i % 2 === 0 ? "right" : "left";
+      ctx.fillText(g.label, i % 2 === 0 ? right - 4 * dpr : left + 4 * dpr, y - 4 * dpr);
     });
     data.markers.forEach(function (m) {
       var x = u.valToPos(m.x, "x", true), y = u.valToPos(m.y, "y", true), r = 6 * dpr;
