@@ -116,15 +116,17 @@ export const PLUGINS_HELP = `Usage:
 
 Lists every context engine found (built-in, bundled plugins, the user plugin directory, npm
 packages, general plugins), with its source, version and status — or why it is broken — and marks
-the one config.yaml selects.
+the one config.yaml selects. The table fits the terminal width ($COLUMNS, else 80 when not a
+terminal): long reasons and descriptions wrap. Exits 3 when the selected engine is not installed
+or cannot be loaded.
 `;
 
 export const CONFIG_HELP = `Usage:
   context-engine config check [--config path] [--json]
 
 Validates config.yaml (the file given, else ./config.yaml, else $CONTEXT_ENGINE_HOME/config.yaml)
-and every engine's own section, and prints each problem as file:line:column. Exits 3 when the
-config has errors.
+and every engine's own section, and prints every problem at once, in line order, as
+file:line:column. Exits 3 when the config has errors.
 `;
 
 export const NEW_ENGINE_HELP = `Usage:

@@ -8,7 +8,9 @@ export { canonicalMessage, prefixReuse, snapshotRequest, type PrefixReuse, type 
 export { computeTotals, reportOk, type EngineTotals, type ReplayReport, type ReplaySessionResult } from "./replay/report.js";
 export { renderReplayTables } from "./replay/render-table.js";
 export { renderHtmlReport } from "./replay/render-html.js";
-export { renderLineChart, niceTicks, type ChartOptions, type ChartSeries } from "./replay/svg-chart.js";
+export { contextChartData, reuseChartData, type ChartData } from "./replay/chart-data.js";
+export { diffCompaction, type CompactionDetail, type DetailMessage } from "./replay/compaction-detail.js";
+export { evidenceRecall, sessionQuestions, type EvidenceRecall } from "./replay/evidence.js";
 export { RecordedAnswers, SYNTHETIC_ANSWER } from "./replay/recorded-model.js";
 export { runReplay, plannedRequests, toObservation, type EngineFactory, type RecoverabilityCheck, type ReplayProgressEvent, type RunReplayOptions } from "./replay/run.js";
 export { checkRecoverable, isLossless } from "./replay/recoverability.js";

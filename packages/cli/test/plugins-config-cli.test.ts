@@ -16,7 +16,7 @@ describe("context-engine plugins (built binary)", () => {
     const s = sandbox();
     brokenUserPlugin(s.home);
     writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: lcm\n");
-    const r = await runBin(["plugins", "list"], s);
+    const r = await runBin(["plugins", "list"], { ...s, env: { ...s.env, COLUMNS: "200" } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ +compressor +builtin +[\d.]+ +ok /m);
     expect(r.stdout).toMatch(/^● +lcm +bundled +[\d.]+ +ok /m);
@@ -25,6 +25,38 @@ describe("context-engine plugins (built binary)", () => {
     const json = await runBin(["plugins", "list", "--json"], s);
     const parsed = JSON.parse(json.stdout) as { engines: Array<{ name: string; active: boolean; status: string }> };
     expect(parsed.engines.filter((e) => e.active).map((e) => e.name)).toEqual(["lcm"]);
+  });
+
+  it("fits the terminal width, wrapping long reasons instead of running past the edge", async () => {
+    const s = sandbox();
+    brokenUserPlugin(s.home);
+    for (const columns of ["60", "80"]) {
+      const r = await runBin(["plugins", "list"], { ...s, env: { ...s.env, COLUMNS: columns } });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.split("\n");
+      expect(Math.max(...lines.map((l) => l.length)), r.stdout).toBeLessThanOrEqual(Number(columns));
+      // The reason is wrapped, not cut: every word of it is still there.
+      for (const word of 'plugin.yaml name "other" does not match its directory "broken"'.split(" ")) expect(r.stdout).toContain(word);
+      expect(r.stdout).toMatch(/^ +broken +user +0\.0\.1 +plugin\.yaml/m);
+    }
+  });
+
+  it("exits 3 and shows no Active line when the engine context.engine selects cannot load", async () => {
+    const s = sandbox();
+    brokenUserPlugin(s.home);
+    writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: broken\n");
+    const r = await runBin(["plugins", "list"], s);
+    expect(r.code, r.stdout).toBe(3);
+    expect(r.stdout).not.toContain("Active:");
+    expect(r.stdout).toMatch(/^✖ +broken +user /m);
+    expect(r.stderr.replace(/\s+/g, " ")).toContain('✖ the active engine "broken" cannot be loaded: plugin.yaml name "other" does not match its directory "broken"');
+    const json = await runBin(["plugins", "list", "--json"], s);
+    expect(json.code).toBe(3);
+    expect((JSON.parse(json.stdout) as { problem: string }).problem).toMatch(/cannot be loaded/);
+    writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: ghost\n");
+    const missing = await runBin(["plugins", "list"], s);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr.replace(/\s+/g, " ")).toContain('the active engine "ghost" is not installed');
   });
 
   it("info shows one engine; an unknown name exits 2; a missing subcommand exits 2", async () => {
@@ -40,7 +72,7 @@ describe("context-engine plugins (built binary)", () => {
     expect(unknown.stderr).toContain('unknown engine "nope"; found: compressor, lcm');
     const missing = await runBin(["plugins"], s);
     expect(missing.code, missing.stderr).toBe(2);
-    expect(missing.stderr).toContain("plugins: missing subcommand");
+    expect(missing.stderr.replace(/\s+/g, " ")).toContain("plugins: missing subcommand");
   });
 
   it("replay skips a broken plugin by default, and naming it is a config error (exit 3) with the reason", async () => {
@@ -97,11 +129,22 @@ describe("context-engine config check (built binary)", () => {
     expect(r.stdout).toMatch(/config\.yaml:3:\d+: context\.engine: unknown engine "nope" \(expected one of compressor, lcm\)/);
   });
 
+  it("reports every problem at once, sorted by line, engine problems included", async () => {
+    const s = sandbox();
+    writeFileSync(join(s.cwd, "config.yaml"), "compression:\n  threshold: 7\ncontext:\n  engine: nope\nmodel:\n  contxt_length: 5\n");
+    const r = await runBin(["config", "check"], s);
+    expect(r.code, r.stderr).toBe(3);
+    const lines = r.stdout.split("\n").filter((l) => l.startsWith("✖"));
+    expect(lines.map((l) => /config\.yaml:(\d+):/.exec(l)?.[1])).toEqual(["2", "4", "6"]);
+    expect(lines[1]).toContain('context.engine: unknown engine "nope"');
+    expect(r.stdout).toContain(": 3 errors");
+  });
+
   it("a missing --config file exits 4; no config at all means defaults", async () => {
     const s = sandbox();
     const missing = await runBin(["config", "check", "--config", "absent.yaml"], s);
     expect(missing.code, missing.stderr).toBe(4);
-    expect(missing.stderr).toContain(`no such config file: ${join(s.cwd, "absent.yaml")}`);
+    expect(missing.stderr.replace(/\s+/g, " ")).toContain(`no such config file: ${join(s.cwd, "absent.yaml")}`);
     const none = await runBin(["config", "check"], s);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toContain("No config.yaml found");

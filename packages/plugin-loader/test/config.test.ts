@@ -176,6 +176,27 @@ describe("checkConfig", () => {
     expect(missing).toMatchObject({ line: 6, column: 3, severity: "warning" });
   });
 
+  it("reports schema errors and engine problems together, in line order", async () => {
+    writePlugin(
+      box,
+      "bundled",
+      "good",
+      engineSource("good", { extra: `export const configSchema = { safeParse(v) { return typeof v.size === "number" ? { success: true, data: v } : { success: false, error: { issues: [{ code: "invalid_type", expected: "number", path: ["size"], message: "Invalid input: expected number, received string", input: v.size }] } }; } };` }),
+    );
+    // A bad compression block (line 2) must not hide the unknown engine (line 6) nor a module that is missing (line 9).
+    const file = box.write(
+      "project/config.yaml",
+      "compression:\n  threshold: 7\nmodel:\n  contxt_length: 5\ncontext:\n  engine: nosuch\nplugins:\n  modules:\n    - ./nowhere.js\n",
+    );
+    const problems = await checkConfig(file, isolated(box));
+    expect(problems.map((p) => [p.line, p.key])).toEqual([
+      [2, "compression.threshold"],
+      [4, "model.contxt_length"],
+      [6, "context.engine"],
+      [9, "plugins.modules[0]"],
+    ]);
+  });
+
   it("reports a broken selected engine and unresolvable plugins.modules", async () => {
     box.write("bundled/bad/plugin.yaml", "name: bad\n");
     box.write("bundled/bad/index.js", "export const x = 1; // ContextEngine\n");

@@ -1,7 +1,8 @@
 import { parseCommandArgs } from "../args.js";
 import { EXIT, UsageError } from "../errors.js";
-import { createPalette } from "../format/color.js";
-import { renderTable } from "../format/table.js";
+import { createPalette, type Palette } from "../format/color.js";
+import type { EngineListing } from "@context-engine/plugin-loader";
+import { renderFitTable, terminalWidth, wrapText } from "../format/fit-table.js";
 import { PLUGINS_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
@@ -22,7 +23,7 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
   if (sub === "info" && !name) throw new UsageError("plugins info: missing the engine name", { hints: ["Example: context-engine plugins info lcm"] });
   if ((sub === "list" && name) || extra.length) throw new UsageError(`plugins ${sub}: unexpected argument ${JSON.stringify(sub === "list" ? name : extra[0])}`);
 
-  const { loadConfig, listEngines } = await import("@context-engine/plugin-loader");
+  const { loadConfig, listEngines, selectedEngineName } = await import("@context-engine/plugin-loader");
   const env = { ...io.env };
   const logger = createCliLogger((line) => io.stderr.write(`${line}\n`), values.verbose ? "info" : "error");
   const loaded = await loadConfig({ cwd: io.cwd, env, ...(values.config ? { path: values.config } : {}) });
@@ -32,30 +33,21 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
 
   if (sub === "list") {
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ config: loaded.file, engines: rows }, null, 2)}\n`);
-      return EXIT.ok;
+      const problem = activeProblem(rows, selectedEngineName(loaded.config));
+      io.stdout.write(`${JSON.stringify({ config: loaded.file, engines: rows, ...(problem ? { problem } : {}) }, null, 2)}\n`);
+      return problem ? EXIT.config : EXIT.ok;
     }
-    const table = renderTable(
-      [{ header: "" }, { header: "engine" }, { header: "source" }, { header: "version" }, { header: "status" }, { header: "description" }],
-      rows.map((r) => [
-        r.active ? (r.status === "ok" ? p.green("●") : p.red("✗")) : " ",
-        r.active ? p.bold(r.name) : r.name,
-        r.source,
-        r.version ?? "–",
-        r.status === "ok" ? p.green("ok") : p.red(r.status),
-        truncate(r.description, 70),
-      ]),
-    );
-    io.stdout.write(table);
-    const selected = rows.find((r) => r.active);
+    const width = terminalWidth(io.stdout.columns, io.env);
+    const fit = (text: string) => wrapText(text, width).join("\n");
+    io.stdout.write(engineTable(rows, p, width));
     const where = `context.engine in ${loaded.file ?? "defaults: no config.yaml found"}`;
-    // A selected engine that fails to load is not active: the host falls back to the built-in compressor.
-    const line = !selected
-      ? p.yellow("No engine listed is active")
-      : selected.status === "ok"
-        ? `Active: ${p.bold(selected.name)}`
-        : p.red(`Not active: ${selected.name} is selected but broken (${selected.status}); the host falls back to the built-in compressor`);
-    io.stdout.write(`\n${line} (${where}).\n`);
+    const problem = activeProblem(rows, selectedEngineName(loaded.config));
+    if (problem) {
+      io.stderr.write(`${fit(`✖ ${problem} (${where}).`).replace(/^✖/, p.red("✖"))}\n`);
+      return EXIT.config;
+    }
+    const active = rows.find((r) => r.active)!;
+    io.stdout.write(`\n${fit(`Active: ${active.name} (${where}).`).replace(/^Active: \S+/, `Active: ${p.bold(active.name)}`)}\n`);
     return EXIT.ok;
   }
 
@@ -81,6 +73,28 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
   return EXIT.ok;
 }
 
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/** Why the engine context.engine selects cannot run, or null when it can. */
+function activeProblem(rows: readonly EngineListing[], selected: string): string | null {
+  const row = rows.find((r) => r.active);
+  if (!row) return `the active engine "${selected}" is not installed`;
+  return row.status === "ok" ? null : `the active engine "${row.name}" cannot be loaded: ${row.status}`;
+}
+
+/** One row per engine, fitted to the terminal; a broken selected engine is marked ✖, not ●. */
+function engineTable(rows: readonly EngineListing[], p: Palette, width: number): string {
+  return renderFitTable(
+    [{ header: "" }, { header: "engine", max: 24 }, { header: "source" }, { header: "version", max: 12 }, { header: "status", flex: "wrap" }, { header: "description", flex: "cut" }],
+    rows.map((r) => {
+      const ok = r.status === "ok";
+      return [
+        r.active ? (ok ? { text: "●", style: p.green } : { text: "✖", style: p.red }) : { text: "" },
+        { text: r.name, ...(r.active ? { style: p.bold } : {}) },
+        { text: r.source },
+        { text: r.version ?? "–" },
+        { text: r.status, style: ok ? p.green : p.red },
+        { text: r.description },
+      ];
+    }),
+    width,
+  );
 }

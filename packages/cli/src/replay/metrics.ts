@@ -1,4 +1,6 @@
 import type { Message } from "@context-engine/core";
+import type { CompactionDetail } from "./compaction-detail.js";
+import type { EvidenceRecall } from "./evidence.js";
 import type { ReplayObservation } from "./observations.js";
 import { prefixReuse, snapshotRequest, type PrefixSnapshot } from "./prefix.js";
 
@@ -30,6 +32,8 @@ export interface CompactionMetric {
   afterTokens: number | null;
   trigger?: string;
   reason?: string;
+  /** What a committed compaction replaced and the summary it put in, when the replay could see both lists. */
+  detail?: CompactionDetail;
 }
 
 export interface PruneMetric {
@@ -50,6 +54,8 @@ export interface RecoverabilityResult {
   via?: { inContext: number; expandedSummaries: number; searched: number };
   /** The first few messages that could not be recovered. */
   missing: Array<{ index: number; role: string; preview: string }>;
+  /** Every index (into the run's messages) not recovered; used for the evidence figure, left out of the report. */
+  lost?: number[];
 }
 
 export interface EngineRunSummary {
@@ -87,6 +93,8 @@ export interface EngineRunMetrics {
   compactions: CompactionMetric[];
   prunes: PruneMetric[];
   recoverability: RecoverabilityResult | null;
+  /** Evidence recall for sessions whose data has questions with evidence (LoCoMo); absent otherwise. */
+  evidence?: EvidenceRecall;
   /** Problems that make the run fail its checks (engine exceptions, lost messages). */
   errors: string[];
   /** Notes on replay fidelity (recorded steps not replayed, synthetic results). */
@@ -139,6 +147,7 @@ export class MetricsCollector {
           afterTokens: obs.afterTokens ?? null,
           ...(obs.trigger ? { trigger: obs.trigger } : {}),
           ...(obs.reason ? { reason: obs.reason } : {}),
+          ...(obs.detail ? { detail: obs.detail } : {}),
         });
         if (obs.outcome === "committed") this.#compactedSinceLast = true;
         break;
@@ -212,6 +221,7 @@ export class MetricsCollector {
     thresholdTokens: number | null;
     lossless: boolean;
     recoverability: RecoverabilityResult | null;
+    evidence?: EvidenceRecall | null;
     wallMs: number;
   }): EngineRunMetrics {
     const reqs = this.#requests;
@@ -267,6 +277,7 @@ export class MetricsCollector {
       compactions: [...this.#compactions],
       prunes: [...this.#prunes],
       recoverability: rec,
+      ...(meta.evidence ? { evidence: meta.evidence } : {}),
       errors,
       notes: [...this.notes, ...counted(this.#warnings)],
     };

@@ -1,4 +1,5 @@
 import type { Message } from "@context-engine/core";
+import type { CompactionDetail } from "./compaction-detail.js";
 
 /**
  * What the replay records of one engine's run, normalised from the host's
@@ -29,6 +30,8 @@ export type ReplayObservation =
       /** `auto`, `preflight`, `manual`, … as the host names the trigger. */
       trigger?: string;
       reason?: string;
+      /** The span replaced and the summary put in (committed compactions seen with both lists). */
+      detail?: CompactionDetail;
     }
   /** The host refused to send a request that did not fit the window (it ends the turn). */
   | { type: "refused"; turn: number; tokens: number }

@@ -151,7 +151,7 @@ export async function checkRecoverable(args: {
     else pending.push({ index, fp: fingerprint(message), message });
   });
   const inContextCount = recovered;
-  if (pending.length === 0) return { method: "in context", checked: original.length, recovered, missing: [], via: { inContext: recovered, expandedSummaries: 0, searched: 0 } };
+  if (pending.length === 0) return { method: "in context", checked: original.length, recovered, missing: [], lost: [], via: { inContext: recovered, expandedSummaries: 0, searched: 0 } };
 
   // 1. Expand every summary the context refers to.
   const summaryIds = new Set<string>();
@@ -170,6 +170,7 @@ export async function checkRecoverable(args: {
 
   // 2. Search for the rest and expand each hit.
   const missing: RecoverabilityResult["missing"] = [];
+  const lost: number[] = [];
   for (const p of still) {
     const query = grepQuery(p.fp);
     let found = false;
@@ -185,7 +186,10 @@ export async function checkRecoverable(args: {
       }
     }
     if (found) recovered++;
-    else if (missing.length < 10) missing.push({ index: p.index, role: p.message.role, preview: preview(p.fp) });
+    else {
+      lost.push(p.index);
+      if (missing.length < 10) missing.push({ index: p.index, role: p.message.role, preview: preview(p.fp) });
+    }
   }
   return {
     via: { inContext: inContextCount, expandedSummaries: expanded, searched: recovered - inContextCount - expanded },
@@ -193,6 +197,7 @@ export async function checkRecoverable(args: {
     checked: original.length,
     recovered,
     missing,
+    lost,
   };
 }
 

@@ -1,8 +1,10 @@
 import { escapeHtml } from "../format/html.js";
-import { formatCompact, formatDuration, formatInt, formatShare } from "../format/numbers.js";
+import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
+import { contextChartData, reuseChartData, type ChartData } from "./chart-data.js";
+import { compactionsSection, evidenceSection } from "./render-compactions.js";
+import { REPORT_SCRIPT, uplotAssets } from "./report-script.js";
 import type { EngineRunMetrics } from "./metrics.js";
 import type { ReplayReport, ReplaySessionResult } from "./report.js";
-import { renderLineChart, type ChartMarker, type ChartSeries } from "./svg-chart.js";
 
 /** Colour-blind-friendly series colours (Okabe–Ito), one per engine in report order. */
 const COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
@@ -15,7 +17,7 @@ export function engineColor(report: ReplayReport, engine: string): string {
 const STYLE = `
 :root { color-scheme: light; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; }
-main { max-width: 1040px; margin: 0 auto; padding: 24px; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px; }
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 32px 0 6px; } h3 { font-size: 15px; margin: 18px 0 6px; }
 .meta, .source { color: #555; }
 .status { display: inline-block; padding: 2px 10px; border-radius: 12px; font-weight: 600; }
@@ -29,10 +31,27 @@ td.bad { color: #b42318; font-weight: 600; } td.good { color: #17663a; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 .chart-box { background: #fff; border: 1px solid #e6e6e6; border-radius: 6px; padding: 8px; margin: 10px 0; }
 .chart-box h3 { margin: 4px 8px; }
-svg.chart { width: 100%; height: auto; display: block; }
-.legend { display: flex; gap: 16px; flex-wrap: wrap; margin: 4px 8px; color: #333; }
-.legend .dot { display: inline-block; width: 7px; height: 7px; border-radius: 50%; background: #555; margin: 0 6px 0 4px; }
+.chart .plot { width: 100%; overflow: hidden; min-height: 240px; }
+.uplot { font-size: 12px; } .u-legend { font-size: 12px; text-align: left; } .u-legend .u-series { padding: 2px 6px; }
+.legend { display: flex; gap: 6px 16px; flex-wrap: wrap; margin: 4px 8px; color: #333; }
 .legend .diamond { display: inline-block; width: 8px; height: 8px; border: 2px solid #555; transform: rotate(45deg); margin: 0 6px 0 4px; background: #fff; }
+.legend .dash { display: inline-block; width: 18px; border-top: 2px dashed #666; margin: 0 6px 3px 2px; } .legend .dash.red { border-color: #b42318; } .legend .dash.dotted { border-top-style: dotted; }
+details.compactions { margin: 6px 0 14px; } details.compactions > summary { font-size: 14px; margin: 8px 0; }
+details.compaction { background: #fff; border: 1px solid #e6e6e6; border-radius: 6px; margin: 6px 0; padding: 0 10px; }
+details.compaction > summary { font-weight: 400; font-size: 14px; margin: 8px 0; }
+details.compaction.selected { border-color: #0072B2; box-shadow: 0 0 0 2px #0072B233; }
+.compaction-body h4 { margin: 10px 0 4px; font-size: 13px; }
+pre.summary-text { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border-radius: 4px; padding: 8px; margin: 4px 0; max-height: 320px; overflow-y: auto; font-size: 12px; }
+ol.replaced { padding-left: 28px; margin: 4px 0 10px; max-height: 320px; overflow-y: auto; }
+ol.replaced li { margin: 2px 0; overflow-wrap: anywhere; } ol.replaced .role { font-weight: 600; } ol.replaced .tok { color: #666; font-size: 12px; } ol.replaced .text { color: #333; }
+code, .source { overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  main { padding: 12px; } h1 { font-size: 19px; }
+  th, td { padding: 4px 6px; font-size: 13px; }
+  /* Wide tables scroll inside their box; the engine column stays in view. */
+  .table-wrap th:first-child, .table-wrap td:first-child { position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: 1px 0 0 #e6e6e6; }
+  .table-wrap th:first-child { background: #f2f2f4; }
+}
 ul.problems li { color: #9b1c1c; } ul.notes li { color: #555; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 16px; margin: 24px 0 6px; }
 dl.defs dt { font-weight: 600; margin-top: 6px; } dl.defs dd { margin: 0 0 0 16px; color: #444; }
@@ -74,103 +93,26 @@ function metricsTable(report: ReplayReport, runs: readonly EngineRunMetrics[]): 
   return `<div class="table-wrap"><table class="metrics"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }
 
-function compactionTitle(run: EngineRunMetrics, i: number): string {
-  const c = run.compactions[i]!;
-  const tokens =
-    c.beforeTokens !== null && c.afterTokens !== null ? `${formatInt(c.beforeTokens)} → ${formatInt(c.afterTokens)} tokens` : "tokens not reported";
-  return `${run.engine}: compaction before request ${c.beforeRequest} (turn ${c.turn + 1}, ${c.outcome}${c.trigger ? `, ${c.trigger}` : ""}): ${tokens}, ${formatDuration(c.durationMs)}`;
-}
-
-function contextChart(report: ReplayReport, session: ReplaySessionResult): string {
-  const series: ChartSeries[] = session.runs.map((run) => {
-    const byIndex = new Map(run.requests.map((r) => [r.index, r.tokens]));
-    const markers: ChartMarker[] = run.compactions.flatMap((c, i) => {
-      if (c.outcome !== "committed") return [];
-      const y = byIndex.get(c.beforeRequest) ?? c.afterTokens ?? 0;
-      return [{ x: c.beforeRequest, y, title: compactionTitle(run, i) }];
-    });
-    for (const pr of run.prunes ?? []) {
-      markers.push({
-        x: pr.beforeRequest,
-        y: byIndex.get(pr.beforeRequest) ?? pr.afterTokens,
-        title: `${run.engine}: ${pr.pruned} old tool result(s) trimmed before request ${pr.beforeRequest}: ${formatInt(pr.beforeTokens)} → ${formatInt(pr.afterTokens)} tokens`,
-        shape: "circle" as const,
-      });
-    }
-    return {
-      name: run.engine,
-      color: engineColor(report, run.engine),
-      points: run.requests.map((r) => ({
-        x: r.index,
-        y: r.tokens,
-        title: `${run.engine} · request ${r.index} (turn ${r.turn + 1}): ${formatInt(r.tokens)} tokens in ${r.messages} messages${r.prefixReuse === null ? "" : `, ${formatShare(r.prefixReuse)} prefix reused`}`,
-      })),
-      markers,
-    };
-  });
-  // Turn starts, from the first run (every engine replays the same turns); skipped when too dense to read.
-  const firstRun = session.runs.find((r) => r.requests.length > 0);
-  const turnStarts: Array<{ x: number; label: string }> = [];
-  if (firstRun) {
-    let last = -1;
-    for (const q of firstRun.requests) {
-      if (q.turn !== last && q.turn > 0) turnStarts.push({ x: q.index, label: `turn ${q.turn + 1}` });
-      last = q.turn;
-    }
-  }
-  const chart = renderLineChart({
-    kind: "context",
-    ...(turnStarts.length > 0 && turnStarts.length <= 12 ? { verticals: turnStarts } : {}),
-    title: `Context size per request — ${session.id}`,
-    xLabel: "request #",
-    yLabel: "tokens sent",
-    series,
-    guides: report.contextLength > 0 ? [{ y: report.contextLength, label: `context length ${formatInt(report.contextLength)}`, color: "#b42318" }] : [],
-    formatY: formatCompact,
-  });
-  return chartBox(report, session, "Context size over the replay", chart, true);
-}
-
-function reuseChart(report: ReplayReport, session: ReplaySessionResult): string {
-  const series: ChartSeries[] = session.runs.map((run) => ({
-    name: run.engine,
-    color: engineColor(report, run.engine),
-    points: run.requests
-      .filter((r) => r.prefixReuse !== null)
-      .map((r) => ({
-        x: r.index,
-        y: (r.prefixReuse ?? 0) * 100,
-        title:
-          `${run.engine} · request ${r.index}: ${formatShare(r.prefixReuse)} of the previous request reused` +
-          (r.afterCompaction ? " (after a compaction)" : "") +
-          (r.selection === "applied" ? " (the engine selected this request's context)" : ""),
-      })),
-  }));
-  const chart = renderLineChart({
-    kind: "prefix-reuse",
-    title: `Prefix reuse per request — ${session.id}`,
-    xLabel: "request #",
-    yLabel: "% of previous request reused",
-    series,
-    yMin: 0,
-    yMax: 100,
-    formatY: (v) => `${v}%`,
-    height: 240,
-  });
-  return chartBox(report, session, "Prefix reuse: share of the previous request repeated unchanged at the start", chart, false);
-}
-
-function chartBox(report: ReplayReport, session: ReplaySessionResult, heading: string, chart: string, withMarkers: boolean): string {
+function chartBox(report: ReplayReport, session: ReplaySessionResult, heading: string, data: ChartData): string {
   const legend = session.runs
     .map((r) => `<span><span class="swatch" style="background:${engineColor(report, r.engine)}"></span>${escapeHtml(r.engine)}</span>`)
     .join("");
-  const markerNote = withMarkers
-    ? `<span><span class="diamond"></span>first request after a compaction</span><span><span class="dot"></span>after old tool results were trimmed</span>`
-    : "";
-  return `<div class="chart-box"><h3>${escapeHtml(heading)}</h3><div class="legend">${legend}${markerNote}</div>${chart}</div>`;
+  const notes =
+    data.kind === "context"
+      ? `<span><span class="diamond"></span>a compaction (click for its summary)</span><span><span class="dash red"></span>context length</span>` +
+        (data.guides.length > 1 ? `<span><span class="dash dotted"></span>compaction threshold</span>` : "")
+      : "";
+  // `<` is escaped so a session's text can never close the script element.
+  const json = JSON.stringify(data).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return (
+    `<div class="chart-box"><h3>${escapeHtml(heading)}</h3><div class="legend">${legend}${notes}</div>` +
+    `<div class="chart" data-chart="${data.kind}" role="img" aria-label="${escapeHtml(data.title)}"><div class="plot"></div>` +
+    `<script type="application/json" class="chart-data">${json}</script></div></div>`
+  );
 }
 
 function sessionSection(report: ReplayReport, session: ReplaySessionResult, index: number): string {
+  const colorOf = (engine: string) => engineColor(report, engine);
   const problems = session.runs.flatMap((r) => [
     ...r.errors.map((e) => `${r.engine}: ${e}`),
     ...(r.recoverability?.missing ?? []).map((m) => `${r.engine}: message ${m.index} (${m.role}) not recoverable — ${m.preview}`),
@@ -185,12 +127,14 @@ function sessionSection(report: ReplayReport, session: ReplaySessionResult, inde
     `source <code>${escapeHtml(src.path)}</code>${src.origin ? ` · origin ${escapeHtml(src.origin)}` : ""}${src.license ? ` · licence ${escapeHtml(src.license)}` : ""}</p>` +
     metricsTable(report, session.runs) +
     recoverabilityNotes(session) +
-    contextChart(report, session) +
-    reuseChart(report, session) +
+    evidenceSection(session, colorOf) +
+    chartBox(report, session, "Context size over the replay", contextChartData(session, index, report.contextLength, colorOf)) +
+    compactionsSection(session, index, colorOf) +
+    chartBox(report, session, "Prefix reuse: share of the previous request repeated unchanged at the start", reuseChartData(session, colorOf)) +
     (problems.length ? `<h3>Checks failed</h3><ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>` : "") +
     (notes.length ? `<h3>Notes</h3><ul class="notes">${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : "");
   // Long folders: keep the page usable by folding all but the first sessions.
-  return `<section class="session" data-session="${escapeHtml(session.id)}"><details${index < 5 ? " open" : ""}><summary>${escapeHtml(session.id)}</summary>${body}</details></section>`;
+  return `<section class="session" data-session="${escapeHtml(session.id)}"><details class="session-details"${index < 5 ? " open" : ""}><summary>${escapeHtml(session.id)}</summary>${body}</details></section>`;
 }
 
 function recoverabilityNotes(session: ReplaySessionResult): string {
@@ -229,11 +173,14 @@ const DEFINITIONS = `<h2>What the figures mean</h2><dl class="defs">
 <dt>compactions</dt><dd>Committed compaction passes; failed or timed-out passes are counted separately. Time is the wall-clock time the host measured for each pass.</dd>
 <dt>over budget</dt><dd>Requests larger than the context length. Must be 0.</dd>
 <dt>prefix reuse</dt><dd>For each request after the first: the share of the previous request's tokens that the new request repeats unchanged at its start (message by message, ignoring cache-control markers) — what a provider's prompt cache could serve. Weighted by tokens. “Steady” leaves out the requests right after a compaction or a trimming of old tool results, which must rewrite the prefix.</dd>
+<dt>compactions list</dt><dd>For each committed compaction: the tokens the host counted before and after it, the messages it put in (the summary) and the messages it took out (the span it replaced), found by comparing the conversation before and after it message by message. Texts are cut at 4,000 characters and lists at 40 messages to keep the report small.</dd>
+<dt>evidence recall</dt><dd>Only for data whose sessions carry questions with evidence (LoCoMo's <code>qa[].evidence</code> lists the turns that answer each question). Over the questions whose evidence turns were replayed: an evidence turn is <em>in the final context</em> when its text is verbatim in the conversation at the end of the run or in the last request sent (a summary quoting it counts); <em>recoverable</em> (lossless engines) when it is in that context or comes back verbatim through <code>lcm_expand</code> / <code>lcm_grep</code>, as the recoverability check found. A question counts when all its evidence turns do. No model is asked; answer quality is for <code>pnpm eval</code>.</dd>
 <dt>recoverable</dt><dd>For lossless engines: how many of the messages the run put into the conversation are still in the context verbatim, or come back verbatim (role, text, tool calls, tool-call id; a redacted secret counts as its placeholder) from <code>lcm_expand</code> on a summary in the context, or from <code>lcm_grep</code> followed by <code>lcm_expand</code>.</dd>
 </dl>`;
 
-/** A self-contained HTML page: inline CSS and SVG only, no script, no network. */
+/** A self-contained HTML page: inline CSS, uPlot and the page script inlined, no network. */
 export function renderHtmlReport(report: ReplayReport): string {
+  const uplot = uplotAssets();
   const status = report.ok
     ? `<span class="status ok">all checks passed</span>`
     : `<span class="status fail">checks failed</span>`;
@@ -245,6 +192,7 @@ export function renderHtmlReport(report: ReplayReport): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="context-engine ${escapeHtml(report.cli.version)}">
 <title>context-engine replay — ${escapeHtml(report.engines.join(" vs "))}</title>
+<style>${uplot.css}</style>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -255,6 +203,8 @@ ${totalsSection(report)}
 ${sessions}
 ${DEFINITIONS}
 </main>
+<script>${uplot.js.replace(/<\/script/gi, "<\\/script")}</script>
+<script>${REPORT_SCRIPT}</script>
 </body>
 </html>
 `;

@@ -62,6 +62,17 @@ function totalsRow(p: Palette, t: EngineTotals): string[] {
   ];
 }
 
+/** One line per run for data with questions: how much of their evidence the final context still holds. */
+function evidenceLines(runs: ReplayReport["sessions"][number]["runs"]): string {
+  const lines = runs.flatMap((r) => {
+    const e = r.evidence;
+    if (!e) return [];
+    const recoverable = e.recoverable === null ? "" : `; recoverable ${e.recoverable}/${e.evidenceTurns} turns, ${e.questionsRecoverable}/${e.questions} questions`;
+    return [`  evidence (${e.questions} questions) ${r.engine}: in the final context ${e.inContext}/${e.evidenceTurns} turns, ${e.questionsInContext}/${e.questions} questions${recoverable}\n`];
+  });
+  return lines.join("");
+}
+
 /** The terminal summary: one table per session, a totals table when there are several, then problems. */
 export function renderReplayTables(report: ReplayReport, p: Palette): string {
   const parts: string[] = [];
@@ -70,6 +81,7 @@ export function renderReplayTables(report: ReplayReport, p: Palette): string {
       `${p.bold(session.id)} ${p.dim(`(${session.format}, ${session.messages} messages, ${session.turns} turn${session.turns === 1 ? "" : "s"}, context length ${formatInt(report.contextLength)})`)}\n`,
     );
     parts.push(renderTable(COLUMNS, session.runs.map((r) => runRow(p, r))));
+    parts.push(evidenceLines(session.runs));
     parts.push("\n");
   }
   if (report.sessions.length > 1) {

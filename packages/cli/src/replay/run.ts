@@ -5,6 +5,8 @@ import { silentLogger } from "@context-engine/core";
 import { AgentHost, type HostConfigInput, type HostEvent } from "@context-engine/host";
 import type { RecordedSession } from "@context-engine/sessions";
 import { splitSession } from "@context-engine/sessions";
+import { diffCompaction } from "./compaction-detail.js";
+import { evidenceRecall } from "./evidence.js";
 import { MetricsCollector, type EngineRunMetrics, type RecoverabilityResult } from "./metrics.js";
 import type { ReplayObservation } from "./observations.js";
 import { RecordedAnswers } from "./recorded-model.js";
@@ -129,9 +131,17 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   let turn = 0;
   const observe = (obs: ReplayObservation) => collector.observe(obs);
   let lastRequest: readonly Message[] = [];
+  // The session's list before a compaction: diffed with the list after it for the report.
+  let liveSession: { readonly messages: readonly Message[] } | null = null;
+  let beforeCompaction: readonly Message[] | null = null;
   const onEvent = (event: HostEvent) => {
     if (event.type === "provider.request") lastRequest = event.messages;
+    if (event.type === "compaction.started") beforeCompaction = liveSession ? liveSession.messages.slice() : null;
     const obs = toObservation(event, turn);
+    if (obs?.type === "compaction" && event.type === "compaction.committed" && beforeCompaction && liveSession) {
+      obs.detail = diffCompaction(beforeCompaction, liveSession.messages, (m) => options.counter.countMessage(m));
+    }
+    if (event.type.startsWith("compaction.") && event.type !== "compaction.started") beforeCompaction = null;
     if (obs) observe(obs);
     if (event.type === "provider.request") options.onProgress?.({ type: "request", engine: engineName, session: session.id });
   };
@@ -160,6 +170,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   let final: readonly Message[] = [];
   try {
     const live = await host.openSession({ sessionId: `replay-${runId}`, model, contextLength: options.contextLength, history: preamble, dataDir, platform: "replay" });
+    liveSession = live;
     for (const [index, t] of replayed.entries()) {
       turn = index;
       answers.startTurn(t.steps);
@@ -192,12 +203,17 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     if (answers.unanswered > 0) collector.notes.push(`${answers.unanswered} placeholder answer(s) for user messages the recording never answered`);
     if (answers.missingResults > 0) collector.notes.push(`${answers.missingResults} tool call(s) had no recorded result`);
     const lossless = options.isLossless?.(engine) ?? false;
+    // The full list of lost messages only feeds the evidence figure; the report keeps the first few.
+    const { lost, ...kept } = recoverability ?? {};
+    const evidence = evidenceRecall(session, original, [...final, ...lastRequest], recoverability ? new Set(lost ?? []) : null);
+    recoverability = recoverability ? (kept as RecoverabilityResult) : null;
     return collector.finish({
       engine: engineName,
       sessionId: session.id,
       thresholdTokens: Number.isFinite(engine.thresholdTokens) && engine.thresholdTokens > 0 ? engine.thresholdTokens : null,
       lossless,
       recoverability,
+      evidence,
       wallMs: performance.now() - started,
     });
   }

@@ -12,6 +12,7 @@ import { safeName } from "../registration.js";
 import type { LoadedConfig } from "./load.js";
 import { parseConfigText, unreadable } from "./load.js";
 import { resolveHome } from "./locate.js";
+import { salvageConfig, sectionsWithErrors, sortProblems } from "./salvage.js";
 import type { ConfigProblem } from "./problems.js";
 import { selectedEngineName } from "./schema.js";
 import type { YamlSource } from "./yaml-source.js";
@@ -41,9 +42,16 @@ export async function checkConfig(path: string, options: CheckConfigOptions = {}
     return [unreadable(file, error)];
   }
   const parsed = parseConfigText(text, file);
-  if (!parsed.config || options.plugins === false) return parsed.problems;
-  const loaded: LoadedConfig = { config: parsed.config, file, baseDir: dirname(file), source: parsed.source, warnings: [] };
-  return [...parsed.problems, ...(await checkAgainstPlugins(loaded, parsed.source, { ...options, cwd }))];
+  if (options.plugins === false) return sortProblems(parsed.problems);
+  // A config with schema errors is still checked against the engines, on its valid sections.
+  const config = parsed.config ?? salvageConfig(parsed.source.value);
+  if (!config) return sortProblems(parsed.problems);
+  const loaded: LoadedConfig = { config, file, baseDir: dirname(file), source: parsed.source, warnings: [] };
+  const broken = parsed.config ? new Set<string>() : sectionsWithErrors(parsed.problems);
+  const engineProblems = (await checkAgainstPlugins(loaded, parsed.source, { ...options, cwd })).filter(
+    (p) => !broken.has(p.key.split(/[.[]/)[0] ?? ""),
+  );
+  return sortProblems([...parsed.problems, ...engineProblems]);
 }
 
 async function checkAgainstPlugins(loaded: LoadedConfig, source: YamlSource, options: CheckConfigOptions): Promise<ConfigProblem[]> {

@@ -1,0 +1,76 @@
+import { contentText, toolCallsOf, type Message } from "@context-engine/core";
+import { canonicalMessage } from "./prefix.js";
+
+/** One message a compaction took out of the context (or put in). */
+export interface DetailMessage {
+  /** Position in the conversation before (replaced) or after (added) the compaction. */
+  index: number;
+  role: string;
+  tokens: number;
+  /** The text, cut to `MAX_TEXT` characters. */
+  text: string;
+}
+
+/** What one committed compaction did to the conversation. */
+export interface CompactionDetail {
+  messagesBefore: number;
+  messagesAfter: number;
+  /** Messages that were in the conversation before and are gone after: the span the summary replaced. */
+  replaced: DetailMessage[];
+  replacedCount: number;
+  replacedTokens: number;
+  /** Messages that are new after the compaction: the summary (or summaries). */
+  added: DetailMessage[];
+  addedCount: number;
+}
+
+/** Report-size bounds: a compaction of a long session must not turn the report into megabytes. */
+const MAX_TEXT = 4000;
+const MAX_LISTED = 40;
+
+/**
+ * Compare the conversation before and after a compaction, message by
+ * message (content, role, tool calls; cache markers ignored). Works for any
+ * engine: whatever is gone was replaced, whatever is new is the summary.
+ */
+export function diffCompaction(before: readonly Message[], after: readonly Message[], countMessage: (m: Message) => number): CompactionDetail {
+  const remaining = multiset(after.map(canonicalMessage));
+  const kept = multiset(before.map(canonicalMessage));
+  const replaced: DetailMessage[] = [];
+  let replacedCount = 0;
+  let replacedTokens = 0;
+  before.forEach((m, index) => {
+    if (take(remaining, canonicalMessage(m))) return;
+    replacedCount++;
+    const tokens = countMessage(m);
+    replacedTokens += tokens;
+    if (replaced.length < MAX_LISTED) replaced.push(describe(m, index, tokens));
+  });
+  const added: DetailMessage[] = [];
+  let addedCount = 0;
+  after.forEach((m, index) => {
+    if (take(kept, canonicalMessage(m))) return;
+    addedCount++;
+    if (added.length < MAX_LISTED) added.push(describe(m, index, countMessage(m)));
+  });
+  return { messagesBefore: before.length, messagesAfter: after.length, replaced, replacedCount, replacedTokens, added, addedCount };
+}
+
+function describe(m: Message, index: number, tokens: number): DetailMessage {
+  const calls = toolCallsOf(m).map((c) => `${c.function.name}(${c.function.arguments})`);
+  const text = [contentText(m.content), ...calls].filter(Boolean).join("\n");
+  return { index, role: m.role, tokens, text: text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text };
+}
+
+function multiset(keys: readonly string[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const k of keys) map.set(k, (map.get(k) ?? 0) + 1);
+  return map;
+}
+
+function take(map: Map<string, number>, key: string): boolean {
+  const n = map.get(key) ?? 0;
+  if (n === 0) return false;
+  map.set(key, n - 1);
+  return true;
+}

@@ -1,0 +1,77 @@
+import { escapeHtml } from "../format/html.js";
+import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
+import { compactionId } from "./chart-data.js";
+import type { DetailMessage } from "./compaction-detail.js";
+import type { ReplaySessionResult } from "./report.js";
+
+/** Shown per replaced message; the full text is in the engine, not in the report. */
+const PREVIEW_CHARS = 400;
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat || "(empty)";
+}
+
+function messageItem(m: DetailMessage): string {
+  return `<li><span class="role">${escapeHtml(m.role)}</span> <span class="tok">${formatInt(m.tokens)} tok</span> <span class="text">${escapeHtml(preview(m.text))}</span></li>`;
+}
+
+/**
+ * One `<details>` per committed compaction: tokens before and after, the
+ * summary text it put in and the span of messages it replaced. Chart markers
+ * open them by id.
+ */
+export function compactionsSection(session: ReplaySessionResult, sessionIndex: number, colorOf: (engine: string) => string): string {
+  const items: string[] = [];
+  session.runs.forEach((run, engineIndex) => {
+    run.compactions.forEach((c, i) => {
+      if (c.outcome !== "committed") return;
+      const d = c.detail;
+      const tokens = c.beforeTokens !== null && c.afterTokens !== null ? `${formatInt(c.beforeTokens)} → ${formatInt(c.afterTokens)} tokens` : "tokens not reported";
+      const saved = c.beforeTokens && c.afterTokens !== null ? ` (−${formatShare((c.beforeTokens - c.afterTokens) / c.beforeTokens)})` : "";
+      const head =
+        `<span class="swatch" style="background:${colorOf(run.engine)}"></span><strong>${escapeHtml(run.engine)}</strong> · before request ${c.beforeRequest} ` +
+        `(turn ${c.turn + 1}${c.trigger ? `, ${escapeHtml(c.trigger)}` : ""}) · <span class="tokens">${tokens}${saved}</span> · ${escapeHtml(formatDuration(c.durationMs))}`;
+      let body: string;
+      if (!d) {
+        body = `<p class="meta">The replay could not see the conversation before and after this compaction.</p>`;
+      } else {
+        const more = (shown: number, total: number) => (total > shown ? `<p class="meta">… and ${total - shown} more</p>` : "");
+        const summary = d.added.length
+          ? d.added.map((m) => `<pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(m.text)}</pre>`).join("") + more(d.added.length, d.addedCount)
+          : `<p class="meta">No new message: the engine only removed messages.</p>`;
+        body =
+          `<p class="meta">${d.messagesBefore} → ${d.messagesAfter} messages; ${d.replacedCount} replaced (${formatInt(d.replacedTokens)} tokens), ${d.addedCount} put in.</p>` +
+          `<h4>Summary put in</h4>${summary}` +
+          `<h4>Span replaced</h4>${d.replaced.length ? `<ol class="replaced">${d.replaced.map(messageItem).join("")}</ol>${more(d.replaced.length, d.replacedCount)}` : `<p class="meta">Nothing removed.</p>`}`;
+      }
+      items.push(
+        `<details class="compaction" id="${compactionId(sessionIndex, engineIndex, i)}" data-engine="${escapeHtml(run.engine)}" data-request="${c.beforeRequest}"><summary>${head}</summary><div class="compaction-body">${body}</div></details>`,
+      );
+    });
+  });
+  if (items.length === 0) return "";
+  // A long list starts folded; a marker click opens it.
+  return `<details class="compactions"${items.length <= 12 ? " open" : ""}><summary>Compactions (${items.length}) — click a ◇ on the chart to open one</summary>${items.join("")}</details>`;
+}
+
+/** The evidence figures, for sessions whose data has questions (LoCoMo). */
+export function evidenceSection(session: ReplaySessionResult, colorOf: (engine: string) => string): string {
+  const runs = session.runs.filter((r) => r.evidence);
+  if (runs.length === 0) return "";
+  const rows = runs.map((r) => {
+    const e = r.evidence!;
+    const share = (n: number, of: number) => `${n}/${of} <span class="meta">(${formatShare(of ? n / of : null)})</span>`;
+    return (
+      `<tr data-engine="${escapeHtml(r.engine)}"><td><span class="swatch" style="background:${colorOf(r.engine)}"></span>${escapeHtml(r.engine)}</td>` +
+      `<td>${e.questions}</td><td>${share(e.inContext, e.evidenceTurns)}</td><td>${share(e.questionsInContext, e.questions)}</td>` +
+      `<td>${e.recoverable === null ? "n/a (lossy)" : share(e.recoverable, e.evidenceTurns)}</td>` +
+      `<td>${e.questionsRecoverable === null ? "n/a (lossy)" : share(e.questionsRecoverable, e.questions)}</td></tr>`
+    );
+  });
+  return (
+    `<h3>Evidence recall (the data's questions)</h3><div class="table-wrap"><table class="evidence"><thead><tr><th>engine</th><th>questions</th>` +
+    `<th>evidence turns in the final context</th><th>questions with all evidence in context</th><th>evidence turns recoverable</th><th>questions recoverable</th></tr></thead>` +
+    `<tbody>${rows.join("")}</tbody></table></div>`
+  );
+}
