@@ -1,0 +1,253 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { defaultTokenCounter } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
+import { LcmEngine } from "@context-engine/lcm";
+import { checkContext, CheckFailed, expectExpanded, expectMessageHit, parseGrep } from "./checks.js";
+import type { GrepPage } from "./checks.js";
+import { deepCopyMessages } from "./clone.js";
+import { ConversationGenerator, literalText, PLANTED } from "./generate.js";
+import { timed } from "./harness.js";
+import { summarise } from "./stats.js";
+import type { Stats } from "./stats.js";
+import { createInstantSummariser } from "./stub-model.js";
+
+export type GrepKind = "words" | "rare" | "cjk" | "regex_page" | "expand";
+
+export interface EngineCheckpoint {
+  /** Messages in the conversation's history at this point. */
+  messages: number;
+  /** `onTurnComplete` per turn, on the host's deep copy (the copy itself is not in it). */
+  ingest: Stats;
+  /** The host's deep copy of the live list per turn. */
+  hostCopy: Stats;
+  /** Background preparation started by a turn, until the engine is idle again. */
+  background: Stats;
+  /** A compaction trigger: the `compress()` at the threshold plus the background preparation since the previous trigger. */
+  trigger: Stats;
+  /** The `compress()` at the threshold alone. */
+  compress: Stats;
+  /** `compress()` again with nothing new. */
+  noopCompress: Stats;
+  grep: Record<GrepKind, Stats>;
+  /** Regex for a bare literal, every page until the search is complete (finds the oldest copy). */
+  regexComplete: Stats & { pages: number; copies: number };
+  dbBytes: number;
+  rawBytes: number;
+  dbRatio: number;
+  heapBytes: number;
+  rssBytes: number;
+  /** Messages in the host's live list (after compactions). */
+  liveMessages: number;
+  compactions: number;
+}
+
+export interface EngineSuiteOptions {
+  /** History lengths to measure at, ascending (one conversation grows through them). */
+  sizes: number[];
+  dir: string;
+  contextLength?: number;
+  iterations?: { grep?: number; regexComplete?: number; noop?: number };
+  log?: (line: string) => void;
+}
+
+const SESSION = "bench-session";
+const SYSTEM: Message = { role: "system", content: "You are a careful coding agent working in a TypeScript monorepo." };
+
+interface TurnSample {
+  startMessages: number;
+  ingestMs: number;
+  copyMs: number;
+  backgroundMs: number;
+  compressMs?: number;
+  triggerMs?: number;
+}
+
+/**
+ * Drives the LCM engine the way AgentHost does, one turn at a time, on one
+ * conversation that grows through every size: at turn start the threshold
+ * gate (`shouldCompress` → `compress` on a deep copy, whose result replaces
+ * the live list), then the turn's messages, then `onTurnComplete` on a deep
+ * copy. At each size the tools and a no-op compress are timed and checked.
+ */
+export async function runEngineSuite(options: EngineSuiteOptions): Promise<EngineCheckpoint[]> {
+  const log = options.log ?? (() => {});
+  const contextLength = options.contextLength ?? 128_000;
+  mkdirSync(options.dir, { recursive: true });
+  const engine = new LcmEngine({
+    contextLength,
+    model: "bench-model",
+    chatModel: createInstantSummariser(),
+    config: { database_path: join(options.dir, "lcm.db") },
+  });
+  engine.onSessionStart(SESSION, { model: "bench-model", contextLength });
+  await engine.updateModel("bench-model", contextLength);
+  const budget = engine.thresholdTokens;
+  const gen = new ConversationGenerator();
+  let live: Message[] = [SYSTEM];
+  const samples: TurnSample[] = [];
+  let backgroundSinceTrigger = 0;
+  const results: EngineCheckpoint[] = [];
+  try {
+    for (const size of options.sizes) {
+      while (gen.emitted < size) {
+        const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, copyMs: 0, backgroundMs: 0 };
+        // Turn start: the host's threshold gate.
+        const tokens = defaultTokenCounter.countMessages(live);
+        if (engine.shouldCompress(tokens)) {
+          const snapshot = deepCopyMessages(live);
+          const t = performance.now();
+          const out = await engine.compress(snapshot, { currentTokens: tokens, sessionId: SESSION });
+          sample.compressMs = performance.now() - t;
+          sample.triggerMs = sample.compressMs + backgroundSinceTrigger;
+          backgroundSinceTrigger = 0;
+          live = checkContext(`compress at ${gen.emitted} messages`, out, budget);
+          engine.lastPromptTokens = -1;
+        }
+        live.push(...gen.turn());
+        const c = performance.now();
+        const copy = deepCopyMessages(live);
+        const t = performance.now();
+        await engine.onTurnComplete(copy, null, { sessionId: SESSION, turnId: `t${samples.length}` });
+        const b = performance.now();
+        await engine.whenIdle(SESSION);
+        sample.backgroundMs = performance.now() - b;
+        sample.ingestMs = b - t;
+        sample.copyMs = t - c;
+        backgroundSinceTrigger += sample.backgroundMs;
+        const prompt = defaultTokenCounter.countMessages(live);
+        engine.updateFromResponse({ prompt_tokens: prompt, completion_tokens: 50, total_tokens: prompt + 50 });
+        samples.push(sample);
+      }
+      log(`engine: ${gen.emitted} messages, measuring`);
+      const state = { live };
+      results.push(await measureCheckpoint(engine, gen, state, samples, size, budget, options));
+      live = state.live;
+      const r = results[results.length - 1]!;
+      log(`engine: ${size} ingest p50 ${r.ingest.median.toFixed(2)} ms, trigger p95 ${r.trigger.p95.toFixed(1)} ms (n=${r.trigger.n}), regex complete p95 ${r.regexComplete.p95.toFixed(1)} ms, db ${r.dbRatio.toFixed(2)}× raw`);
+    }
+  } finally {
+    engine.close();
+  }
+  return results;
+}
+
+async function measureCheckpoint(
+  engine: LcmEngine,
+  gen: ConversationGenerator,
+  state: { live: Message[] },
+  samples: TurnSample[],
+  size: number,
+  budget: number,
+  options: EngineSuiteOptions,
+): Promise<EngineCheckpoint> {
+  const it = { grep: 20, regexComplete: 10, noop: 30, ...options.iterations };
+  // Per-turn figures from the last stretch before this size; triggers from its second half.
+  const ingestFrom = size - Math.min(size / 2, 1_000);
+  const recent = samples.filter((s) => s.startMessages >= ingestFrom);
+  const triggers = samples.filter((s) => s.startMessages >= size / 2 && s.triggerMs !== undefined);
+
+  const noopCompress = await timed(
+    `noop compress ${size}`,
+    async () => {
+      const copy = deepCopyMessages(state.live);
+      const t = performance.now();
+      const out = await engine.compress(copy, { currentTokens: defaultTokenCounter.countMessages(state.live), sessionId: SESSION });
+      const d = performance.now() - t;
+      // As the host does: a changed list replaces the live one (the warm-up call takes in the last turn).
+      if (out !== copy) state.live = checkContext(`no-op compress at ${size}`, out, budget);
+      return { overriddenDuration: d };
+    },
+    { iterations: it.noop, warmup: 2 },
+  );
+
+  const live = state.live;
+  const call = (name: string, args: Record<string, unknown>) => engine.handleToolCall(name, args, { sessionId: SESSION, messages: live });
+  const grep: Partial<Record<GrepKind, Stats>> = {};
+  const kinds: Array<[GrepKind, Record<string, unknown>, number, string]> = [
+    ["words", { query: PLANTED.words.query }, gen.plantedAt.words, PLANTED.words.text],
+    ["rare", { query: PLANTED.rare.query }, gen.plantedAt.rare, PLANTED.rare.text],
+    ["cjk", { query: PLANTED.cjk.query }, gen.plantedAt.cjk, PLANTED.cjk.text],
+    // One page of a regex for a bare literal: newest first, so it finds the newest copy.
+    ["regex_page", { query: PLANTED.literal.query, mode: "regex" }, gen.plantedAt.literal.at(-1)!, literalText(gen.plantedAt.literal.length - 1)],
+  ];
+  for (const [kind, args, seq, text] of kinds) {
+    // Untimed first: the hit's message really holds the planted text.
+    const first = expectMessageHit(`lcm_grep ${kind} at ${size}`, parseGrep(kind, await call("lcm_grep", args)), seq);
+    expectExpanded(`lcm_expand ${first.ref}`, await call("lcm_expand", { id: first.ref }), text);
+    grep[kind] = await timed(
+      `grep ${kind} ${size}`,
+      async () => {
+        expectMessageHit(`lcm_grep ${kind} at ${size}`, parseGrep(kind, await call("lcm_grep", args)), seq);
+      },
+      { iterations: it.grep, warmup: 1 },
+    );
+  }
+  const expandRef = `msg_${await refOf(call, gen.plantedAt.words)}`;
+  grep.expand = await timed(
+    `expand ${size}`,
+    async () => expectExpanded(`lcm_expand at ${size}`, await call("lcm_expand", { id: expandRef }), PLANTED.words.text),
+    { iterations: it.grep, warmup: 1 },
+  );
+
+  let pages = 0;
+  const copies = gen.plantedAt.literal.length;
+  const regexComplete = await timed(
+    `regex complete ${size}`,
+    async () => {
+      const found = await completeRegex(call, PLANTED.literal.query);
+      pages = found.pages;
+      const seqs = new Set(found.hits.filter((h) => h.type === "message").map((h) => h.seq));
+      const oldest = gen.plantedAt.literal[0]!;
+      if (!seqs.has(oldest)) throw new CheckFailed(`complete regex at ${size}: the oldest copy (seq ${oldest}) was not found in ${found.pages} pages`);
+      const missing = gen.plantedAt.literal.filter((s) => !seqs.has(s));
+      if (missing.length) throw new CheckFailed(`complete regex at ${size}: ${missing.length} of ${copies} copies missing (first seq ${missing[0]})`);
+    },
+    { iterations: it.regexComplete, warmup: 1 },
+  );
+
+  (globalThis as { gc?: () => void }).gc?.();
+  const mem = process.memoryUsage();
+  const dbBytes = engine.store.stats().fileBytes;
+  return {
+    messages: gen.emitted,
+    ingest: summarise(recent.map((s) => s.ingestMs)),
+    hostCopy: summarise(recent.map((s) => s.copyMs)),
+    background: summarise(recent.map((s) => s.backgroundMs)),
+    trigger: summarise(triggers.map((s) => s.triggerMs!)),
+    compress: summarise(triggers.map((s) => s.compressMs!)),
+    noopCompress,
+    grep: grep as Record<GrepKind, Stats>,
+    regexComplete: { ...regexComplete, pages, copies },
+    dbBytes,
+    rawBytes: gen.rawBytes,
+    dbRatio: dbBytes / gen.rawBytes,
+    heapBytes: mem.heapUsed,
+    rssBytes: mem.rss,
+    liveMessages: live.length,
+    compactions: engine.compressionCount,
+  };
+}
+
+type ToolCall = (name: string, args: Record<string, unknown>) => Promise<string>;
+
+/** Every page of a regex search, following the cursor until the engine says it is complete. */
+export async function completeRegex(call: ToolCall, query: string, maxPages = 1_000): Promise<GrepPage & { pages: number }> {
+  const hits: GrepPage["hits"] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = parseGrep("regex", await call("lcm_grep", { query, mode: "regex", limit: 50, ...(cursor ? { cursor } : {}) }));
+    hits.push(...page.hits);
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor && pages < maxPages);
+  if (cursor) throw new CheckFailed(`regex "${query}" still had a cursor after ${maxPages} pages`);
+  return { hits, nextCursor: null, complete: true, pages };
+}
+
+/** The message id (for msg_<id>) of the message at a seq, found by the rare-term search that must hit it. */
+async function refOf(call: ToolCall, seq: number): Promise<string> {
+  const hit = expectMessageHit("words ref", parseGrep("words", await call("lcm_grep", { query: PLANTED.words.query })), seq);
+  return hit.ref.replace(/^msg_/, "");
+}
