@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
@@ -32,7 +32,10 @@ export interface EngineCheckpoint {
   grep: Record<GrepKind, Stats>;
   /** Regex for a bare literal, every page until the search is complete (finds the oldest copy). */
   regexComplete: Stats & { pages: number; copies: number };
+  /** Every file of the database (main, -wal, -shm). */
   dbBytes: number;
+  /** The -wal file alone (SQLite reuses it; it is not trimmed after checkpoints). */
+  walBytes: number;
   rawBytes: number;
   dbRatio: number;
   heapBytes: number;
@@ -87,13 +90,15 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
   let live: Message[] = [SYSTEM];
   const samples: TurnSample[] = [];
   let backgroundSinceTrigger = 0;
+  // The host's running estimate of the live list (it counts new messages, not the whole list, per turn).
+  let liveTokens = defaultTokenCounter.countMessages(live);
   const results: EngineCheckpoint[] = [];
   try {
     for (const size of options.sizes) {
       while (gen.emitted < size) {
         const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, copyMs: 0, backgroundMs: 0 };
         // Turn start: the host's threshold gate.
-        const tokens = defaultTokenCounter.countMessages(live);
+        const tokens = liveTokens;
         if (engine.shouldCompress(tokens)) {
           const snapshot = deepCopyMessages(live);
           const t = performance.now();
@@ -102,9 +107,11 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
           sample.triggerMs = sample.compressMs + backgroundSinceTrigger;
           backgroundSinceTrigger = 0;
           live = checkContext(`compress at ${gen.emitted} messages`, out, budget);
+          liveTokens = defaultTokenCounter.countMessages(live);
           engine.lastPromptTokens = -1;
         }
-        live.push(...gen.turn());
+        const turn = gen.turn();
+        live.push(...turn);
         const c = performance.now();
         const copy = deepCopyMessages(live);
         const t = performance.now();
@@ -115,14 +122,15 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
         sample.ingestMs = b - t;
         sample.copyMs = t - c;
         backgroundSinceTrigger += sample.backgroundMs;
-        const prompt = defaultTokenCounter.countMessages(live);
-        engine.updateFromResponse({ prompt_tokens: prompt, completion_tokens: 50, total_tokens: prompt + 50 });
+        liveTokens += defaultTokenCounter.countMessages(turn);
+        engine.updateFromResponse({ prompt_tokens: liveTokens, completion_tokens: 50, total_tokens: liveTokens + 50 });
         samples.push(sample);
       }
       log(`engine: ${gen.emitted} messages, measuring`);
       const state = { live };
       results.push(await measureCheckpoint(engine, gen, state, samples, size, budget, options));
       live = state.live;
+      liveTokens = defaultTokenCounter.countMessages(live);
       const r = results[results.length - 1]!;
       log(`engine: ${size} ingest p50 ${r.ingest.median.toFixed(2)} ms, trigger p95 ${r.trigger.p95.toFixed(1)} ms (n=${r.trigger.n}), regex complete p95 ${r.regexComplete.p95.toFixed(1)} ms, db ${r.dbRatio.toFixed(2)}× raw`);
     }
@@ -208,7 +216,9 @@ async function measureCheckpoint(
 
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
-  const dbBytes = engine.store.stats().fileBytes;
+  const stats = engine.store.stats();
+  const dbBytes = stats.fileBytes;
+  const walBytes = fileSize(`${stats.path}-wal`);
   return {
     messages: gen.emitted,
     ingest: summarise(recent.map((s) => s.ingestMs)),
@@ -220,6 +230,7 @@ async function measureCheckpoint(
     grep: grep as Record<GrepKind, Stats>,
     regexComplete: { ...regexComplete, pages, copies },
     dbBytes,
+    walBytes,
     rawBytes: gen.rawBytes,
     dbRatio: dbBytes / gen.rawBytes,
     heapBytes: mem.heapUsed,
@@ -250,4 +261,12 @@ export async function completeRegex(call: ToolCall, query: string, maxPages = 1_
 async function refOf(call: ToolCall, seq: number): Promise<string> {
   const hit = expectMessageHit("words ref", parseGrep("words", await call("lcm_grep", { query: PLANTED.words.query })), seq);
   return hit.ref.replace(/^msg_/, "");
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }

@@ -83,9 +83,9 @@ export class ConversationGenerator {
     return `${s[0]!.toUpperCase()}${s.slice(1)}.`;
   }
 
-  /** A third of the messages get one CJK line (about 5% of their lines). */
+  /** About a third of all messages get one CJK line (about 5% of their lines). */
   #withCjk(lines: string[]): string[] {
-    if (this.#r() < 1 / 3) lines.splice(Math.floor(this.#r() * (lines.length + 1)), 0, this.#pick(CJK));
+    if (this.#r() < 0.4) lines.splice(Math.floor(this.#r() * (lines.length + 1)), 0, this.#pick(CJK));
     return lines;
   }
 
@@ -156,7 +156,7 @@ export class ConversationGenerator {
       const args = name === "run_command" ? { command: `npm test -- ${this.#path()}` } : { path: this.#path(), pattern: this.#pick(IDENTS) };
       this.#emit(out, {
         role: "assistant",
-        content: this.#r() < 0.5 ? this.#sentence() : null,
+        content: this.#r() < 0.5 ? this.#withCjk([this.#sentence()]).join(" ") : null,
         tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
       } as Message);
       this.#emit(out, { role: "tool", tool_call_id: id, content: this.#toolOutput() });
