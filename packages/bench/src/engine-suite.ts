@@ -21,17 +21,22 @@ export interface EngineCheckpoint {
   ingest: Stats;
   /** The host's deep copy of the live list per turn. */
   hostCopy: Stats;
+  /** CPU time (user + system) of the same calls: less sensitive to a loaded machine than wall time. */
+  ingestCpu: Stats;
   /** Background preparation started by a turn, until the engine is idle again. */
   background: Stats;
   /** A compaction trigger: the `compress()` at the threshold plus the background preparation since the previous trigger. */
   trigger: Stats;
+  triggerCpu: Stats;
   /** The `compress()` at the threshold alone. */
   compress: Stats;
   /** `compress()` again with nothing new. */
   noopCompress: Stats;
+  noopCompressCpu: Stats;
   grep: Record<GrepKind, Stats>;
   /** Regex for a bare literal, every page until the search is complete (finds the oldest copy). */
   regexComplete: Stats & { pages: number; copies: number };
+  regexCompleteCpu: Stats;
   /** Every file of the database (main, -wal, -shm). */
   dbBytes: number;
   /** The -wal file alone (SQLite reuses it; it is not trimmed after checkpoints). */
@@ -60,10 +65,13 @@ const SYSTEM: Message = { role: "system", content: "You are a careful coding age
 interface TurnSample {
   startMessages: number;
   ingestMs: number;
+  ingestCpu: number;
   copyMs: number;
   backgroundMs: number;
+  backgroundCpu: number;
   compressMs?: number;
   triggerMs?: number;
+  triggerCpu?: number;
 }
 
 /**
@@ -90,22 +98,26 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
   let live: Message[] = [SYSTEM];
   const samples: TurnSample[] = [];
   let backgroundSinceTrigger = 0;
+  let backgroundCpuSinceTrigger = 0;
   // The host's running estimate of the live list (it counts new messages, not the whole list, per turn).
   let liveTokens = defaultTokenCounter.countMessages(live);
   const results: EngineCheckpoint[] = [];
   try {
     for (const size of options.sizes) {
       while (gen.emitted < size) {
-        const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, copyMs: 0, backgroundMs: 0 };
+        const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, ingestCpu: 0, copyMs: 0, backgroundMs: 0, backgroundCpu: 0 };
         // Turn start: the host's threshold gate.
         const tokens = liveTokens;
         if (engine.shouldCompress(tokens)) {
           const snapshot = deepCopyMessages(live);
           const t = performance.now();
+          const tc = cpuMs();
           const out = await engine.compress(snapshot, { currentTokens: tokens, sessionId: SESSION });
           sample.compressMs = performance.now() - t;
           sample.triggerMs = sample.compressMs + backgroundSinceTrigger;
+          sample.triggerCpu = cpuMs() - tc + backgroundCpuSinceTrigger;
           backgroundSinceTrigger = 0;
+          backgroundCpuSinceTrigger = 0;
           live = checkContext(`compress at ${gen.emitted} messages`, out, budget);
           liveTokens = defaultTokenCounter.countMessages(live);
           engine.lastPromptTokens = -1;
@@ -115,13 +127,18 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
         const c = performance.now();
         const copy = deepCopyMessages(live);
         const t = performance.now();
+        const tc = cpuMs();
         await engine.onTurnComplete(copy, null, { sessionId: SESSION, turnId: `t${samples.length}` });
         const b = performance.now();
+        const bc = cpuMs();
         await engine.whenIdle(SESSION);
         sample.backgroundMs = performance.now() - b;
+        sample.backgroundCpu = cpuMs() - bc;
         sample.ingestMs = b - t;
+        sample.ingestCpu = bc - tc;
         sample.copyMs = t - c;
         backgroundSinceTrigger += sample.backgroundMs;
+        backgroundCpuSinceTrigger += sample.backgroundCpu;
         liveTokens += defaultTokenCounter.countMessages(turn);
         engine.updateFromResponse({ prompt_tokens: liveTokens, completion_tokens: 50, total_tokens: liveTokens + 50 });
         samples.push(sample);
@@ -155,13 +172,16 @@ async function measureCheckpoint(
   const recent = samples.filter((s) => s.startMessages >= ingestFrom);
   const triggers = samples.filter((s) => s.startMessages >= size / 2 && s.triggerMs !== undefined);
 
+  const noopCpu: number[] = [];
   const noopCompress = await timed(
     `noop compress ${size}`,
     async () => {
       const copy = deepCopyMessages(state.live);
       const t = performance.now();
+      const tc = cpuMs();
       const out = await engine.compress(copy, { currentTokens: defaultTokenCounter.countMessages(state.live), sessionId: SESSION });
       const d = performance.now() - t;
+      noopCpu.push(cpuMs() - tc);
       // As the host does: a changed list replaces the live one (the warm-up call takes in the last turn).
       if (out !== copy) state.live = checkContext(`no-op compress at ${size}`, out, budget);
       return { overriddenDuration: d };
@@ -200,10 +220,13 @@ async function measureCheckpoint(
 
   let pages = 0;
   const copies = gen.plantedAt.literal.length;
+  const regexCpu: number[] = [];
   const regexComplete = await timed(
     `regex complete ${size}`,
     async () => {
+      const tc = cpuMs();
       const found = await completeRegex(call, PLANTED.literal.query);
+      regexCpu.push(cpuMs() - tc);
       pages = found.pages;
       const seqs = new Set(found.hits.filter((h) => h.type === "message").map((h) => h.seq));
       const oldest = gen.plantedAt.literal[0]!;
@@ -222,13 +245,18 @@ async function measureCheckpoint(
   return {
     messages: gen.emitted,
     ingest: summarise(recent.map((s) => s.ingestMs)),
+    ingestCpu: summarise(recent.map((s) => s.ingestCpu)),
     hostCopy: summarise(recent.map((s) => s.copyMs)),
     background: summarise(recent.map((s) => s.backgroundMs)),
     trigger: summarise(triggers.map((s) => s.triggerMs!)),
+    triggerCpu: summarise(triggers.map((s) => s.triggerCpu!)),
     compress: summarise(triggers.map((s) => s.compressMs!)),
     noopCompress,
+    // The timed iterations only (the warm-up ones come first).
+    noopCompressCpu: summarise(noopCpu.slice(-noopCompress.n)),
     grep: grep as Record<GrepKind, Stats>,
     regexComplete: { ...regexComplete, pages, copies },
+    regexCompleteCpu: summarise(regexCpu.slice(-regexComplete.n)),
     dbBytes,
     walBytes,
     rawBytes: gen.rawBytes,
@@ -269,4 +297,10 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU time of this process so far, in ms. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }

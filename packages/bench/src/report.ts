@@ -68,13 +68,17 @@ export function formatTable(report: BenchReport): string {
       pad([
         head,
         row("ingest: onTurnComplete", (p) => cell(p.ingest)),
+        row("  CPU time of it", (p) => cell(p.ingestCpu)),
         row("host deep copy per turn", (p) => cell(p.hostCopy)),
         row("background preparation per turn", (p) => cell(p.background)),
         row("compaction trigger", (p) => cell(p.trigger)),
+        row("  CPU time of it", (p) => cell(p.triggerCpu)),
         row("compress() at threshold alone", (p) => cell(p.compress)),
         row("compress() nothing new", (p) => cell(p.noopCompress)),
+        row("  CPU time of it", (p) => cell(p.noopCompressCpu)),
         ...(Object.keys(GREP_LABEL) as GrepKind[]).map((k) => row(GREP_LABEL[k].replace(" p95", ""), (p) => cell(p.grep[k]))),
         row("complete regex (all pages)", (p) => `${cell(p.regexComplete)} ${p.regexComplete.pages}p`),
+        row("  CPU time of it", (p) => cell(p.regexCompleteCpu)),
         row("database / raw text", (p) => `${(p.dbBytes / 2 ** 20).toFixed(1)} MiB / ${(p.rawBytes / 2 ** 20).toFixed(1)} MiB = ${p.dbRatio.toFixed(2)}×`),
         row("of it the -wal file", (p) => `${(p.walBytes / 2 ** 20).toFixed(1)} MiB`),
         row("heap / RSS after GC", (p) => `${(p.heapBytes / 2 ** 20).toFixed(0)} / ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`),
@@ -95,8 +99,16 @@ export function formatTable(report: BenchReport): string {
   if (report.targets.length) {
     lines.push(
       pad([
-        ["target", "measure", "at", "value", "limit", ""],
-        ...report.targets.map((t) => [t.name, t.measure, t.at.toLocaleString("en"), `${fmt(t.value)} ${t.unit}`, `≤ ${t.limit} ${t.unit}`, t.status]),
+        ["target", "measure", "at", "value", "CPU time", "limit", ""],
+        ...report.targets.map((t) => [
+          t.name,
+          t.measure,
+          t.at.toLocaleString("en"),
+          `${fmt(t.value)} ${t.unit}`,
+          t.cpu === undefined ? "" : `${fmt(t.cpu)} ${t.unit}`,
+          `≤ ${t.limit} ${t.unit}`,
+          t.status,
+        ]),
       ]),
     );
   }
