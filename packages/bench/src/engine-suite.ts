@@ -11,6 +11,7 @@ import { timed } from "./harness.js";
 import { summarise } from "./stats.js";
 import type { Stats } from "./stats.js";
 import { createInstantSummariser } from "./stub-model.js";
+import { SYSTEM_PROMPT } from "./host-suite.js";
 
 export type GrepKind = "words" | "rare" | "cjk" | "regex_page" | "expand";
 
@@ -56,11 +57,17 @@ export interface EngineSuiteOptions {
   dir: string;
   contextLength?: number;
   iterations?: { grep?: number; regexComplete?: number; noop?: number };
+  /**
+   * After each size is measured: continue the conversation elsewhere (through AgentHost) and
+   * hand back the live list it leaves and the raw text bytes it added.
+   */
+  afterCheckpoint?: (at: { engine: LcmEngine; sessionId: string; live: Message[]; messages: number }) => Promise<{ live: Message[]; addedMessages: Message[] }>;
   log?: (line: string) => void;
 }
 
 const SESSION = "bench-session";
-const SYSTEM: Message = { role: "system", content: "You are a careful coding agent working in a TypeScript monorepo." };
+export const ENGINE_SESSION = SESSION;
+const SYSTEM: Message = { role: "system", content: SYSTEM_PROMPT };
 
 interface TurnSample {
   startMessages: number;
@@ -147,6 +154,11 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
       const state = { live };
       results.push(await measureCheckpoint(engine, gen, state, samples, size, budget, options));
       live = state.live;
+      if (options.afterCheckpoint) {
+        const after = await options.afterCheckpoint({ engine, sessionId: SESSION, live, messages: gen.emitted });
+        live = after.live;
+        gen.count(after.addedMessages);
+      }
       liveTokens = defaultTokenCounter.countMessages(live);
       const r = results[results.length - 1]!;
       log(`engine: ${size} ingest p50 ${r.ingest.median.toFixed(2)} ms, trigger p95 ${r.trigger.p95.toFixed(1)} ms (n=${r.trigger.n}), regex complete p95 ${r.regexComplete.p95.toFixed(1)} ms, db ${r.dbRatio.toFixed(2)}× raw`);

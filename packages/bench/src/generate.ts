@@ -165,6 +165,12 @@ export class ConversationGenerator {
     return out;
   }
 
+  /** Count messages that joined the conversation from elsewhere (host turns), so sizes and raw bytes stay true. */
+  count(messages: readonly Message[]): void {
+    for (const m of messages) this.rawBytes += rawTextBytes(m);
+    this.emitted += messages.length;
+  }
+
   /** Whole turns until at least `n` messages were emitted in total. */
   until(n: number): Message[] {
     const out: Message[] = [];

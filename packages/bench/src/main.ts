@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runEngineSuite } from "./engine-suite.js";
-import { runHostSuite } from "./host-suite.js";
+import { resumeThroughHost, runHostSuite } from "./host-suite.js";
+import type { HostResult } from "./host-suite.js";
+import { LoopbackChatServer } from "./loopback-server.js";
 import { finishMachineInfo, machineInfo } from "./machine.js";
 import { chartHtml, formatTable, renderChartSvg } from "./report.js";
 import type { BenchReport } from "./report.js";
@@ -18,10 +20,30 @@ async function main(): Promise<void> {
   log(`sizes ${settings.sizes.join(", ")}; host sizes ${settings.hostSizes.join(", ") || "none"}; context ${settings.contextLength}`);
   const work = mkdtempSync(join(tmpdir(), "context-engine-bench-"));
   try {
-    const engine = await runEngineSuite({ sizes: settings.sizes, dir: join(work, "engine"), contextLength: settings.contextLength, log });
-    const host = settings.hostSizes.length
-      ? await runHostSuite({ sizes: settings.hostSizes, dir: join(work, "host"), contextLength: settings.contextLength, turns: settings.hostTurns, log })
-      : [];
+    const server = await new LoopbackChatServer().start();
+    const host: HostResult[] = [];
+    let engine;
+    try {
+      engine = await runEngineSuite({
+        sizes: settings.sizes,
+        dir: join(work, "engine"),
+        contextLength: settings.contextLength,
+        log,
+        // LCM through the host on the conversation grown turn by turn, at every size the host suite measures.
+        afterCheckpoint: async ({ engine: lcm, sessionId, live, messages }) => {
+          if (!settings.hostSizes.some((s) => s <= messages && messages < s * 1.1)) return { live, addedMessages: [] };
+          const r = await resumeThroughHost(lcm, sessionId, live, messages, server, settings.contextLength, settings.hostTurns);
+          host.push(r.result);
+          log(`host: lcm resumed ${messages}: p50 ${r.result.perTurn.median.toFixed(2)} ms / p95 ${r.result.perTurn.p95.toFixed(2)} ms`);
+          return r;
+        },
+      });
+      if (settings.hostSizes.length) {
+        host.push(...(await runHostSuite({ sizes: settings.hostSizes, dir: join(work, "host"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log })));
+      }
+    } finally {
+      await server.stop();
+    }
     const report: BenchReport = { machine: finishMachineInfo(machine), settings: { ...settings }, targets: judgeTargets(engine), engine, host };
     await writeOutputs(report, settings.outDir);
   } finally {

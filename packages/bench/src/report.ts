@@ -41,7 +41,7 @@ export function chartSeries(report: BenchReport): SeriesPoint[] {
     add("complete regex p95", p.messages, p.regexComplete.p95);
     for (const kind of Object.keys(GREP_LABEL) as GrepKind[]) add(GREP_LABEL[kind], p.messages, p.grep[kind].p95);
   }
-  for (const h of report.host) add(`host per turn, ${h.engine}, p50`, h.history, h.perTurn.median);
+  for (const h of report.host) add(`host per turn, ${h.engine} (${h.mode}), p50`, h.history, h.perTurn.median);
   return out;
 }
 
@@ -91,7 +91,7 @@ export function formatTable(report: BenchReport): string {
     lines.push(
       pad([
         ["AgentHost per turn (host's own ms, median / p95)", "history", "first turn ms", "per turn", "wall per turn", "live list"],
-        ...report.host.map((h) => [h.engine, h.history.toLocaleString("en"), fmt(h.firstTurnMs), cell(h.perTurn), cell(h.perTurnWall), String(h.liveMessages)]),
+        ...report.host.map((h) => [`${h.engine}, ${h.mode === "resumed" ? "resumed (history grown turn by turn)" : "history imported at open"}`, h.history.toLocaleString("en"), fmt(h.firstTurnMs), cell(h.perTurn), cell(h.perTurnWall), String(h.liveMessages)]),
       ]),
       "",
     );

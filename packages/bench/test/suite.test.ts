@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkContext, CheckFailed, expectMessageHit, parseGrep } from "../src/checks.js";
 import { completeRegex, runEngineSuite } from "../src/engine-suite.js";
 import { ConversationGenerator, PLANTED } from "../src/generate.js";
-import { runHostSuite } from "../src/host-suite.js";
+import { resumeThroughHost, runHostSuite } from "../src/host-suite.js";
+import type { HostResult } from "../src/host-suite.js";
+import { LoopbackChatServer } from "../src/loopback-server.js";
 import { finishMachineInfo, machineInfo } from "../src/machine.js";
 import { chartSeries, chartSpec, formatTable, renderChartSvg } from "../src/report.js";
 import type { BenchReport } from "../src/report.js";
@@ -68,7 +70,24 @@ describe("correctness checks", () => {
 describe("suite on a tiny conversation", () => {
   it("produces checked figures at every size, with compactions, a table, JSON-ready data and a chart", async () => {
     const machine = machineInfo();
-    const engine = await runEngineSuite({ sizes: [300, 700], dir: join(dir, "engine"), contextLength: 8_000, iterations: { grep: 2, regexComplete: 2, noop: 3 } });
+    const server = await new LoopbackChatServer().start();
+    const resumed: HostResult[] = [];
+    const engine = await runEngineSuite({
+      sizes: [300, 700],
+      dir: join(dir, "engine"),
+      contextLength: 8_000,
+      iterations: { grep: 2, regexComplete: 2, noop: 3 },
+      // The conversation continues through AgentHost after the first size, then per turn again.
+      afterCheckpoint: async ({ engine: lcm, sessionId, live, messages }) => {
+        if (resumed.length) return { live, addedMessages: [] };
+        const r = await resumeThroughHost(lcm, sessionId, live, messages, server, 8_000, 3);
+        resumed.push(r.result);
+        return r;
+      },
+    });
+    await server.stop();
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]).toMatchObject({ engine: "lcm", mode: "resumed", perTurn: { n: 3 } });
     expect(engine.map((p) => p.messages)).toEqual([expect.any(Number), expect.any(Number)]);
     const last = engine[1]!;
     expect(last.messages).toBeGreaterThanOrEqual(700);
@@ -86,7 +105,7 @@ describe("suite on a tiny conversation", () => {
       expect(Number.isFinite(h.perTurn.p95)).toBe(true);
     }
 
-    const report: BenchReport = { machine: finishMachineInfo(machine), settings: {}, targets: judgeTargets(engine), engine, host };
+    const report: BenchReport = { machine: finishMachineInfo(machine), settings: {}, targets: judgeTargets(engine), engine, host: [...resumed, ...host] };
     expect(report.targets.map((t) => t.name)).toEqual(["ingest", "trigger", "noop_compress", "regex_complete", "db_size", "memory_flat"]);
     for (const t of report.targets) expect(["PASS", "MISS"]).toContain(t.status);
     const table = formatTable(report);
