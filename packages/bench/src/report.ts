@@ -133,9 +133,9 @@ export function chartSpec(report: BenchReport): Record<string, unknown> {
     data: { values: chartSeries(report) },
     mark: { type: "line", point: true },
     encoding: {
-      x: { field: "messages", type: "quantitative", scale: { type: "log" }, title: "messages of history" },
+      x: { field: "messages", type: "quantitative", scale: { type: "log", nice: false }, title: "messages of history" },
       y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "milliseconds" },
-      color: { field: "series", type: "nominal", title: null, legend: { orient: "right", labelLimit: 260 } },
+      color: { field: "series", type: "nominal", title: null, legend: { orient: "right", labelLimit: 400 } },
     },
   };
 }
