@@ -20,6 +20,10 @@ export interface EngineCheckpoint {
   messages: number;
   /** `onTurnComplete` per turn, on the host's deep copy (the copy itself is not in it). */
   ingest: Stats;
+  /** `selectContext` per provider request (one per assistant message of a turn), on the host's deep copies. */
+  select: Stats;
+  /** Requests for which selectContext replaced the list (checked valid and within the window). */
+  selections: number;
   /** The host's deep copy of the live list per turn. */
   hostCopy: Stats;
   /** CPU time (user + system) of the same calls: less sensitive to a loaded machine than wall time. */
@@ -74,6 +78,8 @@ interface TurnSample {
   ingestMs: number;
   ingestCpu: number;
   copyMs: number;
+  selectMs: number[];
+  selected: number;
   backgroundMs: number;
   backgroundCpu: number;
   compressMs?: number;
@@ -112,7 +118,7 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
   try {
     for (const size of options.sizes) {
       while (gen.emitted < size) {
-        const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, ingestCpu: 0, copyMs: 0, backgroundMs: 0, backgroundCpu: 0 };
+        const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, ingestCpu: 0, copyMs: 0, selectMs: [], selected: 0, backgroundMs: 0, backgroundCpu: 0 };
         // Turn start: the host's threshold gate.
         const tokens = liveTokens;
         if (engine.shouldCompress(tokens)) {
@@ -130,6 +136,10 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
           engine.lastPromptTokens = -1;
         }
         const turn = gen.turn();
+        // Each provider request of the turn (before every assistant message) goes through selectContext.
+        for (let i = 0; i < turn.length; i++) {
+          if (turn[i]!.role === "assistant") await selectForRequest(engine, [...live, ...turn.slice(0, i)], turn[0]!, contextLength, sample);
+        }
         live.push(...turn);
         const c = performance.now();
         const copy = deepCopyMessages(live);
@@ -139,13 +149,14 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
         const b = performance.now();
         const bc = cpuMs();
         await engine.whenIdle(SESSION);
-        sample.backgroundMs = performance.now() - b;
-        sample.backgroundCpu = cpuMs() - bc;
+        sample.backgroundMs += performance.now() - b;
+        sample.backgroundCpu += cpuMs() - bc;
         sample.ingestMs = b - t;
         sample.ingestCpu = bc - tc;
         sample.copyMs = t - c;
         backgroundSinceTrigger += sample.backgroundMs;
         backgroundCpuSinceTrigger += sample.backgroundCpu;
+
         liveTokens += defaultTokenCounter.countMessages(turn);
         engine.updateFromResponse({ prompt_tokens: liveTokens, completion_tokens: 50, total_tokens: liveTokens + 50 });
         samples.push(sample);
@@ -259,6 +270,8 @@ async function measureCheckpoint(
     ingest: summarise(recent.map((s) => s.ingestMs)),
     ingestCpu: summarise(recent.map((s) => s.ingestCpu)),
     hostCopy: summarise(recent.map((s) => s.copyMs)),
+    select: summarise(recent.flatMap((s) => s.selectMs)),
+    selections: samples.reduce((n, s) => n + s.selected, 0),
     background: summarise(recent.map((s) => s.backgroundMs)),
     trigger: summarise(triggers.map((s) => s.triggerMs!)),
     triggerCpu: summarise(triggers.map((s) => s.triggerCpu!)),
@@ -278,6 +291,26 @@ async function measureCheckpoint(
     liveMessages: live.length,
     compactions: engine.compressionCount,
   };
+}
+
+/** One provider request as the host runs it: deep copies of the request, the conversation and the incoming message. */
+async function selectForRequest(engine: LcmEngine, request: Message[], incoming: Message, window: number, sample: TurnSample): Promise<void> {
+  const forEngine = deepCopyMessages(request);
+  const conversationMessages = deepCopyMessages(request);
+  const [incomingCopy] = deepCopyMessages([incoming]);
+  const t = performance.now();
+  const out = await engine.selectContext(forEngine, { conversationMessages, incomingMessage: incomingCopy!, budgetTokens: window, sessionId: SESSION });
+  sample.selectMs.push(performance.now() - t);
+  // Preparation it started belongs to the background figures, not to the next timed call.
+  const b = performance.now();
+  const bc = cpuMs();
+  await engine.whenIdle(SESSION);
+  sample.backgroundMs += performance.now() - b;
+  sample.backgroundCpu += cpuMs() - bc;
+  if (out) {
+    checkContext(`selectContext at ${sample.startMessages}`, out, window);
+    sample.selected++;
+  }
 }
 
 type ToolCall = (name: string, args: Record<string, unknown>) => Promise<string>;

@@ -37,6 +37,7 @@ export function chartSeries(report: BenchReport): SeriesPoint[] {
     add("ingest (onTurnComplete) p50", p.messages, p.ingest.median);
     add("ingest (onTurnComplete) p95", p.messages, p.ingest.p95);
     add("compaction trigger p95", p.messages, p.trigger.p95);
+    add("selectContext per request p95", p.messages, p.select.p95);
     add("no-op compress p95", p.messages, p.noopCompress.p95);
     add("complete regex p95", p.messages, p.regexComplete.p95);
     for (const kind of Object.keys(GREP_LABEL) as GrepKind[]) add(GREP_LABEL[kind], p.messages, p.grep[kind].p95);
@@ -69,6 +70,7 @@ export function formatTable(report: BenchReport): string {
         head,
         row("ingest: onTurnComplete", (p) => cell(p.ingest)),
         row("  CPU time of it", (p) => cell(p.ingestCpu)),
+        row("selectContext per request", (p) => `${cell(p.select)}${p.selections ? ` ${p.selections} replaced` : ""}`),
         row("host deep copy per turn", (p) => cell(p.hostCopy)),
         row("background preparation per turn", (p) => cell(p.background)),
         row("compaction trigger", (p) => cell(p.trigger)),

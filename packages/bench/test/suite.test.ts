@@ -94,6 +94,7 @@ describe("suite on a tiny conversation", () => {
     expect(last.compactions).toBeGreaterThan(0);
     expect(last.trigger.n).toBeGreaterThan(0);
     expect(last.ingest.n).toBeGreaterThan(10);
+    expect(last.select.n).toBeGreaterThan(last.ingest.n);
     for (const kind of ["words", "rare", "cjk", "regex_page", "expand"] as const) expect(last.grep[kind].n).toBe(2);
     expect(last.regexComplete.copies).toBe(1);
     expect(last.dbBytes).toBeGreaterThan(last.rawBytes / 10);
