@@ -1,0 +1,71 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runEngineSuite } from "./engine-suite.js";
+import { resumeThroughHost, runHostSuite } from "./host-suite.js";
+import type { HostResult } from "./host-suite.js";
+import { LoopbackChatServer } from "./loopback-server.js";
+import { finishMachineInfo, machineInfo } from "./machine.js";
+import { chartHtml, formatTable, renderChartSvg } from "./report.js";
+import type { BenchReport } from "./report.js";
+import { readSettings } from "./settings.js";
+import { judgeTargets } from "./targets.js";
+
+/** `pnpm bench`: the engine suite, then the host suite, then the table, JSON and chart. */
+async function main(): Promise<void> {
+  const settings = readSettings(process.env);
+  const machine = machineInfo();
+  const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  log(`sizes ${settings.sizes.join(", ")}; host sizes ${settings.hostSizes.join(", ") || "none"}; context ${settings.contextLength}`);
+  const work = mkdtempSync(join(tmpdir(), "context-engine-bench-"));
+  try {
+    const server = await new LoopbackChatServer().start();
+    const host: HostResult[] = [];
+    let engine;
+    try {
+      engine = await runEngineSuite({
+        sizes: settings.sizes,
+        dir: join(work, "engine"),
+        contextLength: settings.contextLength,
+        log,
+        // LCM through the host on the conversation grown turn by turn, at every size the host suite measures.
+        afterCheckpoint: async ({ engine: lcm, sessionId, live, messages }) => {
+          if (!settings.hostSizes.some((s) => s <= messages && messages < s * 1.1)) return { live, addedMessages: [] };
+          const r = await resumeThroughHost(lcm, sessionId, live, messages, server, settings.contextLength, settings.hostTurns);
+          host.push(r.result);
+          log(`host: lcm resumed ${messages}: p50 ${r.result.perTurn.median.toFixed(2)} ms / p95 ${r.result.perTurn.p95.toFixed(2)} ms`);
+          return r;
+        },
+      });
+      if (settings.hostSizes.length) {
+        host.push(...(await runHostSuite({ sizes: settings.hostSizes, dir: join(work, "host"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log })));
+      }
+    } finally {
+      await server.stop();
+    }
+    const report: BenchReport = { machine: finishMachineInfo(machine), settings: { ...settings }, targets: judgeTargets(engine), engine, host };
+    await writeOutputs(report, settings.outDir);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export async function writeOutputs(report: BenchReport, outDir: string): Promise<string> {
+  const table = formatTable(report);
+  process.stdout.write(`${table}\n`);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "bench.json"), `${JSON.stringify(report, null, 2)}\n`);
+  const svg = await renderChartSvg(report);
+  writeFileSync(join(outDir, "bench.svg"), svg);
+  writeFileSync(join(outDir, "bench.html"), chartHtml(report, svg, table));
+  process.stderr.write(`wrote ${join(outDir, "bench.json")}, bench.svg, bench.html\n`);
+  return table;
+}
+
+if (resolve(process.argv[1] ?? "") === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

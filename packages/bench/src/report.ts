@@ -1,0 +1,165 @@
+import type { EngineCheckpoint, GrepKind } from "./engine-suite.js";
+import type { HostResult } from "./host-suite.js";
+import type { MachineInfo } from "./machine.js";
+import type { Stats } from "./stats.js";
+import type { TargetResult } from "./targets.js";
+
+export interface BenchReport {
+  machine: MachineInfo;
+  settings: Record<string, unknown>;
+  targets: TargetResult[];
+  engine: EngineCheckpoint[];
+  host: HostResult[];
+}
+
+/** One point of the cost-against-history chart. */
+export interface SeriesPoint {
+  series: string;
+  messages: number;
+  ms: number;
+}
+
+const GREP_LABEL: Record<GrepKind, string> = {
+  words: "lcm_grep words p95",
+  rare: "lcm_grep rare term p95",
+  cjk: "lcm_grep CJK p95",
+  regex_page: "lcm_grep regex page p95",
+  expand: "lcm_expand p95",
+};
+
+/** The timing series drawn on the chart (and nothing that is not a time). */
+export function chartSeries(report: BenchReport): SeriesPoint[] {
+  const out: SeriesPoint[] = [];
+  const add = (series: string, messages: number, ms: number) => {
+    if (Number.isFinite(ms) && ms > 0) out.push({ series, messages, ms });
+  };
+  for (const p of report.engine) {
+    add("ingest (onTurnComplete) p50", p.messages, p.ingest.median);
+    add("ingest (onTurnComplete) p95", p.messages, p.ingest.p95);
+    add("compaction trigger p95", p.messages, p.trigger.p95);
+    add("selectContext per request p95", p.messages, p.select.p95);
+    add("no-op compress p95", p.messages, p.noopCompress.p95);
+    add("complete regex p95", p.messages, p.regexComplete.p95);
+    for (const kind of Object.keys(GREP_LABEL) as GrepKind[]) add(GREP_LABEL[kind], p.messages, p.grep[kind].p95);
+  }
+  for (const h of report.host) add(`host per turn, ${h.engine} (${h.mode}), p50`, h.history, h.perTurn.median);
+  return out;
+}
+
+const fmt = (ms: number) => (!Number.isFinite(ms) ? "–" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const cell = (s: Stats) => (s.n === 0 ? "– (n=0)" : `${fmt(s.median)} / ${fmt(s.p95)} (n=${s.n})`);
+
+function pad(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n");
+}
+
+/** The stdout table: every figure per history length, then the targets with PASS/MISS. */
+export function formatTable(report: BenchReport): string {
+  const m = report.machine;
+  const lines = [
+    `context-engine bench — ${m.date} — ${m.cpu} × ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.commit}${m.dirty ? " (dirty)" : ""}`,
+    `load average at start ${m.loadStart.join(" ")}, at end ${m.loadEnd.join(" ")}`,
+    "",
+  ];
+  if (report.engine.length) {
+    const head = ["LCM engine, median / p95 ms (n)", ...report.engine.map((p) => `${p.messages.toLocaleString("en")} msgs`)];
+    const row = (label: string, pick: (p: EngineCheckpoint) => string) => [label, ...report.engine.map(pick)];
+    lines.push(
+      pad([
+        head,
+        row("ingest: onTurnComplete", (p) => cell(p.ingest)),
+        row("  CPU time of it", (p) => cell(p.ingestCpu)),
+        row("selectContext per request", (p) => `${cell(p.select)}${p.selections ? ` ${p.selections} replaced` : ""}`),
+        row("host deep copy per turn", (p) => cell(p.hostCopy)),
+        row("background preparation per turn", (p) => cell(p.background)),
+        row("compaction trigger", (p) => cell(p.trigger)),
+        row("  CPU time of it", (p) => cell(p.triggerCpu)),
+        row("compress() at threshold alone", (p) => cell(p.compress)),
+        row("compress() nothing new", (p) => cell(p.noopCompress)),
+        row("  CPU time of it", (p) => cell(p.noopCompressCpu)),
+        ...(Object.keys(GREP_LABEL) as GrepKind[]).map((k) => row(GREP_LABEL[k].replace(" p95", ""), (p) => cell(p.grep[k]))),
+        row("complete regex (all pages)", (p) => `${cell(p.regexComplete)} ${p.regexComplete.pages}p`),
+        row("  CPU time of it", (p) => cell(p.regexCompleteCpu)),
+        row("database / raw text", (p) => `${(p.dbBytes / 2 ** 20).toFixed(1)} MiB / ${(p.rawBytes / 2 ** 20).toFixed(1)} MiB = ${p.dbRatio.toFixed(2)}×`),
+        row("of it the -wal file", (p) => `${(p.walBytes / 2 ** 20).toFixed(1)} MiB`),
+        row("heap / RSS after GC", (p) => `${(p.heapBytes / 2 ** 20).toFixed(0)} / ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`),
+        row("live list / compactions", (p) => `${p.liveMessages} / ${p.compactions}`),
+      ]),
+      "",
+    );
+  }
+  if (report.host.length) {
+    lines.push(
+      pad([
+        ["AgentHost per turn (host's own ms, median / p95)", "history", "first turn ms", "per turn", "wall per turn", "live list"],
+        ...report.host.map((h) => [`${h.engine}, ${h.mode === "resumed" ? "resumed (history grown turn by turn)" : "history imported at open"}`, h.history.toLocaleString("en"), fmt(h.firstTurnMs), cell(h.perTurn), cell(h.perTurnWall), String(h.liveMessages)]),
+      ]),
+      "",
+    );
+  }
+  if (report.targets.length) {
+    lines.push(
+      pad([
+        ["target", "measure", "at", "value", "CPU time", "limit", ""],
+        ...report.targets.map((t) => [
+          t.name,
+          t.measure,
+          t.at.toLocaleString("en"),
+          `${fmt(t.value)} ${t.unit}`,
+          t.cpu === undefined ? "" : `${fmt(t.cpu)} ${t.unit}`,
+          `≤ ${t.limit} ${t.unit}`,
+          t.status,
+        ]),
+      ]),
+    );
+  }
+  return lines.join("\n");
+}
+
+/** A Vega-Lite spec: cost against history length, both axes logarithmic, machine and commit in the subtitle. */
+export function chartSpec(report: BenchReport): Record<string, unknown> {
+  const m = report.machine;
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title: {
+      text: "context-engine: cost against history length (log axes)",
+      subtitle: [
+        `${m.date.slice(0, 16)}Z · ${m.cpu} × ${m.cores} cores · Node ${m.node} · commit ${m.commit}${m.dirty ? " (dirty)" : ""}`,
+        `load average ${m.loadStart.join(" ")} → ${m.loadEnd.join(" ")} · lines: p50 or p95 per figure, as named`,
+      ],
+    },
+    width: 640,
+    height: 420,
+    background: "white",
+    data: { values: chartSeries(report) },
+    mark: { type: "line", point: true },
+    encoding: {
+      x: { field: "messages", type: "quantitative", scale: { type: "log", nice: false }, title: "messages of history" },
+      y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "milliseconds" },
+      color: { field: "series", type: "nominal", title: null, legend: { orient: "right", labelLimit: 400 } },
+    },
+  };
+}
+
+/** Render the chart to SVG headless (vega's SVG renderer needs no canvas or browser). */
+export async function renderChartSvg(report: BenchReport): Promise<string> {
+  const vega = await import("vega");
+  const { compile } = await import("vega-lite");
+  const compiled = compile(chartSpec(report) as never).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: "none" });
+  const svg = await view.toSVG();
+  view.finalize();
+  return svg;
+}
+
+export function chartHtml(report: BenchReport, svg: string, table: string): string {
+  const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>context-engine bench ${escape(report.machine.date)}</title></head>
+<body style="font-family: system-ui, sans-serif; margin: 2rem">
+${svg}
+<pre>${escape(table)}</pre>
+</body></html>
+`;
+}
