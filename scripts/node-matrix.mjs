@@ -12,7 +12,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const majors = process.argv.slice(2).length ? process.argv.slice(2) : ["22", "24"];
+// `node scripts/node-matrix.mjs 22 24 -- --filter=…`: majors first, then arguments for scripts/run-tests.mjs (turbo).
+const argv = process.argv.slice(2);
+const split = argv.indexOf("--");
+const majorArgs = split >= 0 ? argv.slice(0, split) : argv;
+const testArgs = split >= 0 ? argv.slice(split + 1) : [];
+const majors = majorArgs.length ? majorArgs : ["22", "24"];
 const PNPM = ["-y", "pnpm@12.4.2"];
 
 function sh(cmd, args, opts = {}) {
@@ -79,7 +84,7 @@ try {
     const env = { ...process.env, PATH: `${dirname(node.exec)}:${process.env.PATH}`, CONTEXT_ENGINE_NODE_MAJOR: major, CONTEXT_ENGINE_E2E: "0" };
     // better-sqlite3 12.x objects abort Node 24 when collected outside JavaScript
     // (RemoveEnvironmentCleanupHook assertion); LCM keeps them alive there (src/store/native-pin.ts).
-    const r = sh("npx", [...PNPM, "exec", "node", "scripts/run-tests.mjs"], { cwd: repo, env, inherit: true, allowFail: true });
+    const r = sh("npx", [...PNPM, "exec", "node", "scripts/run-tests.mjs", ...testArgs], { cwd: repo, env, inherit: true, allowFail: true });
     if (r.status !== 0) failed = true;
     timings.push(`Node ${node.version}: ${r.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s`);
   }

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { fillSkeleton } from "./fill-skeleton.js";
-import { ok, run } from "./helpers.js";
+import { ok, okStdout, run } from "./helpers.js";
 
 // What an engine author does, outside this workspace, with npm: the README's
 // "Write your own engine" section follows these steps one for one.
@@ -62,7 +62,7 @@ describe.skipIf(!enabled)("outside the workspace, with npm", () => {
     const env = { CONTEXT_ENGINE_HOME: home, HOME: root };
     const listed = (out: string) => (JSON.parse(out) as { engines: Array<{ name: string; source: string; status: string; active: boolean }> }).engines.filter((e) => e.name === "my-engine");
 
-    const asNpm = listed(await ok("npx", ["context-engine", "plugins", "list", "--json"], host, env));
+    const asNpm = listed(await okStdout("npx", ["context-engine", "plugins", "list", "--json"], host, env));
     expect(asNpm).toEqual([expect.objectContaining({ source: "npm", status: "ok", active: true })]);
 
     // The same engine as a directory engine: its built files and plugin.yaml, no node_modules.
@@ -70,7 +70,7 @@ describe.skipIf(!enabled)("outside the workspace, with npm", () => {
     const dir = join(home, "plugins", "context_engine", "my-engine");
     mkdirSync(dir, { recursive: true });
     for (const f of ["dist", "plugin.yaml", "package.json"]) cpSync(join(root, "my-engine", f), join(dir, f), { recursive: true });
-    const asDir = listed(await ok("npx", ["context-engine", "plugins", "list", "--json"], host, env));
+    const asDir = listed(await okStdout("npx", ["context-engine", "plugins", "list", "--json"], host, env));
     expect(asDir).toEqual([expect.objectContaining({ source: "user", status: "ok", active: true })]);
   });
 });
