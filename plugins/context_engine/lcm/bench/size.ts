@@ -1,3 +1,4 @@
+import { sqliteHandle } from "../src/store/sqlite/store.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,7 @@ try {
   const file = store.stats().fileBytes;
   let breakdown = "";
   try {
-    const rows = store.db
+    const rows = sqliteHandle(store)
       .prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 12")
       .all() as Array<{ name: string; bytes: number }>;
     breakdown = rows.map((r) => `    ${r.name.padEnd(32)} ${(r.bytes / 1e6).toFixed(1).padStart(7)} MB  ${((r.bytes / file) * 100).toFixed(0).padStart(3)}%`).join("\n");

@@ -1,6 +1,5 @@
 import type { LcmSearchStore, SearchFilter } from "../store/search-types.js";
-import { searchStoreOf } from "../store/sqlite-search.js";
-import { SqliteLcmStore } from "../store/sqlite-store.js";
+import type { LcmStore } from "../store/types.js";
 import { decodeCursor, queryKey } from "./cursor.js";
 import { fullTextSearch } from "./full-text.js";
 import { regexSearch } from "./regex-search.js";
@@ -13,8 +12,8 @@ const MAX_LIMIT = 100;
  * summaries. Errors come back as thrown `Error`s only from invalid queries,
  * cursors or regexes, which the tool layer turns into JSON.
  */
-export function searchHistory(store: SqliteLcmStore | LcmSearchStore, q: SearchQuery): SearchResult {
-  const search = store instanceof SqliteLcmStore ? searchStoreOf(store) : store;
+export function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQuery): SearchResult {
+  const search = "searchStore" in store ? store.searchStore() : store;
   const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(q.limit ?? 10)));
   const filter: SearchFilter = {
     conversationId: q.conversationId ?? null,
@@ -50,6 +49,6 @@ export function searchHistory(store: SqliteLcmStore | LcmSearchStore, q: SearchQ
 }
 
 /** Nearest covering summary first, then its ancestors (bounded). */
-export function coveringChain(store: SqliteLcmStore, messageId: number): string[] {
-  return searchStoreOf(store).coveringChain(messageId);
+export function coveringChain(store: LcmStore, messageId: number): string[] {
+  return store.searchStore().coveringChain(messageId);
 }

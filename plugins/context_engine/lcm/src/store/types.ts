@@ -1,4 +1,5 @@
 import type { Message, Role } from "@context-engine/core";
+import type { LcmSearchStore } from "./search-types.js";
 
 /**
  * The LCM store: the immutable record of every message, the summary DAG and
@@ -245,6 +246,25 @@ export interface StoreStats {
   fileBytes: number;
 }
 
+/** What a hard delete removed. */
+export interface DeleteReport {
+  conversationId: number;
+  sessionId: string;
+  messages: number;
+  summaries: number;
+  /** Payloads freed (those no other message still referenced). */
+  payloads: number;
+}
+
+/** One conversation's footprint, for retention policies. */
+export interface ConversationUsage {
+  id: number;
+  sessionId: string;
+  updatedAt: number;
+  /** UTF-8 bytes of every stored message text. */
+  textBytes: number;
+}
+
 export interface OpenStoreOptions {
   /** Full path of the SQLite file. Wins over `dataDir`. `:memory:` is allowed (tests). */
   path?: string;
@@ -267,6 +287,8 @@ export interface OpenStoreOptions {
 export interface LcmStore {
   readonly path: string;
   readonly schemaVersion: number;
+  /** False once closed (the pool reopens a closed handle). */
+  readonly isOpen: boolean;
   close(): void;
   /** Run `fn` in one transaction (nested calls are savepoints). */
   transaction<T>(fn: () => T): T;
@@ -337,4 +359,14 @@ export interface LcmStore {
   compact(): { fileBytes: number };
 
   stats(): StoreStats;
+
+  // --- search, inspection and retention (written once in search/, tools/, retention/) ---
+  /** The search operations of this store. */
+  searchStore(): LcmSearchStore;
+  /** Whether an item is in its conversation's active context now. */
+  inFrontier(conversationId: number, item: FrontierItemKey): boolean;
+  /** Every conversation with its stored size, least recently updated first. */
+  conversationUsage(): ConversationUsage[];
+  /** Hard delete of one conversation and everything only it references; null when unknown. */
+  deleteConversation(conversationId: number): DeleteReport | null;
 }

@@ -1,13 +1,14 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { searchHistory } from "../src/search/index.js";
-import { MIGRATIONS } from "../src/store/schema.js";
-import { openLcmStore, SCHEMA_VERSION } from "../src/store/index.js";
-import { asst, user } from "./helpers.js";
+import { searchHistory } from "../../src/search/index.js";
+import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
+import { openLcmStore, SCHEMA_VERSION } from "../../src/store/index.js";
+import { asst, user } from "../helpers.js";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -54,15 +55,15 @@ describe("schema migrations", () => {
   it("upgrades a version-2 database: its messages stay searchable and aligned, the new settings apply", () => {
     const store = openLcmStore({ path: versionTwoFile() });
     try {
-      expect(store.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      expect(sqliteHandle(store).pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
 
       // full-text settings (v3), on every index
       for (const t of ["messages_fts", "messages_cjk", "summaries_fts"]) {
-        const config = Object.fromEntries((store.db.prepare(`SELECT k, v FROM ${t}_config`).all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
+        const config = Object.fromEntries((sqliteHandle(store).prepare(`SELECT k, v FROM ${t}_config`).all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
         expect(config).toMatchObject({ pgsz: 16384 - 46, automerge: 16 });
       }
       // identity hashes indexed in seq order (v4)
-      const indexes = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages'").all() as Array<{ name: string }>).map((r) => r.name);
+      const indexes = (sqliteHandle(store).prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages'").all() as Array<{ name: string }>).map((r) => r.name);
       expect(indexes).toContain("messages_seq_hash");
       expect(indexes).not.toContain("messages_hash");
 
@@ -82,7 +83,7 @@ describe("schema migrations", () => {
 
       expect(store.getFrontier(conv.id).items.map((i) => i.ordinal)).toEqual([0, 1, 2, 3, 4, 5]);
       expect(searchHistory(store, { query: "edit", conversationId: conv.id }).hits).toHaveLength(1);
-      expect(() => store.db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
+      expect(() => sqliteHandle(store).prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
     } finally {
       store.close();
     }
@@ -99,7 +100,7 @@ describe("schema migrations", () => {
     db.close();
     const store = openLcmStore({ path });
     try {
-      expect((store.db.prepare("SELECT v FROM messages_fts_config WHERE k = 'pgsz'").get() as { v: number }).v).toBe(4050);
+      expect((sqliteHandle(store).prepare("SELECT v FROM messages_fts_config WHERE k = 'pgsz'").get() as { v: number }).v).toBe(4050);
     } finally {
       store.close();
     }

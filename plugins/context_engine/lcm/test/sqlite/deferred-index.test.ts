@@ -1,7 +1,8 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { deleteConversation } from "../src/retention/index.js";
-import { searchHistory } from "../src/search/index.js";
-import { tempStore, user } from "./helpers.js";
+import { deleteConversation } from "../../src/retention/index.js";
+import { searchHistory } from "../../src/search/index.js";
+import { tempStore, user } from "../helpers.js";
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -39,7 +40,7 @@ describe("write-behind full-text indexing", () => {
     expect(searchHistory(t.store, { query: "beta", conversationId: null }).hits).toHaveLength(1);
     // (integrity-check compares the index with every content row, so it only applies once nothing is queued)
     expect(t.store.stats().pendingIndex).toBe(0);
-    expect(() => t.store.db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
+    expect(() => sqliteHandle(t.store).prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
   });
 });
 

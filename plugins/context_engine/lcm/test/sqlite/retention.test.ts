@@ -1,7 +1,8 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { applyRetention, deleteConversation, deleteSession } from "../src/retention/index.js";
-import { searchHistory } from "../src/search/index.js";
-import { asst, call, result, tempStore, user } from "./helpers.js";
+import { applyRetention, deleteConversation, deleteSession } from "../../src/retention/index.js";
+import { searchHistory } from "../../src/search/index.js";
+import { asst, call, result, tempStore, user } from "../helpers.js";
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -41,10 +42,10 @@ describe("hard delete", () => {
     const rep = deleteConversation(store, a.id);
     expect(rep).toMatchObject({ sessionId: "a", messages: 5, summaries: 1, payloads: 1 });
     for (const table of ["messages", "summaries", "frontier"]) {
-      expect((store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE conversation_id = ?`).get(a.id) as { n: number }).n).toBe(0);
+      expect((sqliteHandle(store).prepare(`SELECT count(*) AS n FROM ${table} WHERE conversation_id = ?`).get(a.id) as { n: number }).n).toBe(0);
     }
-    expect((store.db.prepare("SELECT count(*) AS n FROM message_parts").get() as { n: number }).n).toBe(1);
-    expect((store.db.prepare("SELECT count(*) AS n FROM summary_messages").get() as { n: number }).n).toBe(2);
+    expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM message_parts").get() as { n: number }).n).toBe(1);
+    expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM summary_messages").get() as { n: number }).n).toBe(2);
     expect(store.stats().payloads).toBe(2); // the shared one is still used by b
     expect(searchHistory(store, { query: "apple", conversationId: null }).hits).toHaveLength(0);
     expect(searchHistory(store, { query: "静默模式", conversationId: null }).hits.map((h) => h.sessionId)).toEqual(["b"]);
@@ -52,7 +53,7 @@ describe("hard delete", () => {
     // the external-content indexes are consistent with their content
     // (messages_cjk indexes only CJK rows of its content view, so its integrity-check does not apply)
     for (const t of ["messages_fts", "summaries_fts"]) {
-      expect(() => store.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
+      expect(() => sqliteHandle(store).prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
     }
     expect(store.findConversation("a")).toBeNull();
     expect(deleteConversation(store, a.id)).toBeNull();
@@ -67,8 +68,8 @@ describe("retention policy", () => {
     const c = store.conversation("c");
     store.ingest(c.id, [user("cherry")]);
     const now = Date.now();
-    store.db.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(now - 40 * 86_400_000, a.id);
-    store.db.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(now - 10 * 86_400_000, b.id);
+    sqliteHandle(store).prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(now - 40 * 86_400_000, a.id);
+    sqliteHandle(store).prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(now - 10 * 86_400_000, b.id);
     const age = applyRetention(store, { maxAgeDays: 30, now });
     expect(age.deleted.map((d) => [d.sessionId, d.reason])).toEqual([["a", "age"]]);
     const count = applyRetention(store, { maxConversations: 1, protect: ["c"], now });
