@@ -89,18 +89,18 @@ const all: number[] = [];
 const indexed: number[] = [];
 const rows: string[] = [];
 // warm up (page cache, statement cache)
-for (const c of classes) for (let i = 0; i < 3; i++) searchHistory(store, c.make());
+for (const c of classes) for (let i = 0; i < 3; i++) await searchHistory(store, c.make());
 for (const c of classes) {
   const times: number[] = [];
   let hits = 0;
   for (let i = 0; i < ROUNDS; i++) {
     let q = c.make();
     if (c.name.startsWith("page 2")) {
-      const first = searchHistory(store, q);
+      const first = await searchHistory(store, q);
       if (first.nextCursor) q = { ...q, cursor: first.nextCursor };
     }
     const t = performance.now();
-    const r = searchHistory(store, q);
+    const r = await searchHistory(store, q);
     const ms = performance.now() - t;
     times.push(ms);
     all.push(ms);

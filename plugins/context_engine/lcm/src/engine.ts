@@ -665,7 +665,7 @@ export class LcmEngine extends ContextEngine {
       return await this.#locked(s, async () => {
         // The current turn must be searchable too: ingest what the host shows us first.
         if (options.messages?.length) this.#ingest(s, options.messages);
-        return handleLcmToolCall(this.store, name, args, {
+        return await handleLcmToolCall(this.store, name, args, {
           conversationId: s.conversationId,
           allowCrossConversation: this.config.cross_conversation,
         });

@@ -15,33 +15,33 @@ function store() {
 }
 
 describe("relevance over every match", () => {
-  it("finds the best match when it is the oldest of thousands (no newest-N window)", () => {
+  it("finds the best match when it is the oldest of thousands (no newest-N window)", async () => {
     const s = store();
     const c = s.conversation("big");
     const msgs = [user("Caroline adopted a rescue dog named Biscuit")];
     for (let i = 0; i < 3_000; i++) msgs.push(asst(`Caroline mentioned item ${i} of the weekly report and more unrelated filler text here`));
     s.ingest(c.id, msgs, { mode: "append" });
-    const r = searchHistory(s, { query: "What did Caroline name her dog?", conversationId: c.id });
+    const r = await searchHistory(s, { query: "What did Caroline name her dog?", conversationId: c.id });
     expect(r.hits[0]!.seq).toBe(0);
     expect(r.complete).toBe(true);
     expect(r.notes.join(" ")).toMatch(/ignored common words: What, did, her/);
   });
 
-  it("recency boost reorders near-ties but never drops a match; exclude_in_context leaves out the active context", () => {
+  it("recency boost reorders near-ties but never drops a match; exclude_in_context leaves out the active context", async () => {
     const s = store();
     const c = s.conversation("r");
     const day = 86_400_000;
     const msgs = [user("deploy deploy failed"), ...Array.from({ length: 200 }, (_, i) => asst(`note ${i} about lunch`)), user("deploy failed")];
     s.ingest(c.id, msgs, { timestamps: msgs.map((_, i) => 1_700_000_000_000 + i * day) });
-    const plain = searchHistory(s, { query: "deploy", conversationId: c.id }).hits.map((h) => h.seq);
+    const plain = (await searchHistory(s, { query: "deploy", conversationId: c.id })).hits.map((h) => h.seq);
     expect(plain).toEqual([0, 201]);
-    const boosted = searchHistory(s, { query: "deploy", conversationId: c.id, recencyBoost: 1 }).hits.map((h) => h.seq);
+    const boosted = (await searchHistory(s, { query: "deploy", conversationId: c.id, recencyBoost: 1 })).hits.map((h) => h.seq);
     expect(boosted).toEqual([201, 0]);
     // Every message is in the active context here (nothing compacted).
-    expect(searchHistory(s, { query: "deploy", conversationId: c.id, excludeInContext: true }).hits).toEqual([]);
+    expect((await searchHistory(s, { query: "deploy", conversationId: c.id, excludeInContext: true })).hits).toEqual([]);
   });
 
-  it("scores summaries on the messages' scale: a summary with the rare word outranks messages with the common one", () => {
+  it("scores summaries on the messages' scale: a summary with the rare word outranks messages with the common one", async () => {
     const s = store();
     const c = s.conversation("sum");
     const ids = s.ingest(c.id, Array.from({ length: 40 }, (_, i) => user(`the deploy step ${i} went fine`))).ids as number[];
@@ -51,7 +51,7 @@ describe("relevance over every match", () => {
       { fromOrdinal: items[0]!.ordinal, toOrdinal: items[1]!.ordinal, expect: items },
     );
     if (!leaf.ok) throw new Error(leaf.detail);
-    const r = searchHistory(s, { query: "zanzibar deploy", conversationId: c.id });
+    const r = await searchHistory(s, { query: "zanzibar deploy", conversationId: c.id });
     expect(r.hits[0]!.type).toBe("summary");
     expect(r.hits[0]!.score!).toBeGreaterThan(r.hits[1]!.score! * 2);
     expect(r.hits.slice(1).every((h) => h.type === "message")).toBe(true);

@@ -26,7 +26,7 @@ export interface FullTextContext {
  * BY rank and a LIMIT of the page end, so the index does the work), summaries
  * join on the same scale, and the page is cut from the merged list.
  */
-export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null): SearchResult {
+export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null): Promise<SearchResult> {
   const { q } = ctx;
   const parsed = parseQuery(q.query);
   if (parsed.terms.length === 0) {
@@ -41,11 +41,11 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
   const candidates: Candidate[] = [];
 
   if (scope !== "summaries") {
-    const rows = parsed.hasCjk ? cjkMessages(ctx, parsed, need) : recency ? ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : topMessages(ctx, parsed, need);
+    const rows = parsed.hasCjk ? await cjkMessages(ctx, parsed, need) : recency ? await ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : await topMessages(ctx, parsed, need);
     for (const r of rows) candidates.push({ type: "message", rowid: r.rowid, score: r.score, createdAt: r.createdAt });
   }
   if (scope !== "messages") {
-    const r = summaries(ctx, parsed, recency);
+    const r = await summaries(ctx, parsed, recency);
     candidates.push(...r.rows);
     if (r.capped) {
       complete = false;
@@ -57,7 +57,7 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
   const more = candidates.length > offset + ctx.limit;
   return {
     mode: "full_text",
-    hits: toHits(ctx.search, page, { matcher: termMatcher(parsed.raw), snippetChars: q.snippetChars, scored: !recency }),
+    hits: await toHits(ctx.search, page, { matcher: termMatcher(parsed.raw), snippetChars: q.snippetChars, scored: !recency }),
     nextCursor: more ? encodeCursor({ q: ctx.key, o: offset + ctx.limit }) : null,
     complete,
     notes: ctx.notes,
@@ -70,16 +70,16 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
  * no unfetched row could still beat the page: unfetched rows score at most
  * the last raw score × (1 + w).
  */
-function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): ScoredRow[] {
+async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
   const expression = ftsExpression(parsed);
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
-  if (w === 0) return ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
-  const span = ctx.search.timeSpan(ctx.filter.conversationId);
+  if (w === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
+  const span = await ctx.search.timeSpan(ctx.filter.conversationId);
   const boost = (t: number) => 1 + (w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))));
   const rows: ScoredRow[] = [];
   let batch = Math.max(50, need * 4);
   for (;;) {
-    const got = ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: rows.length });
+    const got = await ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: rows.length });
     rows.push(...got.map((r) => ({ ...r, score: r.score * boost(r.createdAt) })));
     if (got.length < batch) break;
     const kth = [...rows].sort((a, b) => b.score - a.score)[need - 1]?.score ?? Infinity;
@@ -89,21 +89,21 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
   return rows.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt).slice(0, need);
 }
 
-function cjkMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): ScoredRow[] {
+async function cjkMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
   const { match, like } = trigramParts(parsed);
-  const rows = ctx.search.cjkMessages(match, like, ctx.filter, (ctx.q.sort ?? "relevance") === "recency" ? need : Math.max(need, 1_000));
+  const rows = await ctx.search.cjkMessages(match, like, ctx.filter, (ctx.q.sort ?? "relevance") === "recency" ? need : Math.max(need, 1_000));
   if (!match) ctx.notes.push("one- and two-character CJK terms are matched by substring among the stored CJK messages");
   return rows;
 }
 
-function summaries(ctx: FullTextContext, parsed: ParsedQuery, recency: boolean): { rows: Candidate[]; capped: boolean } {
+async function summaries(ctx: FullTextContext, parsed: ParsedQuery, recency: boolean): Promise<{ rows: Candidate[]; capped: boolean }> {
   const expression = parsed.hasCjk ? null : ftsExpression(parsed);
-  const rows = ctx.search.matchingSummaries(expression, parsed.hasCjk ? parsed.raw : [], ctx.filter, SUMMARY_CANDIDATES + 1);
+  const rows = await ctx.search.matchingSummaries(expression, parsed.hasCjk ? parsed.raw : [], ctx.filter, SUMMARY_CANDIDATES + 1);
   const capped = rows.length > SUMMARY_CANDIDATES;
   const kept = rows.slice(0, SUMMARY_CANDIDATES);
-  const scores = recency || parsed.hasCjk ? null : scoreSummaries(ctx.search, parsed, kept, ctx.filter.conversationId);
+  const scores = recency || parsed.hasCjk ? null : await scoreSummaries(ctx.search, parsed, kept, ctx.filter.conversationId);
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
-  const span = w > 0 ? ctx.search.timeSpan(ctx.filter.conversationId) : null;
+  const span = w > 0 ? await ctx.search.timeSpan(ctx.filter.conversationId) : null;
   return {
     rows: kept.map((r) => {
       let score = scores?.get(r.rowid) ?? 1;

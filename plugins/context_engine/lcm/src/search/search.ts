@@ -12,7 +12,7 @@ const MAX_LIMIT = 100;
  * summaries. Errors come back as thrown `Error`s only from invalid queries,
  * cursors or regexes, which the tool layer turns into JSON.
  */
-export function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQuery): SearchResult {
+export async function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQuery): Promise<SearchResult> {
   const search = "searchStore" in store ? store.searchStore() : store;
   const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(q.limit ?? 10)));
   const filter: SearchFilter = {
@@ -38,9 +38,9 @@ export function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQuery):
   const cursor = q.cursor ? decodeCursor(q.cursor, key) : null;
   // Messages imported with deferred indexing become searchable before a search answers; a huge
   // backlog is indexed for at most two seconds here, and the result then says it is incomplete.
-  const { remaining } = search.indexPending({ maxMs: 2000 });
+  const { remaining } = await search.indexPending({ maxMs: 2000 });
   const ctx = { search, q, filter, limit, key, notes: [] as string[] };
-  const result = (q.mode ?? "full_text") === "regex" ? regexSearch(ctx, cursor) : fullTextSearch(ctx, cursor);
+  const result = (q.mode ?? "full_text") === "regex" ? await regexSearch(ctx, cursor) : await fullTextSearch(ctx, cursor);
   if (remaining > 0) {
     result.complete = false;
     result.notes.push(`${remaining} recently imported messages are still being indexed; repeat the search to include them`);
@@ -49,6 +49,6 @@ export function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQuery):
 }
 
 /** Nearest covering summary first, then its ancestors (bounded). */
-export function coveringChain(store: LcmStore, messageId: number): string[] {
-  return store.searchStore().coveringChain(messageId);
+export async function coveringChain(store: LcmStore, messageId: number): Promise<string[]> {
+  return await store.searchStore().coveringChain(messageId);
 }

@@ -8,7 +8,7 @@ import type { DescribeArgsSchema } from "./schemas.js";
 
 const LIST_CAP = 50;
 
-export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSchema>, ctx: LcmToolContext): string {
+export async function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSchema>, ctx: LcmToolContext): Promise<string> {
   if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_describe"));
   const ref = parseRef(args.id);
   if (!ref) return toolError(`lcm_describe: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
@@ -59,7 +59,7 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
   const scope = scopeCheck(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
   if (scope === "hidden") return toolError(`lcm_describe: no message ${messageRef(ref.id)}`);
   if (scope !== "ok") return toolError(`lcm_describe: ${scope}`);
-  const chain = coveringChain(store, m.id);
+  const chain = await coveringChain(store, m.id);
   return JSON.stringify({
     type: "message",
     ref: messageRef(m.id),

@@ -52,7 +52,7 @@ function versionTwoFile(): string {
 }
 
 describe("schema migrations", () => {
-  it("upgrades a version-2 database: its messages stay searchable and aligned, the new settings apply", () => {
+  it("upgrades a version-2 database: its messages stay searchable and aligned, the new settings apply", async () => {
     const store = openLcmStore({ path: versionTwoFile() });
     try {
       expect(sqliteHandle(store).pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
@@ -68,7 +68,7 @@ describe("schema migrations", () => {
       expect(indexes).not.toContain("messages_hash");
 
       const conv = store.findConversation("s")!;
-      expect(searchHistory(store, { query: "kenobi", conversationId: conv.id }).hits.map((h) => h.seq)).toEqual([2]);
+      expect((await searchHistory(store, { query: "kenobi", conversationId: conv.id })).hits.map((h) => h.seq)).toEqual([2]);
 
       // the old identity hashes still anchor the host's transcript
       const transcript = texts.map((t, i) => (i % 2 === 0 ? user(t) : asst(t)));
@@ -82,14 +82,14 @@ describe("schema migrations", () => {
       expect(edited.appended).toBe(1);
 
       expect(store.getFrontier(conv.id).items.map((i) => i.ordinal)).toEqual([0, 1, 2, 3, 4, 5]);
-      expect(searchHistory(store, { query: "edit", conversationId: conv.id }).hits).toHaveLength(1);
+      expect((await searchHistory(store, { query: "edit", conversationId: conv.id })).hits).toHaveLength(1);
       expect(() => sqliteHandle(store).prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
     } finally {
       store.close();
     }
   });
 
-  it("gives a 4 KiB-page database the default full-text page size", () => {
+  it("gives a 4 KiB-page database the default full-text page size", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lcm-migrate-"));
     dirs.push(dir);
     const path = join(dir, "lcm.sqlite");

@@ -36,7 +36,7 @@ function setup() {
 }
 
 describe("hard delete", () => {
-  it("removes a conversation with its messages, parts, summaries, lineage, frontier, index entries and own payloads", () => {
+  it("removes a conversation with its messages, parts, summaries, lineage, frontier, index entries and own payloads", async () => {
     const { store, a, b } = setup();
     expect(store.stats().payloads).toBe(3);
     const rep = deleteConversation(store, a.id);
@@ -47,9 +47,9 @@ describe("hard delete", () => {
     expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM message_parts").get() as { n: number }).n).toBe(1);
     expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM summary_messages").get() as { n: number }).n).toBe(2);
     expect(store.stats().payloads).toBe(2); // the shared one is still used by b
-    expect(searchHistory(store, { query: "apple", conversationId: null }).hits).toHaveLength(0);
-    expect(searchHistory(store, { query: "静默模式", conversationId: null }).hits.map((h) => h.sessionId)).toEqual(["b"]);
-    expect(searchHistory(store, { query: "banana", conversationId: b.id }).hits.length).toBeGreaterThan(0);
+    expect((await searchHistory(store, { query: "apple", conversationId: null })).hits).toHaveLength(0);
+    expect((await searchHistory(store, { query: "静默模式", conversationId: null })).hits.map((h) => h.sessionId)).toEqual(["b"]);
+    expect((await searchHistory(store, { query: "banana", conversationId: b.id })).hits.length).toBeGreaterThan(0);
     // the external-content indexes are consistent with their content
     // (messages_cjk indexes only CJK rows of its content view, so its integrity-check does not apply)
     for (const t of ["messages_fts", "summaries_fts"]) {
@@ -63,7 +63,7 @@ describe("hard delete", () => {
 });
 
 describe("retention policy", () => {
-  it("deletes by age, count and size, oldest first, never the protected session", () => {
+  it("deletes by age, count and size, oldest first, never the protected session", async () => {
     const { store, a, b } = setup();
     const c = store.conversation("c");
     store.ingest(c.id, [user("cherry")]);
@@ -83,7 +83,7 @@ describe("retention policy", () => {
 });
 
 describe("compact", () => {
-  it("gives the space of a deleted conversation back to the file system", () => {
+  it("gives the space of a deleted conversation back to the file system", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const c = t.store.conversation("big");
