@@ -1,5 +1,5 @@
 import type { LcmSearchStore, SearchFilter } from "../store/search-types.js";
-import type { LcmStore } from "../store/types.js";
+import type { LcmStoreDriver } from "../store/types.js";
 import { decodeCursor, queryKey } from "./cursor.js";
 import { fullTextSearch } from "./full-text.js";
 import { regexSearch } from "./regex-search.js";
@@ -12,8 +12,8 @@ const MAX_LIMIT = 100;
  * summaries. Errors come back as thrown `Error`s only from invalid queries,
  * cursors or regexes, which the tool layer turns into JSON.
  */
-export async function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQuery): Promise<SearchResult> {
-  const search = "searchStore" in store ? store.searchStore() : store;
+export async function searchHistory(store: Pick<LcmStoreDriver, "searchStore"> | LcmSearchStore, q: SearchQuery): Promise<SearchResult> {
+  const search = "searchStore" in store ? await store.searchStore() : store;
   const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(q.limit ?? 10)));
   const filter: SearchFilter = {
     conversationId: q.conversationId ?? null,
@@ -49,6 +49,6 @@ export async function searchHistory(store: LcmStore | LcmSearchStore, q: SearchQ
 }
 
 /** Nearest covering summary first, then its ancestors (bounded). */
-export async function coveringChain(store: LcmStore, messageId: number): Promise<string[]> {
-  return await store.searchStore().coveringChain(messageId);
+export async function coveringChain(store: Pick<LcmStoreDriver, "searchStore">, messageId: number): Promise<string[]> {
+  return await (await store.searchStore()).coveringChain(messageId);
 }

@@ -1,5 +1,8 @@
 import type { Message, Role } from "@context-engine/core";
 import type { LcmSearchStore } from "./search-types.js";
+import type { MaybePromise } from "./maybe-promise.js";
+
+export type { MaybePromise } from "./maybe-promise.js";
 
 /**
  * The LCM store: the immutable record of every message, the summary DAG and
@@ -370,3 +373,18 @@ export interface LcmStore {
   /** Hard delete of one conversation and everything only it references; null when unknown. */
   deleteConversation(conversationId: number): DeleteReport | null;
 }
+
+/** `S` with every method answering a value or a promise of it. */
+export type Awaitable<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => infer R ? (...args: A) => MaybePromise<R> : S[K];
+};
+
+/**
+ * The store as a driver implements it and as code written once for every
+ * driver calls it: each call may be asynchronous (a PostgreSQL driver answers
+ * with promises) or not (the SQLite store answers synchronously, so awaiting it
+ * costs one microtask and no I/O wait). `transaction` is left out: a driver
+ * keeps each write atomic on its own (see `commitSummary`, `ingest`).
+ * The SQLite store (`LcmStore`) is one.
+ */
+export type LcmStoreDriver = Omit<Awaitable<LcmStore>, "transaction">;
