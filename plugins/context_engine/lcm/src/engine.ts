@@ -366,7 +366,7 @@ export class LcmEngine extends ContextEngine {
         }
         if (signal?.aborted) return messages;
         if (s.prepared?.steps.length) {
-          const out = publishPrepared(this.store, s.prepared, this.#logger);
+          const out = await publishPrepared(this.store, s.prepared, this.#logger);
           published += out.committed.length;
           stale += out.stale;
         }
@@ -399,7 +399,7 @@ export class LcmEngine extends ContextEngine {
             return messages;
           }
           if (work?.steps.length) {
-            const out = publishPrepared(this.store, work, this.#logger);
+            const out = await publishPrepared(this.store, work, this.#logger);
             published += out.committed.length;
             stale += out.stale;
           }
@@ -499,7 +499,7 @@ export class LcmEngine extends ContextEngine {
           }
         }
         if (s.prepared?.steps.length) {
-          const out = publishPrepared(this.store, s.prepared, this.#logger);
+          const out = await publishPrepared(this.store, s.prepared, this.#logger);
           this.#metrics.published += out.committed.length;
           s.prepared = null;
         }

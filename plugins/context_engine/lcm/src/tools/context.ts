@@ -1,4 +1,3 @@
-import type { LcmStore } from "../store/types.js";
 
 /** What a tool call knows about its caller. */
 export interface LcmToolContext {
