@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { DeleteReport, LcmStore } from "../store/types.js";
+import type { DeleteReport, LcmStoreDriver } from "../store/types.js";
 
 export type { DeleteReport } from "../store/types.js";
 
@@ -30,20 +30,20 @@ export interface RetentionReport {
 }
 
 /** Hard delete of one conversation (see `LcmStore.deleteConversation`). */
-export function deleteConversation(store: LcmStore, conversationId: number): DeleteReport | null {
-  return store.deleteConversation(conversationId);
+export async function deleteConversation(store: LcmStoreDriver, conversationId: number): Promise<DeleteReport | null> {
+  return await store.deleteConversation(conversationId);
 }
 
-export function deleteSession(store: LcmStore, sessionId: string): DeleteReport | null {
-  const conv = store.findConversation(sessionId);
-  return conv ? deleteConversation(store, conv.id) : null;
+export async function deleteSession(store: LcmStoreDriver, sessionId: string): Promise<DeleteReport | null> {
+  const conv = await store.findConversation(sessionId);
+  return conv ? await deleteConversation(store, conv.id) : null;
 }
 
 /** Apply an age / size / count policy, least recently updated conversations first. */
-export function applyRetention(store: LcmStore, policy: RetentionPolicy): RetentionReport {
+export async function applyRetention(store: LcmStoreDriver, policy: RetentionPolicy): Promise<RetentionReport> {
   const now = policy.now ?? Date.now();
   const protect = new Set(policy.protect ?? []);
-  const rows = store.conversationUsage();
+  const rows = await store.conversationUsage();
   const before = rows.reduce((a, r) => a + r.textBytes, 0);
   let total = before;
   let count = rows.length;
@@ -55,7 +55,7 @@ export function applyRetention(store: LcmStore, policy: RetentionPolicy): Retent
     else if (policy.maxConversations !== undefined && count > policy.maxConversations) reason = "count";
     else if (policy.maxBytes !== undefined && total > policy.maxBytes) reason = "size";
     if (!reason) continue;
-    const rep = deleteConversation(store, r.id);
+    const rep = await deleteConversation(store, r.id);
     if (!rep) continue;
     deleted.push({ ...rep, reason });
     total -= r.textBytes;

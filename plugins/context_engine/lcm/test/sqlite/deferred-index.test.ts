@@ -34,7 +34,7 @@ describe("write-behind full-text indexing", () => {
     t.store.ingest(a.id, [user("indexed alpha"), user("indexed 静默模式")]);
     t.store.ingest(a.id, [user("queued alpha"), user("queued 静默模式")], { mode: "append", index: "deferred" });
     t.store.ingest(b.id, [user("queued beta")], { mode: "append", index: "deferred" });
-    deleteConversation(t.store, a.id);
+    await deleteConversation(t.store, a.id);
     expect(t.store.stats().pendingIndex).toBe(1);
     expect((await searchHistory(t.store, { query: "alpha", conversationId: null })).hits).toHaveLength(0);
     expect((await searchHistory(t.store, { query: "beta", conversationId: null })).hits).toHaveLength(1);

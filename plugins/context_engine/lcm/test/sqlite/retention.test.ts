@@ -39,7 +39,7 @@ describe("hard delete", () => {
   it("removes a conversation with its messages, parts, summaries, lineage, frontier, index entries and own payloads", async () => {
     const { store, a, b } = setup();
     expect(store.stats().payloads).toBe(3);
-    const rep = deleteConversation(store, a.id);
+    const rep = await deleteConversation(store, a.id);
     expect(rep).toMatchObject({ sessionId: "a", messages: 5, summaries: 1, payloads: 1 });
     for (const table of ["messages", "summaries", "frontier"]) {
       expect((sqliteHandle(store).prepare(`SELECT count(*) AS n FROM ${table} WHERE conversation_id = ?`).get(a.id) as { n: number }).n).toBe(0);
@@ -56,8 +56,8 @@ describe("hard delete", () => {
       expect(() => sqliteHandle(store).prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
     }
     expect(store.findConversation("a")).toBeNull();
-    expect(deleteConversation(store, a.id)).toBeNull();
-    expect(deleteSession(store, "b")?.messages).toBe(5);
+    expect((await deleteConversation(store, a.id))).toBeNull();
+    expect((await deleteSession(store, "b"))?.messages).toBe(5);
     expect(store.stats().payloads).toBe(0);
   });
 });
@@ -70,14 +70,14 @@ describe("retention policy", () => {
     const now = Date.now();
     sqliteHandle(store).prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(now - 40 * 86_400_000, a.id);
     sqliteHandle(store).prepare("UPDATE conversations SET updated_at = ? WHERE id = ?").run(now - 10 * 86_400_000, b.id);
-    const age = applyRetention(store, { maxAgeDays: 30, now });
+    const age = await applyRetention(store, { maxAgeDays: 30, now });
     expect(age.deleted.map((d) => [d.sessionId, d.reason])).toEqual([["a", "age"]]);
-    const count = applyRetention(store, { maxConversations: 1, protect: ["c"], now });
+    const count = await applyRetention(store, { maxConversations: 1, protect: ["c"], now });
     expect(count.deleted.map((d) => [d.sessionId, d.reason])).toEqual([["b", "count"]]);
-    expect(applyRetention(store, { maxConversations: 1, now }).deleted).toEqual([]);
-    const size = applyRetention(store, { maxBytes: 1, protect: ["c"], now });
+    expect((await applyRetention(store, { maxConversations: 1, now })).deleted).toEqual([]);
+    const size = await applyRetention(store, { maxBytes: 1, protect: ["c"], now });
     expect(size.deleted).toEqual([]);
-    expect(applyRetention(store, { maxBytes: 1, now }).deleted.map((d) => d.reason)).toEqual(["size"]);
+    expect((await applyRetention(store, { maxBytes: 1, now })).deleted.map((d) => d.reason)).toEqual(["size"]);
     expect(store.listConversations()).toEqual([]);
   });
 });
@@ -89,7 +89,7 @@ describe("compact", () => {
     const c = t.store.conversation("big");
     t.store.ingest(c.id, Array.from({ length: 400 }, (_, i) => user(`message ${i} ${"lorem ipsum dolor ".repeat(80)}`)));
     const before = t.store.compact().fileBytes;
-    deleteConversation(t.store, c.id);
+    await deleteConversation(t.store, c.id);
     const after = t.store.compact().fileBytes;
     expect(after).toBeLessThan(before / 2);
   });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { applyRetention, deleteSession } from "../../src/retention/index.js";
 import { searchHistory } from "../../src/search/index.js";
-import type { LcmStore } from "../../src/store/types.js";
 import { storeScope, type StoreContractOptions } from "./factory.js";
 import { asst, user } from "./msgs.js";
 import { leaf, sevenMessages } from "./summaries.js";
@@ -39,18 +38,13 @@ export function retentionContract(options: StoreContractOptions): void {
       expect(usage[1]!.textBytes).toBeGreaterThan(usage[0]!.textBytes);
     });
 
-    // The retention policy functions take the synchronous store today (the engine calls them from synchronous hooks).
-    it.skipIf(!isSync(options))("applies a count policy, oldest first, never the protected session", async () => {
-      const store = (await scope.open()) as unknown as LcmStore;
-      for (const s of ["old", "mid", "new"]) store.ingest(store.conversation(s).id, [user(`hello ${s}`)]);
-      const report = applyRetention(store, { maxConversations: 2, protect: ["old"] });
+    it("applies a count policy, oldest first, never the protected session", async () => {
+      const store = await scope.open();
+      for (const s of ["old", "mid", "new"]) await store.ingest((await store.conversation(s)).id, [user(`hello ${s}`)]);
+      const report = await applyRetention(store, { maxConversations: 2, protect: ["old"] });
       expect(report.deleted.map((d) => d.sessionId)).toEqual(["mid"]);
-      expect(deleteSession(store, "missing")).toBeNull();
-      expect(store.listConversations().map((c) => c.sessionId).sort()).toEqual(["new", "old"]);
+      expect(await deleteSession(store, "missing")).toBeNull();
+      expect((await store.listConversations()).map((c) => c.sessionId).sort()).toEqual(["new", "old"]);
     });
   });
-}
-
-function isSync(options: StoreContractOptions): boolean {
-  return options.name === "sqlite";
 }
