@@ -1,4 +1,3 @@
-
 /** What a tool call knows about its caller. */
 export interface LcmToolContext {
   /** The caller's conversation (scope of every tool unless all_conversations). Null: no conversation yet. */
