@@ -41,7 +41,8 @@ CREATE TABLE messages (
   conversation_id bigint NOT NULL REFERENCES conversations (id),
   seq integer NOT NULL,
   role text NOT NULL CHECK (role IN ('system', 'developer', 'user', 'assistant', 'tool')),
-  message jsonb NOT NULL,
+  -- json, not jsonb: kept as written (jsonb rejects escaped NUL characters and reorders keys).
+  message json NOT NULL,
   body text NOT NULL,
   payload text REFERENCES payloads (hash),
   tokens integer NOT NULL,

@@ -1,0 +1,326 @@
+import { createHash } from "node:crypto";
+import { defaultTokenCounter, type Message, type Role } from "@context-engine/core";
+import type { PoolClient } from "pg";
+import { createRedactor } from "../../redact/redactor.js";
+import type { Redactor } from "../../redact/types.js";
+import { alignTranscript } from "../align.js";
+import { encodeMessage, type EncodedMessage } from "../codec.js";
+import type { ConversationRecord, IngestOptions, IngestResult, MessageRange, OpenStoreOptions, PayloadRecord, StoredMessage } from "../types.js";
+import { connectPostgres, type PostgresConnection } from "./connect.js";
+import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
+import type { PostgresStoreOptions } from "./options.js";
+
+/**
+ * The PostgreSQL driver, in progress: conversations, idempotent aligned
+ * ingest, message reads and payloads. Summaries, the frontier operations
+ * beyond ingest's append, and the search operations are not implemented yet,
+ * so this class does not claim `LcmStoreDriver`; the contract suite runs the
+ * concerns it covers (test/postgres/contract.test.ts).
+ */
+export class PostgresLcmStore {
+  readonly schemaVersion = POSTGRES_SCHEMA_VERSION;
+  readonly path: string;
+  readonly #conn: PostgresConnection;
+  readonly #redactor: Redactor;
+  readonly #countTokens: (m: Message) => number;
+  #open = true;
+
+  private constructor(conn: PostgresConnection, options: Pick<OpenStoreOptions, "redaction" | "countTokens">) {
+    this.#conn = conn;
+    this.path = `postgres schema ${conn.options.schema}`;
+    this.#redactor = createRedactor(options.redaction === undefined ? {} : options.redaction);
+    this.#countTokens = options.countTokens ?? ((m) => defaultTokenCounter.countMessage(m));
+  }
+
+  /** Connect, migrate, and return the store. */
+  static async open(pg: PostgresStoreOptions, options: Pick<OpenStoreOptions, "redaction" | "countTokens"> = {}): Promise<PostgresLcmStore> {
+    const conn = await connectPostgres(pg);
+    try {
+      await migratePostgres(conn);
+    } catch (error) {
+      await conn.close();
+      throw error;
+    }
+    return new PostgresLcmStore(conn, options);
+  }
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    await this.#conn.close();
+  }
+
+  // ---------------------------------------------------------------- conversations
+
+  async conversation(sessionId: string): Promise<ConversationRecord> {
+    const now = Date.now();
+    await this.#conn.pool.query("INSERT INTO conversations (session_id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (session_id) DO NOTHING", [sessionId, now]);
+    return (await this.findConversation(sessionId))!;
+  }
+
+  async findConversation(sessionId: string): Promise<ConversationRecord | null> {
+    const { rows } = await this.#conn.pool.query("SELECT * FROM conversations WHERE session_id = $1", [sessionId]);
+    return rows[0] ? toConversation(rows[0]) : null;
+  }
+
+  async getConversation(id: number): Promise<ConversationRecord | null> {
+    const { rows } = await this.#conn.pool.query("SELECT * FROM conversations WHERE id = $1", [id]);
+    return rows[0] ? toConversation(rows[0]) : null;
+  }
+
+  async listConversations(): Promise<ConversationRecord[]> {
+    const { rows } = await this.#conn.pool.query("SELECT * FROM conversations ORDER BY id");
+    return rows.map(toConversation);
+  }
+
+  // ---------------------------------------------------------------- ingest
+
+  /**
+   * Idempotent ingest. The conversation row is locked for the transaction, so
+   * concurrent writers of one conversation (other processes, other machines)
+   * take turns: the second one aligns against what the first stored and
+   * appends only what is still new.
+   */
+  async ingest(conversationId: number, messages: readonly Message[], options: IngestOptions = {}): Promise<IngestResult> {
+    return this.#conn.transaction(async (c) => {
+      const conv = (await c.query("SELECT * FROM conversations WHERE id = $1 FOR UPDATE", [conversationId])).rows[0];
+      if (!conv) throw new Error(`no conversation ${conversationId}`);
+      const count = Number(conv.message_count);
+      const n = messages.length;
+      const ids: Array<number | null> = new Array<number | null>(n).fill(null);
+      const rejected: Array<{ index: number; reason: string }> = [];
+      const encoded = new Array<EncodedMessage | null | undefined>(n);
+      let synthetic = 0;
+      const encode = (i: number): EncodedMessage | null => {
+        if (encoded[i] !== undefined) return encoded[i]!;
+        const m = messages[i];
+        let e: EncodedMessage | null = null;
+        if (m === null || typeof m !== "object" || Array.isArray(m)) rejected.push({ index: i, reason: "not a message object" });
+        else if (options.isSynthetic?.(m, i)) synthetic++;
+        else {
+          try {
+            e = encodeMessage(m, this.#redactor);
+          } catch (error) {
+            rejected.push({ index: i, reason: (error as Error).message });
+          }
+        }
+        encoded[i] = e;
+        return e;
+      };
+
+      let start = 0;
+      let alreadyStored = 0;
+      let alignment: IngestResult["alignment"] = "append";
+      if ((options.mode ?? "align") === "align") {
+        if (count === 0) alignment = "empty-store";
+        else {
+          const tail = (await c.query<{ id: string; hash: string }>("SELECT id, hash FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT 1024", [conversationId])).rows;
+          const out = alignTranscript({
+            length: n,
+            storedCount: count,
+            inputHash: (i) => encode(i)?.hashHex ?? null,
+            storedHash: (k) => tail[k]?.hash ?? null,
+            mapLimit: 256,
+            isBoundaryRole: (i) => {
+              const role = (messages[i] as { role?: unknown } | null)?.role;
+              return role === "system" || role === "developer";
+            },
+          });
+          if (out.anchor >= 0) {
+            alignment = "anchored";
+            start = out.anchor + 1;
+            for (const [i, k] of out.matched) ids[i] = tail[k] ? Number(tail[k]!.id) : null;
+            alreadyStored = out.matched.size;
+          } else {
+            // No consistent anchor: append after the last input already stored (by hash, newest copy).
+            const hashes = [...new Set(messages.map((_, i) => encode(i)?.hashHex).filter((h): h is string => !!h))];
+            const known = new Map(
+              (await c.query<{ hash: string; id: string }>("SELECT hash, max(id) AS id FROM messages WHERE conversation_id = $1 AND hash = ANY($2::text[]) GROUP BY hash", [conversationId, hashes])).rows.map(
+                (r) => [r.hash, Number(r.id)],
+              ),
+            );
+            let last = -1;
+            for (let i = n - 1; i >= 0; i--) {
+              const id = known.get(encode(i)?.hashHex ?? "");
+              if (id !== undefined) {
+                last = i;
+                ids[i] = id;
+                alreadyStored++;
+                break;
+              }
+            }
+            alignment = last >= 0 ? "hash-fallback" : "no-overlap";
+            start = last + 1;
+          }
+        }
+      }
+      return this.#append(c, conv, messages, start, { ids, rejected, encode, alreadyStored, alignment, options, synthetic: () => synthetic });
+    });
+  }
+
+  async #append(
+    c: PoolClient,
+    conv: Record<string, string | number>,
+    messages: readonly Message[],
+    start: number,
+    s: {
+      ids: Array<number | null>;
+      rejected: Array<{ index: number; reason: string }>;
+      encode: (i: number) => EncodedMessage | null;
+      alreadyStored: number;
+      alignment: IngestResult["alignment"];
+      options: IngestOptions;
+      synthetic: () => number;
+    },
+  ): Promise<IngestResult> {
+    const conversationId = Number(conv.id);
+    const now = s.options.now ?? Date.now();
+    const toFrontier = s.options.appendToFrontier ?? true;
+    let seq = Number(conv.message_count);
+    let ordinal = Number((await c.query("SELECT COALESCE(max(ordinal), -1) + 1 AS o FROM frontier WHERE conversation_id = $1", [conversationId])).rows[0].o);
+    let firstSeq: number | null = null;
+    let appended = 0;
+    let tokens = 0;
+    let bytes = 0;
+    const redactions: Record<string, number> = {};
+    for (let i = start; i < messages.length; i++) {
+      const e = s.encode(i);
+      if (!e) continue;
+      const t = this.#countTokens(e.message);
+      // PostgreSQL text cannot hold NUL; the message itself keeps it (escaped in json).
+      const body = e.searchText.replace(/\u0000/g, "");
+      const r = await c.query<{ id: string }>(
+        `INSERT INTO messages (conversation_id, seq, role, message, body, tokens, created_at, hash, tool_call_ids, tool_call_id, redacted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+        [conversationId, seq, e.role, JSON.stringify(e.message), body, t, s.options.timestamps?.[i] ?? now, e.hashHex, e.toolCallIds, e.toolCallId, e.redacted],
+      );
+      const id = Number(r.rows[0]!.id);
+      if (toFrontier) await c.query("INSERT INTO frontier (conversation_id, ordinal, message_id, tokens) VALUES ($1, $2, $3, $4)", [conversationId, ordinal++, id, t]);
+      for (const [k, v] of Object.entries(e.redactions)) redactions[k] = (redactions[k] ?? 0) + v;
+      s.ids[i] = id;
+      firstSeq ??= seq;
+      seq++;
+      appended++;
+      tokens += t;
+      bytes += Buffer.byteLength(body);
+    }
+    if (appended > 0) {
+      await c.query(
+        `UPDATE conversations SET message_count = message_count + $2, last_seq = $3, message_tokens = message_tokens + $4, text_bytes = text_bytes + $5,
+           updated_at = $6, frontier_tokens = frontier_tokens + $7, frontier_count = frontier_count + $8, frontier_version = frontier_version + $9 WHERE id = $1`,
+        [conversationId, appended, seq - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
+      );
+    }
+    return {
+      conversationId,
+      appended,
+      alreadyStored: s.alreadyStored,
+      synthetic: s.synthetic(),
+      ids: s.ids,
+      firstSeq,
+      lastSeq: appended ? seq - 1 : null,
+      alignment: s.alignment,
+      rejected: s.rejected.sort((a, b) => a.index - b.index),
+      redactions,
+    };
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  async getMessage(id: number): Promise<StoredMessage | null> {
+    const { rows } = await this.#conn.pool.query("SELECT * FROM messages WHERE id = $1", [id]);
+    return rows[0] ? toStored(rows[0]) : null;
+  }
+
+  async getMessagesByIds(ids: readonly number[]): Promise<StoredMessage[]> {
+    if (!ids.length) return [];
+    const { rows } = await this.#conn.pool.query("SELECT * FROM messages WHERE id = ANY($1::bigint[])", [ids]);
+    const byId = new Map(rows.map((r) => [Number(r.id), toStored(r)]));
+    return ids.map((id) => byId.get(id)).filter((m): m is StoredMessage => m !== undefined);
+  }
+
+  async getMessages(conversationId: number, range: MessageRange = {}): Promise<StoredMessage[]> {
+    const { rows } = await this.#conn.pool.query(
+      `SELECT * FROM messages WHERE conversation_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq ${range.reverse ? "DESC" : "ASC"} LIMIT $4`,
+      [conversationId, range.fromSeq ?? 0, range.toSeq ?? 2_147_483_647, range.limit ?? null],
+    );
+    return rows.map(toStored);
+  }
+
+  async getMessageBySeq(conversationId: number, seq: number): Promise<StoredMessage | null> {
+    const { rows } = await this.#conn.pool.query("SELECT * FROM messages WHERE conversation_id = $1 AND seq = $2", [conversationId, seq]);
+    return rows[0] ? toStored(rows[0]) : null;
+  }
+
+  async tokensInRange(conversationId: number, fromSeq: number, toSeq: number): Promise<number> {
+    const { rows } = await this.#conn.pool.query("SELECT COALESCE(sum(tokens), 0) AS t FROM messages WHERE conversation_id = $1 AND seq BETWEEN $2 AND $3", [conversationId, fromSeq, toSeq]);
+    return Number(rows[0].t);
+  }
+
+  async toolExchange(conversationId: number, toolCallId: string): Promise<StoredMessage[]> {
+    const { rows } = await this.#conn.pool.query(
+      "SELECT * FROM messages WHERE conversation_id = $1 AND ($2 = ANY(tool_call_ids) OR tool_call_id = $2) ORDER BY seq",
+      [conversationId, toolCallId],
+    );
+    return rows.map(toStored);
+  }
+
+  // ---------------------------------------------------------------- payloads
+
+  async putPayload(data: string | Buffer, mime: string | null = null): Promise<{ hash: string; bytes: number }> {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    const hash = createHash("sha256").update(bytes).digest("hex");
+    await this.#conn.pool.query("INSERT INTO payloads (hash, bytes, mime, is_text, data) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (hash) DO NOTHING", [
+      hash,
+      bytes.length,
+      mime,
+      typeof data === "string",
+      bytes,
+    ]);
+    return { hash, bytes: bytes.length };
+  }
+
+  async getPayload(hash: string): Promise<PayloadRecord | null> {
+    const { rows } = await this.#conn.pool.query("SELECT * FROM payloads WHERE hash = $1", [hash]);
+    const r = rows[0];
+    if (!r) return null;
+    const data = r.data as Buffer;
+    return { hash: r.hash, bytes: r.bytes, mime: r.mime, text: r.is_text ? data.toString("utf8") : null, data };
+  }
+}
+
+function toConversation(r: Record<string, string | number>): ConversationRecord {
+  return {
+    id: Number(r.id),
+    sessionId: String(r.session_id),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    messageCount: Number(r.message_count),
+    lastSeq: Number(r.last_seq),
+    messageTokens: Number(r.message_tokens),
+    frontierVersion: Number(r.frontier_version),
+    frontierTokens: Number(r.frontier_tokens),
+    frontierCount: Number(r.frontier_count),
+  };
+}
+
+function toStored(r: Record<string, unknown>): StoredMessage {
+  return {
+    id: Number(r.id),
+    conversationId: Number(r.conversation_id),
+    seq: Number(r.seq),
+    role: r.role as Role,
+    message: r.message as Message,
+    text: String(r.body),
+    tokens: Number(r.tokens),
+    createdAt: Number(r.created_at),
+    hash: String(r.hash),
+    toolCallIds: r.tool_call_ids as string[],
+    toolCallId: (r.tool_call_id as string | null) ?? null,
+    redacted: r.redacted === true,
+  };
+}
