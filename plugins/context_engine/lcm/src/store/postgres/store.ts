@@ -5,17 +5,40 @@ import { createRedactor } from "../../redact/redactor.js";
 import type { Redactor } from "../../redact/types.js";
 import { alignTranscript } from "../align.js";
 import { encodeMessage, type EncodedMessage } from "../codec.js";
-import type { ConversationRecord, IngestOptions, IngestResult, MessageRange, OpenStoreOptions, PayloadRecord, StoredMessage } from "../types.js";
+import type {
+  CommitSummaryResult,
+  ConversationRecord,
+  ConversationUsage,
+  DeleteReport,
+  Frontier,
+  FrontierItem,
+  FrontierItemKey,
+  FrontierReplace,
+  IngestOptions,
+  IngestResult,
+  MessageRange,
+  NewSummary,
+  OpenStoreOptions,
+  PayloadRecord,
+  StoredMessage,
+  SummaryKind,
+  SummaryLineage,
+  SummaryRecord,
+} from "../types.js";
+import * as f from "./frontier.js";
+import { conversationUsagePg, deleteConversationPg } from "./retention.js";
+import { commitSummaryPg } from "./summaries.js";
 import { connectPostgres, type PostgresConnection } from "./connect.js";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
 import type { PostgresStoreOptions } from "./options.js";
 
 /**
  * The PostgreSQL driver, in progress: conversations, idempotent aligned
- * ingest, message reads and payloads. Summaries, the frontier operations
- * beyond ingest's append, and the search operations are not implemented yet,
- * so this class does not claim `LcmStoreDriver`; the contract suite runs the
- * concerns it covers (test/postgres/contract.test.ts).
+ * ingest, message reads, payloads, summaries with lineage and the frontier
+ * (compare-and-swap), hard delete. The search operations, deferred indexing
+ * and stats are not implemented yet, so this class does not claim
+ * `LcmStoreDriver`; the contract suite runs the concerns it covers
+ * (test/postgres/contract.test.ts).
  */
 export class PostgresLcmStore {
   readonly schemaVersion = POSTGRES_SCHEMA_VERSION;
@@ -290,6 +313,66 @@ export class PostgresLcmStore {
     if (!r) return null;
     const data = r.data as Buffer;
     return { hash: r.hash, bytes: r.bytes, mime: r.mime, text: r.is_text ? data.toString("utf8") : null, data };
+  }
+
+  // ---------------------------------------------------------------- summaries and frontier
+
+  async commitSummary(summary: NewSummary, replace?: FrontierReplace): Promise<CommitSummaryResult> {
+    return this.#conn.transaction((c) => commitSummaryPg(c, summary, replace));
+  }
+
+  async getSummary(id: string): Promise<SummaryRecord | null> {
+    return (await f.getSummariesPg(this.#conn.pool, [id]))[0] ?? null;
+  }
+
+  getSummaries(ids: readonly string[]): Promise<SummaryRecord[]> {
+    return f.getSummariesPg(this.#conn.pool, ids);
+  }
+
+  listSummaries(conversationId: number, options: { depth?: number; kind?: SummaryKind } = {}): Promise<SummaryRecord[]> {
+    return f.listSummariesPg(this.#conn.pool, conversationId, options);
+  }
+
+  lineage(summaryId: string): Promise<SummaryLineage> {
+    return f.lineagePg(this.#conn.pool, summaryId);
+  }
+
+  descendantMessageIds(summaryId: string): Promise<number[]> {
+    return f.descendantMessageIdsPg(this.#conn.pool, summaryId);
+  }
+
+  summariesCoveringMessage(messageId: number): Promise<string[]> {
+    return f.summariesCoveringMessagePg(this.#conn.pool, messageId);
+  }
+
+  getFrontier(conversationId: number): Promise<Frontier> {
+    return f.getFrontierPg(this.#conn.pool, conversationId);
+  }
+
+  getFrontierTail(conversationId: number, maxTokens: number, options: { minItems?: number } = {}): Promise<FrontierItem[]> {
+    return f.getFrontierTailPg(this.#conn.pool, conversationId, maxTokens, options.minItems ?? 0);
+  }
+
+  setFrontier(conversationId: number, items: readonly FrontierItemKey[], options: { expectedVersion?: number } = {}) {
+    return this.#conn.transaction((c) => f.setFrontierPg(c, conversationId, items, options.expectedVersion));
+  }
+
+  appendToFrontier(conversationId: number, items: readonly FrontierItemKey[]): Promise<number> {
+    return this.#conn.transaction((c) => f.appendToFrontierPg(c, conversationId, items));
+  }
+
+  inFrontier(conversationId: number, item: FrontierItemKey): Promise<boolean> {
+    return f.inFrontierPg(this.#conn.pool, conversationId, item);
+  }
+
+  // ---------------------------------------------------------------- retention
+
+  conversationUsage(): Promise<ConversationUsage[]> {
+    return conversationUsagePg(this.#conn);
+  }
+
+  deleteConversation(conversationId: number): Promise<DeleteReport | null> {
+    return deleteConversationPg(this.#conn, conversationId);
   }
 }
 
