@@ -14,7 +14,7 @@ if (!reachable) {
     name: "postgres",
     features: { trigram: true, regexNarrowing: true, deferredIndex: false },
     // The driver is in progress: these are the concerns it implements; the rest show as skipped.
-    concerns: ["conversations", "messages", "summaries", "frontier"],
+    concerns: ["conversations", "messages", "summaries", "frontier", "search", "retention"],
     async open(options = {}) {
       const schema = randomSchema();
       const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });

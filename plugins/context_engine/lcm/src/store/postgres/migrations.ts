@@ -70,6 +70,8 @@ CREATE TABLE message_parts (
 );
 CREATE TABLE summaries (
   id text PRIMARY KEY,
+  -- numeric handle for search results (the search module pages summaries by it, newest highest)
+  rid bigserial UNIQUE,
   conversation_id bigint NOT NULL REFERENCES conversations (id),
   kind text NOT NULL CHECK (kind IN ('leaf', 'condensed')),
   depth integer NOT NULL CHECK (depth >= 0),

@@ -28,6 +28,8 @@ import type {
 import * as f from "./frontier.js";
 import { conversationUsagePg, deleteConversationPg } from "./retention.js";
 import { commitSummaryPg } from "./summaries.js";
+import { PostgresSearchStore } from "./search.js";
+import type { LcmSearchStore } from "../search-types.js";
 import { connectPostgres, type PostgresConnection } from "./connect.js";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
 import type { PostgresStoreOptions } from "./options.js";
@@ -47,6 +49,7 @@ export class PostgresLcmStore {
   readonly #redactor: Redactor;
   readonly #countTokens: (m: Message) => number;
   #open = true;
+  #search: PostgresSearchStore | null = null;
 
   private constructor(conn: PostgresConnection, options: Pick<OpenStoreOptions, "redaction" | "countTokens">) {
     this.#conn = conn;
@@ -363,6 +366,11 @@ export class PostgresLcmStore {
 
   inFrontier(conversationId: number, item: FrontierItemKey): Promise<boolean> {
     return f.inFrontierPg(this.#conn.pool, conversationId, item);
+  }
+
+  searchStore(): LcmSearchStore {
+    this.#search ??= new PostgresSearchStore(this.#conn.pool);
+    return this.#search;
   }
 
   // ---------------------------------------------------------------- retention
