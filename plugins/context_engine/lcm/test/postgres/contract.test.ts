@@ -1,7 +1,6 @@
 import pg from "pg";
 import { describe, it } from "vitest";
 import { PostgresLcmStore } from "../../src/store/postgres/store.js";
-import type { LcmStoreDriver } from "../../src/store/types.js";
 import { storeContract } from "../store-contract/suite.js";
 import { POSTGRES_URL, postgresReachable, randomSchema } from "./server.js";
 
@@ -13,14 +12,11 @@ if (!reachable) {
   storeContract({
     name: "postgres",
     features: { trigram: true, regexNarrowing: true, deferredIndex: false },
-    // The driver is in progress: these are the concerns it implements; the rest show as skipped.
-    concerns: ["conversations", "messages", "summaries", "frontier", "search", "retention"],
     async open(options = {}) {
       const schema = randomSchema();
       const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });
       return {
-        // Only the implemented concerns run, and they use only what the driver has.
-        store: store as unknown as LcmStoreDriver,
+        store,
         async dispose() {
           await store.close();
           const admin = new pg.Client({ connectionString: POSTGRES_URL });

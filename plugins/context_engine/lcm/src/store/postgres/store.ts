@@ -15,12 +15,14 @@ import type {
   FrontierItemKey,
   FrontierReplace,
   IngestOptions,
+  LcmStoreDriver,
   IngestResult,
   MessageRange,
   NewSummary,
   OpenStoreOptions,
   PayloadRecord,
   StoredMessage,
+  StoreStats,
   SummaryKind,
   SummaryLineage,
   SummaryRecord,
@@ -35,14 +37,12 @@ import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
 import type { PostgresStoreOptions } from "./options.js";
 
 /**
- * The PostgreSQL driver, in progress: conversations, idempotent aligned
- * ingest, message reads, payloads, summaries with lineage and the frontier
- * (compare-and-swap), hard delete. The search operations, deferred indexing
- * and stats are not implemented yet, so this class does not claim
- * `LcmStoreDriver`; the contract suite runs the concerns it covers
- * (test/postgres/contract.test.ts).
+ * The PostgreSQL driver: every store operation answers with a promise. Rows
+ * are indexed as they are written (generated tsvector columns), so nothing is
+ * ever pending. Large bodies are kept inside the message (json, TOAST
+ * compresses them) rather than split into payloads as on SQLite.
  */
-export class PostgresLcmStore {
+export class PostgresLcmStore implements LcmStoreDriver {
   readonly schemaVersion = POSTGRES_SCHEMA_VERSION;
   readonly path: string;
   readonly #conn: PostgresConnection;
@@ -371,6 +371,29 @@ export class PostgresLcmStore {
   searchStore(): LcmSearchStore {
     this.#search ??= new PostgresSearchStore(this.#conn.pool);
     return this.#search;
+  }
+
+  // ---------------------------------------------------------------- maintenance
+
+  indexPending(): { indexed: number; remaining: number } {
+    return { indexed: 0, remaining: 0 };
+  }
+
+  /** PostgreSQL's autovacuum does what SQLite's `compact` does by hand; reports the schema's size. */
+  async compact(): Promise<{ fileBytes: number }> {
+    return { fileBytes: (await this.stats()).fileBytes };
+  }
+
+  async stats(): Promise<StoreStats> {
+    const { rows } = await this.#conn.pool.query(
+      `SELECT (SELECT count(*) FROM conversations)::int AS conversations, (SELECT count(*) FROM messages)::int AS messages,
+         (SELECT count(*) FROM summaries)::int AS summaries, (SELECT count(*) FROM payloads)::int AS payloads,
+         (SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relkind = 'r')::bigint AS bytes`,
+      [this.#conn.options.schema],
+    );
+    const r = rows[0];
+    return { path: this.path, schemaVersion: this.schemaVersion, conversations: r.conversations, messages: r.messages, summaries: r.summaries, payloads: r.payloads, pendingIndex: 0, fileBytes: Number(r.bytes) };
   }
 
   // ---------------------------------------------------------------- retention
