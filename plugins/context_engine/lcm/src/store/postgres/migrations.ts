@@ -141,6 +141,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       await client.query("SAVEPOINT trgm");
       try {
         // In public: an extension lives in one schema per database, and a test schema is dropped after its run.
+        // Database-wide lock: two schemas migrating at once would race on CREATE EXTENSION.
+        await client.query("SELECT pg_advisory_xact_lock(hashtext('lcm:create-extension:pg_trgm'))");
         await client.query("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public");
         await client.query("CREATE INDEX messages_trgm ON messages USING gin (body public.gin_trgm_ops)");
         await client.query("CREATE INDEX summaries_trgm ON summaries USING gin (content public.gin_trgm_ops)");
