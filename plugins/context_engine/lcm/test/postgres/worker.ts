@@ -11,7 +11,7 @@ const sessions = Number(sessionsArg);
 const turns = Number(turnsArg);
 
 /** The transcript every process sees for session `s` after `t` turns (deterministic). */
-export function transcript(s: number, t: number): Message[] {
+function transcript(s: number, t: number): Message[] {
   const out: Message[] = [{ role: "system", content: `session ${s}` }];
   for (let i = 0; i < t; i++) out.push({ role: "user", content: `s${s} question ${i}` }, { role: "assistant", content: `s${s} answer ${i}` });
   return out;
