@@ -3,7 +3,7 @@ import { HELP_BY_COMMAND, MAIN_HELP } from "./help.js";
 import type { CliIO } from "./io.js";
 import { cliVersion } from "./version.js";
 
-const COMMANDS = ["replay", "chat", "plugins", "config", "new-engine", "help"] as const;
+const COMMANDS = ["replay", "chat", "plugins", "config", "new-engine", "lcm", "help"] as const;
 
 /**
  * Run the CLI: parse `argv` (without node and the script), run the command,
@@ -53,6 +53,8 @@ async function dispatch(args: string[], io: CliIO): Promise<number> {
       return (await import("./commands/config.js")).configCommand(rest, io);
     case "new-engine":
       return (await import("./commands/new-engine.js")).newEngineCommand(rest, io);
+    case "lcm":
+      return (await import("./commands/lcm.js")).lcmCommand(rest, io);
     default:
       throw unknownCommand(first);
   }

@@ -13,6 +13,7 @@ Commands:
   plugins info <name>    Details of one engine
   config check           Validate config.yaml and print each problem with its line
   new-engine <name>      Scaffold a context engine package (same as npm create context-engine)
+  lcm export|import      Move one LCM conversation between stores (SQLite file, PostgreSQL URL)
   help [command]         Show help for a command
 
 Options:
@@ -138,7 +139,18 @@ documented skeleton ContextEngine subclass and a test running the contract kit. 
   cd <name> && npm install && npm test
 `;
 
+export const LCM_HELP = `Usage:
+  context-engine lcm export --session <id> [--store <file|postgres://…>] [--schema <name>] [--out <file>]
+  context-engine lcm import <file> [--store <file|postgres://…>] [--schema <name>] [--as <id>]
+
+Moves one conversation of the LCM engine between stores, losslessly: every message as stored, the
+summaries with their lineage, and the active context. The store is a SQLite file (default
+./.lcm/lcm.sqlite) or a postgres:// URL (schema from --schema, default lcm). Import refuses a session
+that already holds messages; --as imports under another session id.
+`;
+
 export const HELP_BY_COMMAND: Record<string, string> = {
+  lcm: LCM_HELP,
   "new-engine": NEW_ENGINE_HELP,
   replay: REPLAY_HELP,
   chat: CHAT_HELP,

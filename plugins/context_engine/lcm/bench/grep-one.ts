@@ -1,3 +1,4 @@
+import { sqliteHandle } from "../src/store/sqlite/store.js";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -85,8 +86,8 @@ function build(): Meta {
     store.indexPending();
     if ((start / BATCH) % 20 === 19) process.stdout.write(`  built ${(start + BATCH).toLocaleString("en-US")} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
   }
-  store.db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')");
-  store.db.pragma("wal_checkpoint(TRUNCATE)");
+  sqliteHandle(store).exec("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')");
+  sqliteHandle(store).pragma("wal_checkpoint(TRUNCATE)");
   store.close();
   renameSync(tmp, file);
   const meta: Meta = { rare, fifth, buildMs: performance.now() - t0 };

@@ -144,11 +144,11 @@ export class LcmEngine extends ContextEngine {
   /**
    * Apply `engines.lcm.retention` now (also done when a session starts or ends). Live sessions are protected. Null when no policy is configured.
    */
-  applyRetention(): RetentionReport | null {
+  async applyRetention(): Promise<RetentionReport | null> {
     const policy = this.config.retention;
     if (!policy || !this.#lease) return null;
     try {
-      const report = applyRetention(this.#lease.store, {
+      const report = await applyRetention(this.#lease.store, {
         ...(policy.max_age_days !== undefined ? { maxAgeDays: policy.max_age_days } : {}),
         ...(policy.max_bytes !== undefined ? { maxBytes: policy.max_bytes } : {}),
         ...(policy.max_conversations !== undefined ? { maxConversations: policy.max_conversations } : {}),
@@ -166,7 +166,7 @@ export class LcmEngine extends ContextEngine {
   }
 
   /** Hard delete of everything stored for a session (messages, summaries, index entries, payloads). */
-  forgetSession(sessionId: string): DeleteReport | null {
+  async forgetSession(sessionId: string): Promise<DeleteReport | null> {
     const id = this.#canonical(sessionId);
     const s = this.#sessions.get(id);
     if (s) {
@@ -174,7 +174,7 @@ export class LcmEngine extends ContextEngine {
       this.#sessions.delete(id);
     }
     for (const [alias, target] of this.#aliases) if (target === id || alias === sessionId) this.#aliases.delete(alias);
-    const report = deleteSession(this.store, id);
+    const report = await deleteSession(this.store, id);
     this.#cache.clear();
     return report;
   }
@@ -367,7 +367,7 @@ export class LcmEngine extends ContextEngine {
         }
         if (signal?.aborted) return messages;
         if (s.prepared?.steps.length) {
-          const out = publishPrepared(this.store, s.prepared, this.#logger);
+          const out = await publishPrepared(this.store, s.prepared, this.#logger);
           published += out.committed.length;
           stale += out.stale;
         }
@@ -400,7 +400,7 @@ export class LcmEngine extends ContextEngine {
             return messages;
           }
           if (work?.steps.length) {
-            const out = publishPrepared(this.store, work, this.#logger);
+            const out = await publishPrepared(this.store, work, this.#logger);
             published += out.committed.length;
             stale += out.stale;
           }
@@ -502,7 +502,7 @@ export class LcmEngine extends ContextEngine {
           }
         }
         if (s.prepared?.steps.length) {
-          const out = publishPrepared(this.store, s.prepared, this.#logger);
+          const out = await publishPrepared(this.store, s.prepared, this.#logger);
           this.#metrics.published += out.committed.length;
           s.prepared = null;
         }
@@ -672,7 +672,7 @@ export class LcmEngine extends ContextEngine {
       return await this.#locked(s, async () => {
         // The current turn must be searchable too: ingest what the host shows us first.
         if (options.messages?.length) this.#ingest(s, options.messages);
-        return handleLcmToolCall(this.store, name, args, {
+        return await handleLcmToolCall(this.store, name, args, {
           conversationId: s.conversationId,
           allowCrossConversation: this.config.cross_conversation,
         });
@@ -697,7 +697,8 @@ export class LcmEngine extends ContextEngine {
     if (this.#resetPending !== null && this.#canonical(id) !== this.#resetPending) this.#resetPending = null;
     try {
       this.#session(id);
-      this.applyRetention();
+      // Off the hook's path: it reports its own failures and never rejects.
+      void this.applyRetention();
     } catch (error) {
       this.#logger.error("lcm: cannot open the store", { error: describeError(error) });
     }
@@ -715,7 +716,7 @@ export class LcmEngine extends ContextEngine {
     }
     s.abort.abort();
     this.#sessions.delete(s.sessionId);
-    this.applyRetention();
+    await this.applyRetention();
   }
 
   /** `/new` or `/reset`: the stored history stays searchable, the active context starts empty. */

@@ -14,12 +14,15 @@ export { CONTEXT_TAG, isEngineMessage } from "./assembly/render.js";
 export type * from "./store/types.js";
 export { openLcmStore, resolveStorePath } from "./store/index.js";
 export { acquireStore } from "./store/pool.js";
+export { openPostgresStore } from "./store/open.js";
+export type { PostgresStoreOptions } from "./store/postgres/options.js";
+export { exportConversation, importConversation, parseConversationExport, ConversationExportSchema } from "./transfer/index.js";
+export type { ConversationExport } from "./transfer/index.js";
 export type { StoreLease } from "./store/pool.js";
 export { searchHistory, parseQuery, STOP_WORDS } from "./search/index.js";
 export type { SearchHit, SearchQuery, SearchResult } from "./search/index.js";
-// The search operations a store implements (the SQLite one here; a PostgreSQL one later).
+// The search operations a store implements (`LcmStore.searchStore()`).
 export type * from "./store/search-types.js";
-export { SqliteSearchStore } from "./store/sqlite-search.js";
 export { lcmToolSchemas, handleLcmToolCall, isLcmTool } from "./tools/index.js";
 export type { LcmToolContext } from "./tools/index.js";
 export { createRedactor, RedactionConfigSchema } from "./redact/index.js";

@@ -394,7 +394,7 @@ describe("data hygiene", () => {
     const engine = setup({ chatModel: new FakeSummarizer(), config: { cross_conversation: true } });
     await engine.compress(agentConversation(30, 51), { sessionId: "a" });
     await engine.compress(agentConversation(30, 52), { sessionId: "b" });
-    const report = engine.forgetSession("a");
+    const report = await engine.forgetSession("a");
     expect(report?.messages).toBeGreaterThan(0);
     expect(engine.store.findConversation("a")).toBeNull();
     expect(engine.store.findConversation("b")!.messageCount).toBeGreaterThan(0);

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@context-engine/core";
-import { openLcmStore, type SqliteLcmStore } from "../src/store/index.js";
-import type { OpenStoreOptions } from "../src/store/types.js";
+import { openLcmStore } from "../src/store/index.js";
+import type { LcmStore, OpenStoreOptions } from "../src/store/types.js";
 
 /** A real SQLite file in a fresh temp dir; `cleanup()` closes and removes it. */
-export function tempStore(options: OpenStoreOptions = {}): { store: SqliteLcmStore; dir: string; cleanup: () => void } {
+export function tempStore(options: OpenStoreOptions = {}): { store: LcmStore; dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "lcm-test-"));
   const store = openLcmStore({ dataDir: dir, ...options });
   return {

@@ -30,17 +30,17 @@ function twoSessions() {
 
 describe("cross-conversation isolation", () => {
   for (const cross of [false, true]) {
-    it(`every tool with every id of the other session: cross_conversation ${cross}`, () => {
+    it(`every tool with every id of the other session: cross_conversation ${cross}`, async () => {
       const { store, a, b } = twoSessions();
       const ctx = { conversationId: a.conv.id, allowCrossConversation: cross };
-      const run = (name: string, args: unknown) => JSON.parse(handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
+      const run = async (name: string, args: unknown) => JSON.parse(await handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
       const otherIds: Array<string | number> = [...b.ids.flatMap((id) => [`msg_${id}`, id]), b.summaryId];
       for (const id of otherIds) {
         for (const tool of ["lcm_describe", "lcm_expand"]) {
-          const plain = run(tool, { id });
+          const plain = (await run(tool, { id }));
           if (!cross) expect(plain.error, `${tool} ${id}`).toMatch(/: no (message|summary) /);
           else expect(plain.error, `${tool} ${id}`).toMatch(/another conversation/);
-          const all = run(tool, { id, all_conversations: true });
+          const all = (await run(tool, { id, all_conversations: true }));
           if (!cross) expect(all.error, `${tool} ${id}`).toMatch(/cross-conversation reads are disabled/);
           else expect(all.error, `${tool} ${id}`).toBeUndefined();
           expect(JSON.stringify(plain)).not.toContain("bumblebee");
@@ -49,12 +49,12 @@ describe("cross-conversation isolation", () => {
       }
       // own ids always work
       for (const id of [...a.ids.map((i) => `msg_${i}`), a.summaryId]) {
-        expect(run("lcm_describe", { id }).error).toBeUndefined();
-        expect(run("lcm_expand", { id }).error).toBeUndefined();
+        expect((await run("lcm_describe", { id })).error).toBeUndefined();
+        expect((await run("lcm_expand", { id })).error).toBeUndefined();
       }
       for (const mode of ["full_text", "regex"]) {
-        expect(run("lcm_grep", { query: "bumblebee", mode }).hits).toEqual([]);
-        const all = run("lcm_grep", { query: "bumblebee", mode, all_conversations: true });
+        expect((await run("lcm_grep", { query: "bumblebee", mode })).hits).toEqual([]);
+        const all = (await run("lcm_grep", { query: "bumblebee", mode, all_conversations: true }));
         if (!cross) {
           expect(all.error).toMatch(/cross-conversation reads are disabled/);
         } else {

@@ -30,7 +30,7 @@ describe.skipIf(!dataDir)("store on real recorded sessions", () => {
   }, 60_000);
   afterAll(() => t.cleanup());
 
-  it("stores every message with its structure and reads it back identically", () => {
+  it("stores every message with its structure and reads it back identically", async () => {
     expect(sessions.length).toBeGreaterThan(5);
     for (const s of sessions) {
       const conv = t.store.conversation(`${s.format}:${s.id}`);
@@ -43,27 +43,27 @@ describe.skipIf(!dataDir)("store on real recorded sessions", () => {
     }
   });
 
-  it("finds a distinctive word of sampled messages in their conversation", () => {
+  it("finds a distinctive word of sampled messages in their conversation", async () => {
     let checked = 0;
     for (const s of sessions) {
       const conv = t.store.findConversation(`${s.format}:${s.id}`)!;
-      s.messages.forEach((m, i) => {
-        if (i % 7 !== 0) return;
+      for (const [i, m] of s.messages.entries()) {
+        if (i % 7 !== 0) continue;
         const words = (contentText((m as { content?: unknown }).content) || "").match(/\b[A-Za-z][A-Za-z0-9]{7,30}\b/g);
-        if (!words?.length) return;
+        if (!words?.length) continue;
         const word = words[Math.floor(words.length / 2)]!;
         // Page through the hits (common words have many) until the message shows up.
         const seqs: number[] = [];
         let cursor: string | null = null;
         let pages = 0;
         do {
-          const r = searchHistory(t.store, { query: word, conversationId: conv.id, limit: 100, sort: "recency", cursor });
+          const r = await searchHistory(t.store, { query: word, conversationId: conv.id, limit: 100, sort: "recency", cursor });
           seqs.push(...r.hits.map((h) => h.seq!));
           cursor = seqs.includes(i) ? null : r.nextCursor;
         } while (cursor && ++pages < 50);
         expect(seqs).toContain(i);
         checked++;
-      });
+      }
     }
     expect(checked).toBeGreaterThan(50);
   });

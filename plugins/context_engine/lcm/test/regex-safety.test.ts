@@ -14,7 +14,7 @@ const BUDGET_MS = 250;
 const WALL_MS = 3_000;
 
 describe("regex mode is linear-time and bounded", () => {
-  it("returns within the bound for catastrophic patterns on 100 kB messages", () => {
+  it("returns within the bound for catastrophic patterns on 100 kB messages", async () => {
     const t = tempStore({ redaction: false });
     cleanups.push(t.cleanup);
     const c = t.store.conversation("s");
@@ -22,39 +22,39 @@ describe("regex mode is linear-time and bounded", () => {
     t.store.ingest(c.id, [...big, ...big, ...big]);
     for (const pattern of ["a*a*a*a*a*b", "\\w*\\w*\\w*b", "(a+)+b", "(a|aa)*b", "(.*a){12}b"]) {
       const started = performance.now();
-      const r = searchHistory(t.store, { query: pattern, mode: "regex", conversationId: c.id, regexTimeBudgetMs: BUDGET_MS });
+      const r = await searchHistory(t.store, { query: pattern, mode: "regex", conversationId: c.id, regexTimeBudgetMs: BUDGET_MS });
       expect(performance.now() - started, pattern).toBeLessThan(WALL_MS);
       expect(r.hits, pattern).toHaveLength(0);
       if (!r.complete) expect(r.nextCursor).not.toBeNull();
     }
   });
 
-  it("refuses what RE2 cannot run in linear time, with a clear error", () => {
+  it("refuses what RE2 cannot run in linear time, with a clear error", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const c = t.store.conversation("s");
     t.store.ingest(c.id, [user("ab")]);
-    const run = (query: string) => () => searchHistory(t.store, { query, mode: "regex", conversationId: c.id });
-    expect(run("(?<=a+)b")).toThrow(/lookbehind/);
-    expect(run("a(?=b)")).toThrow(/lookahead/);
-    expect(run("(a)\\1")).toThrow(/backreference/);
-    expect(run("a{1,30000}b")).toThrow(/invalid pattern/);
-    expect(run("([a-z]")).toThrow(/invalid pattern/);
+    const run = (query: string) => searchHistory(t.store, { query, mode: "regex", conversationId: c.id });
+    await expect(run("(?<=a+)b")).rejects.toThrow(/lookbehind/);
+    await expect(run("a(?=b)")).rejects.toThrow(/lookahead/);
+    await expect(run("(a)\\1")).rejects.toThrow(/backreference/);
+    await expect(run("a{1,30000}b")).rejects.toThrow(/invalid pattern/);
+    await expect(run("([a-z]")).rejects.toThrow(/invalid pattern/);
   });
 
-  it("finds a match in the oldest message of a long conversation through the literal prefilter", () => {
+  it("finds a match in the oldest message of a long conversation through the literal prefilter", async () => {
     const t = tempStore({ redaction: false });
     cleanups.push(t.cleanup);
     const c = t.store.conversation("s");
     const msgs = [user("the build id was XQZ-4411-final after the fix")];
     for (let i = 0; i < 20_000; i++) msgs.push(asst(`step ${i}: compiled module m${i} with warnings ${i % 7}`));
     t.store.ingest(c.id, msgs, { index: "deferred", mode: "append" });
-    const r = searchHistory(t.store, { query: "XQZ-\\d{4}-fin", mode: "regex", conversationId: c.id, scope: "messages" });
+    const r = await searchHistory(t.store, { query: "XQZ-\\d{4}-fin", mode: "regex", conversationId: c.id, scope: "messages" });
     expect(r.hits.map((h) => h.seq)).toEqual([0]);
     expect(r.complete).toBe(true);
   });
 
-  it("continues a scan stopped by its bound from the cursor, without losing rows", () => {
+  it("continues a scan stopped by its bound from the cursor, without losing rows", async () => {
     const t = tempStore({ redaction: false });
     cleanups.push(t.cleanup);
     const c = t.store.conversation("s");
@@ -64,7 +64,7 @@ describe("regex mode is linear-time and bounded", () => {
     const seen: number[] = [];
     let cursor: string | null = null;
     for (let i = 0; i < 100; i++) {
-      const r = searchHistory(t.store, { query: "mark\\d+q", mode: "regex", conversationId: c.id, regexRowCap: 100, limit: 50, cursor, scope: "messages" });
+      const r = await searchHistory(t.store, { query: "mark\\d+q", mode: "regex", conversationId: c.id, regexRowCap: 100, limit: 50, cursor, scope: "messages" });
       seen.push(...r.hits.map((h) => h.seq!));
       cursor = r.nextCursor;
       if (!cursor) break;
@@ -72,7 +72,7 @@ describe("regex mode is linear-time and bounded", () => {
     expect(seen).toEqual([2500, 2000, 1500, 1000, 500, 0]);
   });
 
-  it("extracts required literals conservatively", () => {
+  it("extracts required literals conservatively", async () => {
     expect(requiredLiteral("XQZ-\\d{4}-fin")).toBe("XQZ-");
     expect(requiredLiteral("foo|barbaz")).toBeNull();
     expect(requiredLiteral("abcd?e")).toBe("abc");

@@ -32,9 +32,9 @@ function corpus() {
 }
 
 describe("full-text search", () => {
-  it("ranks by BM25 within the current conversation and gives snippets", () => {
+  it("ranks by BM25 within the current conversation and gives snippets", async () => {
     const { store, a } = corpus();
-    const r = searchHistory(store, { query: "timeout", conversationId: a.id });
+    const r = await searchHistory(store, { query: "timeout", conversationId: a.id });
     expect(r.hits.length).toBeGreaterThanOrEqual(3);
     expect(r.hits.every((h) => h.conversationId === a.id)).toBe(true);
     expect(r.hits[0]!.snippet.toLowerCase()).toContain("«timeout»");
@@ -42,64 +42,64 @@ describe("full-text search", () => {
     expect(r.hits.map((h) => h.score!)).toEqual([...r.hits.map((h) => h.score!)].sort((x, y) => y - x));
   });
 
-  it("searches every conversation only when asked", () => {
+  it("searches every conversation only when asked", async () => {
     const { store, a } = corpus();
-    const scoped = searchHistory(store, { query: "invoices", conversationId: a.id });
+    const scoped = await searchHistory(store, { query: "invoices", conversationId: a.id });
     expect(scoped.hits).toHaveLength(0);
-    const all = searchHistory(store, { query: "invoices", conversationId: null });
+    const all = await searchHistory(store, { query: "invoices", conversationId: null });
     expect(all.hits).toHaveLength(1);
     expect(all.hits[0]!.sessionId).toBe("beta");
   });
 
-  it("finds identifiers, tool-call arguments and phrases; excludes words", () => {
+  it("finds identifiers, tool-call arguments and phrases; excludes words", async () => {
     const { store, a, ids } = corpus();
-    expect(searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id }).hits.map((h) => h.messageId).sort()).toEqual([ids[3], ids[4]].sort());
-    expect(searchHistory(store, { query: "src/payment/retry.ts", conversationId: a.id }).hits.map((h) => h.messageId)).toContain(ids[2]);
-    expect(searchHistory(store, { query: '"payment service"', conversationId: a.id }).hits.map((h) => h.messageId)).toEqual([ids[1]]);
-    const excl = searchHistory(store, { query: "payment -deploy", conversationId: a.id }).hits.map((h) => h.messageId);
+    expect((await searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id })).hits.map((h) => h.messageId).sort()).toEqual([ids[3], ids[4]].sort());
+    expect((await searchHistory(store, { query: "src/payment/retry.ts", conversationId: a.id })).hits.map((h) => h.messageId)).toContain(ids[2]);
+    expect((await searchHistory(store, { query: '"payment service"', conversationId: a.id })).hits.map((h) => h.messageId)).toEqual([ids[1]]);
+    const excl = (await searchHistory(store, { query: "payment -deploy", conversationId: a.id })).hits.map((h) => h.messageId);
     expect(excl).not.toContain(ids[1]);
     expect(excl.length).toBeGreaterThan(0);
-    expect(searchHistory(store, { query: "retr*", conversationId: a.id }).hits.length).toBeGreaterThanOrEqual(2);
+    expect((await searchHistory(store, { query: "retr*", conversationId: a.id })).hits.length).toBeGreaterThanOrEqual(2);
   });
 
-  it("ranks any-word matches by default, and requires every word with AND", () => {
+  it("ranks any-word matches by default, and requires every word with AND", async () => {
     const { store, a, ids } = corpus();
-    const r = searchHistory(store, { query: "weather invoices zebra", conversationId: a.id });
+    const r = await searchHistory(store, { query: "weather invoices zebra", conversationId: a.id });
     expect(r.hits.map((h) => h.messageId)).toEqual([ids[7]]);
-    const both = searchHistory(store, { query: "payment timeout", conversationId: a.id, scope: "messages" }).hits.map((h) => h.messageId);
+    const both = (await searchHistory(store, { query: "payment timeout", conversationId: a.id, scope: "messages" })).hits.map((h) => h.messageId);
     expect(both[0]).toBe(ids[1]); // the only message with both words ranks first
     expect(both.length).toBeGreaterThan(2); // messages with one of them follow
-    expect(searchHistory(store, { query: "payment AND timeout", conversationId: a.id, scope: "messages" }).hits.map((h) => h.messageId)).toEqual([ids[1]]);
+    expect((await searchHistory(store, { query: "payment AND timeout", conversationId: a.id, scope: "messages" })).hits.map((h) => h.messageId)).toEqual([ids[1]]);
   });
 
-  it("finds Chinese text by substring (trigram), including two-character words", () => {
+  it("finds Chinese text by substring (trigram), including two-character words", async () => {
     const { store, a, ids } = corpus();
-    expect(searchHistory(store, { query: "静默模式", conversationId: a.id }).hits.map((h) => h.messageId)).toEqual([ids[5]]);
-    expect(searchHistory(store, { query: "静默", conversationId: a.id }).hits.map((h) => h.messageId)).toEqual([ids[5]]);
-    const both = searchHistory(store, { query: "超时设置", conversationId: a.id }).hits.map((h) => h.messageId);
+    expect((await searchHistory(store, { query: "静默模式", conversationId: a.id })).hits.map((h) => h.messageId)).toEqual([ids[5]]);
+    expect((await searchHistory(store, { query: "静默", conversationId: a.id })).hits.map((h) => h.messageId)).toEqual([ids[5]]);
+    const both = (await searchHistory(store, { query: "超时设置", conversationId: a.id })).hits.map((h) => h.messageId);
     expect(both.sort()).toEqual([ids[5], ids[6]].sort());
-    expect(searchHistory(store, { query: "静默模式", conversationId: a.id }).hits[0]!.snippet).toContain("«");
+    expect((await searchHistory(store, { query: "静默模式", conversationId: a.id })).hits[0]!.snippet).toContain("«");
   });
 
-  it("filters by role and time and paginates with a cursor", () => {
+  it("filters by role and time and paginates with a cursor", async () => {
     const { store, a } = corpus();
-    const roles = searchHistory(store, { query: "timeout", conversationId: a.id, roles: ["assistant"] });
+    const roles = await searchHistory(store, { query: "timeout", conversationId: a.id, roles: ["assistant"] });
     expect(roles.hits.every((h) => h.role === "assistant")).toBe(true);
-    const since = searchHistory(store, { query: "timeout", conversationId: a.id, since: 1_700_000_000_000 + 3 * 86_400_000 });
+    const since = await searchHistory(store, { query: "timeout", conversationId: a.id, since: 1_700_000_000_000 + 3 * 86_400_000 });
     expect(since.hits.every((h) => h.createdAt >= 1_700_000_000_000 + 3 * 86_400_000)).toBe(true);
-    const all = searchHistory(store, { query: "timeout", conversationId: a.id, limit: 100 }).hits.map((h) => h.ref);
+    const all = (await searchHistory(store, { query: "timeout", conversationId: a.id, limit: 100 })).hits.map((h) => h.ref);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = searchHistory(store, { query: "timeout", conversationId: a.id, limit: 1, cursor });
+      const page = await searchHistory(store, { query: "timeout", conversationId: a.id, limit: 1, cursor });
       seen.push(...page.hits.map((h) => h.ref));
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual(all);
-    expect(() => searchHistory(store, { query: "payment", conversationId: a.id, cursor: searchHistory(store, { query: "timeout", conversationId: a.id, limit: 1 }).nextCursor })).toThrow(/different query/);
+    await expect(searchHistory(store, { query: "payment", conversationId: a.id, cursor: (await searchHistory(store, { query: "timeout", conversationId: a.id, limit: 1 })).nextCursor })).rejects.toThrow(/different query/);
   });
 
-  it("searches summaries and reports which summary covers a compacted message", () => {
+  it("searches summaries and reports which summary covers a compacted message", async () => {
     const { store, a, ids } = corpus();
     const items = store.getFrontier(a.id).items;
     const run = items.slice(1, 5);
@@ -108,35 +108,35 @@ describe("full-text search", () => {
       { fromOrdinal: run[0]!.ordinal, toOrdinal: run[3]!.ordinal, expect: run },
     );
     if (!s.ok) throw new Error(s.detail);
-    const r = searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id });
+    const r = await searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id });
     // Its source message holds the word: the message stands for the summary in a mixed search.
     expect(r.hits.some((h) => h.type === "summary")).toBe(false);
-    const sum = searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id, scope: "summaries" }).hits[0];
+    const sum = (await searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id, scope: "summaries" })).hits[0];
     expect(sum?.ref).toBe(s.summary.id);
     const msg = r.hits.find((h) => h.type === "message" && h.messageId === ids[3]);
     expect(msg?.inContext).toBe(false);
     expect(msg?.coveredBy).toEqual([s.summary.id]);
-    const only = searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id, scope: "messages" });
+    const only = await searchHistory(store, { query: "MAX_RETRY_COUNT", conversationId: a.id, scope: "messages" });
     expect(only.hits.every((h) => h.type === "message")).toBe(true);
   });
 
-  it("rejects queries with nothing searchable", () => {
+  it("rejects queries with nothing searchable", async () => {
     const { store, a } = corpus();
-    expect(() => searchHistory(store, { query: "!!! ...", conversationId: a.id })).toThrow(/no searchable words/);
+    await expect(searchHistory(store, { query: "!!! ...", conversationId: a.id })).rejects.toThrow(/no searchable words/);
   });
 });
 
 describe("regex search", () => {
-  it("matches over content and tool calls, newest first", () => {
+  it("matches over content and tool calls, newest first", async () => {
     const { store, a, ids } = corpus();
-    const r = searchHistory(store, { query: "MAX_RETRY_COUNT\\s*=\\s*\\d+", mode: "regex", conversationId: a.id });
+    const r = await searchHistory(store, { query: "MAX_RETRY_COUNT\\s*=\\s*\\d+", mode: "regex", conversationId: a.id });
     expect(r.hits.map((h) => h.messageId)).toEqual([ids[4], ids[3]]);
     expect(r.complete).toBe(true);
     expect(r.hits[0]!.snippet).toContain("«MAX_RETRY_COUNT = 7»");
-    expect(searchHistory(store, { query: "retry\\.ts", mode: "regex", conversationId: a.id }).hits.map((h) => h.messageId)).toEqual([ids[2]]);
+    expect((await searchHistory(store, { query: "retry\\.ts", mode: "regex", conversationId: a.id })).hits.map((h) => h.messageId)).toEqual([ids[2]]);
   });
 
-  it("stops at the row cap and continues from the cursor without losing or repeating rows", () => {
+  it("stops at the row cap and continues from the cursor without losing or repeating rows", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const c = t.store.conversation("big");
@@ -147,7 +147,7 @@ describe("regex search", () => {
     let calls = 0;
     do {
       // No literal of three characters: a real scan, stopped by the row cap.
-      const r = searchHistory(t.store, { query: "[m][a][r][k][e]r-\\d+", mode: "regex", conversationId: c.id, regexRowCap: 100, limit: 50, cursor, scope: "messages" });
+      const r = await searchHistory(t.store, { query: "[m][a][r][k][e]r-\\d+", mode: "regex", conversationId: c.id, regexRowCap: 100, limit: 50, cursor, scope: "messages" });
       found.push(...r.hits.map((h) => h.snippet.replace(/[«»…]/g, "")));
       cursor = r.nextCursor;
       if (cursor) expect(r.complete).toBe(false);
@@ -157,11 +157,11 @@ describe("regex search", () => {
     expect(found.map((s) => s.trim())).toEqual(Array.from({ length: 12 }, (_, i) => `marker-${(11 - i) * 50}`));
   });
 
-  it("runs formerly catastrophic patterns (linear-time RE2) and refuses invalid ones", () => {
+  it("runs formerly catastrophic patterns (linear-time RE2) and refuses invalid ones", async () => {
     const { store, a } = corpus();
-    expect(searchHistory(store, { query: "(a+)+$", mode: "regex", conversationId: a.id }).complete).toBe(true);
-    expect(searchHistory(store, { query: "(a|ab)*c", mode: "regex", conversationId: a.id }).complete).toBe(true);
-    expect(() => searchHistory(store, { query: "([a-z]", mode: "regex", conversationId: a.id })).toThrow(/invalid pattern/);
+    expect((await searchHistory(store, { query: "(a+)+$", mode: "regex", conversationId: a.id })).complete).toBe(true);
+    expect((await searchHistory(store, { query: "(a|ab)*c", mode: "regex", conversationId: a.id })).complete).toBe(true);
+    await expect(searchHistory(store, { query: "([a-z]", mode: "regex", conversationId: a.id })).rejects.toThrow(/invalid pattern/);
   });
 });
 
@@ -174,7 +174,7 @@ describe("regex narrowing by a required word", () => {
     for (const p of ["CANARY-\\d+", "foo|bar", "\\bfooo?\\b", "x\\bfoo-?bar", "(hello)", "\\bhel+o\\b", "\\bab\\b"]) expect(requiredWord(p)).toBeNull();
   });
 
-  it("finds matches inside tool-call arguments and large payloads through the index", () => {
+  it("finds matches inside tool-call arguments and large payloads through the index", async () => {
     const t = tempStore({ payloadThresholdBytes: 256 });
     cleanups.push(t.cleanup);
     const c = t.store.conversation("s");
@@ -183,7 +183,7 @@ describe("regex narrowing by a required word", () => {
       result("k1", `${"noise ".repeat(100)}\nVAULT-9999 rotated`),
       user("nothing here"),
     ]).ids as number[];
-    const r = searchHistory(t.store, { query: "\\bVAULT-\\d{4}\\b", mode: "regex", conversationId: c.id });
+    const r = await searchHistory(t.store, { query: "\\bVAULT-\\d{4}\\b", mode: "regex", conversationId: c.id });
     expect(r.notes.join(" ")).toMatch(/narrowed/);
     expect(r.hits.map((h) => h.messageId)).toEqual([ids[1], ids[0]]);
   });

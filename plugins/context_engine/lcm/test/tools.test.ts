@@ -33,12 +33,12 @@ function setup() {
   const other = store.conversation("other");
   const otherIds = store.ingest(other.id, [user("secret plans in another session about ledger")]).ids as number[];
   const ctx = { conversationId: conv.id, allowCrossConversation: true };
-  const run = (name: string, args: unknown) => JSON.parse(handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
+  const run = async (name: string, args: unknown) => JSON.parse(await handleLcmToolCall(store, name, args, ctx)) as Record<string, any>;
   return { store, conv, ids, leaf: leaf.summary, run, otherIds, msgs };
 }
 
 describe("tool schemas", () => {
-  it("are valid bare function schemas, one per tool", () => {
+  it("are valid bare function schemas, one per tool", async () => {
     const schemas = lcmToolSchemas();
     expect(schemas.map((s) => s.name)).toEqual(["lcm_grep", "lcm_describe", "lcm_expand"]);
     for (const s of schemas) expect(ToolSchemaSchema.safeParse(s).success).toBe(true);
@@ -48,24 +48,24 @@ describe("tool schemas", () => {
 });
 
 describe("argument validation", () => {
-  it("returns JSON errors naming the field, never throws", () => {
+  it("returns JSON errors naming the field, never throws", async () => {
     const { run, store } = setup();
-    expect(run("lcm_grep", {}).error).toMatch(/query/);
-    expect(run("lcm_grep", { query: "x", limit: 0 }).error).toMatch(/limit/);
-    expect(run("lcm_grep", { query: "x", bogus: 1 }).error).toMatch(/bogus|Unrecognized/i);
-    expect(run("lcm_grep", "{not json").error).toMatch(/not valid JSON/);
-    expect(run("lcm_describe", { id: "nonsense" }).error).toMatch(/not a summary id/);
-    expect(run("lcm_expand", { id: "sum_0000000000000000" }).error).toMatch(/no summary/);
-    expect(run("lcm_grep", { query: "(?<=a+)b", mode: "regex" }).error).toMatch(/lookbehind/);
-    expect(run("lcm_grep", { query: "x", since: "yesterday-ish" }).error).toMatch(/since/);
-    expect(JSON.parse(handleLcmToolCall(store, "lcm_nope", {}, { conversationId: 1 })).error).toMatch(/Unknown/);
+    expect((await run("lcm_grep", {})).error).toMatch(/query/);
+    expect((await run("lcm_grep", { query: "x", limit: 0 })).error).toMatch(/limit/);
+    expect((await run("lcm_grep", { query: "x", bogus: 1 })).error).toMatch(/bogus|Unrecognized/i);
+    expect((await run("lcm_grep", "{not json")).error).toMatch(/not valid JSON/);
+    expect((await run("lcm_describe", { id: "nonsense" })).error).toMatch(/not a summary id/);
+    expect((await run("lcm_expand", { id: "sum_0000000000000000" })).error).toMatch(/no summary/);
+    expect((await run("lcm_grep", { query: "(?<=a+)b", mode: "regex" })).error).toMatch(/lookbehind/);
+    expect((await run("lcm_grep", { query: "x", since: "yesterday-ish" })).error).toMatch(/since/);
+    expect(JSON.parse(await handleLcmToolCall(store, "lcm_nope", {}, { conversationId: 1 })).error).toMatch(/Unknown/);
   });
 });
 
 describe("lcm_grep", () => {
-  it("finds compacted content, says which summary covers it, and accepts JSON-string arguments", () => {
+  it("finds compacted content, says which summary covers it, and accepts JSON-string arguments", async () => {
     const { run, leaf } = setup();
-    const r = run("lcm_grep", JSON.stringify({ query: "total=300" }));
+    const r = (await run("lcm_grep", JSON.stringify({ query: "total=300" })));
     const hit = r.hits.find((h: any) => h.type === "message");
     expect(hit.snippet).toContain("300");
     expect(hit.in_context).toBe(false);
@@ -73,19 +73,19 @@ describe("lcm_grep", () => {
     expect(r.complete).toBe(true);
   });
 
-  it("stays in the current conversation unless asked", () => {
+  it("stays in the current conversation unless asked", async () => {
     const { run } = setup();
-    expect(run("lcm_grep", { query: "secret plans" }).hits).toHaveLength(0);
-    const all = run("lcm_grep", { query: "secret plans", all_conversations: true });
+    expect((await run("lcm_grep", { query: "secret plans" })).hits).toHaveLength(0);
+    const all = (await run("lcm_grep", { query: "secret plans", all_conversations: true }));
     expect(all.hits).toHaveLength(1);
     expect(all.hits[0].session).toBe("other");
   });
 });
 
 describe("lcm_describe", () => {
-  it("describes a summary with its span, tokens and lineage", () => {
+  it("describes a summary with its span, tokens and lineage", async () => {
     const { run, leaf, ids } = setup();
-    const d = run("lcm_describe", { id: leaf.id });
+    const d = (await run("lcm_describe", { id: leaf.id }));
     expect(d).toMatchObject({ type: "summary", kind: "leaf", depth: 0, covers_messages: 60, in_context: true, seq_span: { first: 1, last: 60 } });
     expect(d.source_messages).toHaveLength(50);
     expect(d.source_messages_total).toBe(60);
@@ -93,23 +93,23 @@ describe("lcm_describe", () => {
     expect(d.source_tokens).toBeGreaterThan(d.tokens);
   });
 
-  it("describes a message, and refuses another conversation's ids unless asked", () => {
+  it("describes a message, and refuses another conversation's ids unless asked", async () => {
     const { run, ids, leaf, otherIds } = setup();
-    const d = run("lcm_describe", { id: `msg_${ids[2]}` });
+    const d = (await run("lcm_describe", { id: `msg_${ids[2]}` }));
     expect(d).toMatchObject({ type: "message", role: "assistant", tool_calls: ["c0"], in_context: false, covered_by: [leaf.id] });
-    expect(run("lcm_describe", { id: otherIds[0] }).error).toMatch(/another conversation/);
-    expect(run("lcm_describe", { id: otherIds[0], all_conversations: true }).type).toBe("message");
+    expect((await run("lcm_describe", { id: otherIds[0] })).error).toMatch(/another conversation/);
+    expect((await run("lcm_describe", { id: otherIds[0], all_conversations: true })).type).toBe("message");
   });
 });
 
 describe("lcm_expand", () => {
-  it("recovers every original message under a summary, page by page within the budget", () => {
+  it("recovers every original message under a summary, page by page within the budget", async () => {
     const { run, leaf, msgs } = setup();
     const got: any[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r = run("lcm_expand", { id: leaf.id, max_tokens: 300, ...(cursor ? { cursor } : {}) });
+      const r = (await run("lcm_expand", { id: leaf.id, max_tokens: 300, ...(cursor ? { cursor } : {}) }));
       expect(r.tokens).toBeLessThanOrEqual(300);
       expect(r.total_messages).toBe(60);
       got.push(...r.messages);
@@ -126,7 +126,7 @@ describe("lcm_expand", () => {
     }
   });
 
-  it("reads a message larger than the budget in parts, losslessly", () => {
+  it("reads a message larger than the budget in parts, losslessly", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const conv = t.store.conversation("s");
@@ -136,7 +136,7 @@ describe("lcm_expand", () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r = JSON.parse(handleLcmToolCall(t.store, "lcm_expand", { id: `msg_${ids[1]}`, max_tokens: 500, ...(cursor ? { cursor } : {}) }, { conversationId: conv.id }));
+      const r = JSON.parse(await handleLcmToolCall(t.store, "lcm_expand", { id: `msg_${ids[1]}`, max_tokens: 500, ...(cursor ? { cursor } : {}) }, { conversationId: conv.id }));
       expect(r.messages).toHaveLength(1);
       text += r.messages[0].content;
       cursor = r.nextCursor ?? undefined;
@@ -146,11 +146,11 @@ describe("lcm_expand", () => {
     expect(text).toBe(big);
   });
 
-  it("expands a message with its neighbours and rejects a foreign cursor", () => {
+  it("expands a message with its neighbours and rejects a foreign cursor", async () => {
     const { run, ids, leaf } = setup();
-    const r = run("lcm_expand", { id: `msg_${ids[10]}`, around: 2 });
+    const r = (await run("lcm_expand", { id: `msg_${ids[10]}`, around: 2 }));
     expect(r.messages.map((m: any) => m.seq)).toEqual([8, 9, 10, 11, 12]);
-    const page = run("lcm_expand", { id: leaf.id, max_tokens: 100 });
-    expect(run("lcm_expand", { id: `msg_${ids[10]}`, cursor: page.nextCursor }).error).toMatch(/cursor/);
+    const page = (await run("lcm_expand", { id: leaf.id, max_tokens: 100 }));
+    expect((await run("lcm_expand", { id: `msg_${ids[10]}`, cursor: page.nextCursor })).error).toMatch(/cursor/);
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from "@context-engine/core";
-import type { FrontierItem, FrontierItemKey, LcmStore, NewSummary, SummaryRecord } from "../store/types.js";
+import type { FrontierItem, FrontierItemKey, LcmStore, LcmStoreDriver, NewSummary, SummaryRecord } from "../store/types.js";
 import type { Plan, PlanOptions, ShapeLoader, SummaryItem, VirtualItem } from "./planner.js";
 import { applyPlan, planNext } from "./planner.js";
 import { renderSourceMessages } from "./source-text.js";
@@ -23,7 +23,7 @@ export interface PreparedWork {
 }
 
 export interface RunDeps {
-  store: LcmStore;
+  store: LcmStoreDriver;
   summarizer: Summarizer;
   loadShapes: ShapeLoader;
   logger: Logger;
@@ -116,18 +116,18 @@ export function replaySteps(items: VirtualItem[], steps: readonly PreparedStep[]
   return out;
 }
 
-function summaryContent(deps: RunDeps, item: SummaryItem, steps: readonly PreparedStep[]): string {
+async function summaryContent(deps: RunDeps, item: SummaryItem, steps: readonly PreparedStep[]): Promise<string> {
   if (item.kind === "pending") return steps[item.ref]?.result.content ?? "";
-  return deps.store.getSummary(item.summaryId)?.content ?? "";
+  return (await deps.store.getSummary(item.summaryId))?.content ?? "";
 }
 
 async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly PreparedStep[], options: RunOptions): Promise<SummarizeResult> {
   const late = options.modelDeadline !== undefined && Date.now() >= options.modelDeadline;
   const timing = late ? { modelUnavailableReason: "compress time budget spent" } : {};
   if (plan.kind === "leaf") {
-    const stored = deps.store.getMessagesByIds(plan.messageIds);
+    const stored = await deps.store.getMessagesByIds(plan.messageIds);
     const source = renderSourceMessages(stored.map((m) => ({ seq: m.seq, message: m.message, createdAt: m.createdAt })));
-    const previous = plan.previous ? summaryContent(deps, plan.previous, steps) : "";
+    const previous = plan.previous ? await summaryContent(deps, plan.previous, steps) : "";
     return deps.summarizer.summarize({
       depth: 0,
       source,
@@ -139,7 +139,8 @@ async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly Prepared
       ...timing,
     });
   }
-  const blocks = plan.children.map((c, k) => `[summary ${k + 1} of ${plan.children.length}]\n${summaryContent(deps, c, steps)}`);
+  const blocks: string[] = [];
+  for (const [k, c] of plan.children.entries()) blocks.push(`[summary ${k + 1} of ${plan.children.length}]\n${await summaryContent(deps, c, steps)}`);
   return deps.summarizer.summarize({
     depth: plan.depth,
     source: blocks.join("\n\n"),
@@ -162,69 +163,68 @@ function sameKey(a: FrontierItemKey, b: FrontierItemKey): boolean {
 }
 
 /**
- * Publish prepared steps in one transaction, each as a compare-and-swap on
- * the run it replaces. A step whose run changed (or that depends on a dropped
- * step) is dropped with everything after it; the steps before it stay, each
- * being a valid state on its own.
+ * Publish prepared steps in order, each one atomic on its own as a
+ * compare-and-swap on the run it replaces (so any driver, synchronous or not,
+ * publishes the same way). A step whose run changed (or that depends on a
+ * dropped step) is dropped with everything after it; the steps before it
+ * stay, each being a valid state on its own.
  */
-export function publishPrepared(store: LcmStore, work: PreparedWork, logger: Logger): PublishOutcome {
+export async function publishPrepared(store: LcmStoreDriver, work: PreparedWork, logger: Logger): Promise<PublishOutcome> {
   const committed: SummaryRecord[] = [];
   let stale = 0;
-  store.transaction(() => {
-    const ids: Array<string | null> = [];
-    for (let k = 0; k < work.steps.length; k++) {
-      const step = work.steps[k]!;
-      const expect: FrontierItemKey[] = [];
-      let unresolved = false;
-      if (step.plan.kind === "leaf") {
-        for (const id of step.plan.messageIds) expect.push({ kind: "message", messageId: id });
-      } else {
-        for (const c of step.plan.children) {
-          const sid = c.kind === "pending" ? ids[c.ref] : c.summaryId;
-          if (!sid) unresolved = true;
-          else expect.push({ kind: "summary", summaryId: sid });
-        }
+  const ids: Array<string | null> = [];
+  for (let k = 0; k < work.steps.length; k++) {
+    const step = work.steps[k]!;
+    const expect: FrontierItemKey[] = [];
+    let unresolved = false;
+    if (step.plan.kind === "leaf") {
+      for (const id of step.plan.messageIds) expect.push({ kind: "message", messageId: id });
+    } else {
+      for (const c of step.plan.children) {
+        const sid = c.kind === "pending" ? ids[c.ref] : c.summaryId;
+        if (!sid) unresolved = true;
+        else expect.push({ kind: "summary", summaryId: sid });
       }
-      if (unresolved || expect.length === 0) {
-        stale = work.steps.length - k;
-        break;
-      }
-      const summary: NewSummary = {
-        conversationId: work.conversationId,
-        kind: step.plan.kind === "leaf" ? "leaf" : "condensed",
-        depth: step.plan.kind === "leaf" ? 0 : step.plan.depth,
-        content: step.result.content,
-        tokens: step.result.tokens,
-        level: step.result.level,
-        model: step.result.model ?? null,
-        meta: {
-          prompt: "lcm-v1",
-          ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
-          ...(step.result.rejected ? { rejected: step.result.rejected } : {}),
-        },
-        ...(step.plan.kind === "leaf"
-          ? { sourceMessageIds: step.plan.messageIds }
-          : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
-      };
-      // The planned ordinals are tried first (no frontier read); if the run moved but still exists
-      // (ordinals renumbered), it is located once. The store's compare-and-swap decides either way.
-      let res = store.commitSummary(summary, { fromOrdinal: step.plan.fromOrdinal, toOrdinal: step.plan.toOrdinal, expect });
-      if (!res.ok && res.reason === "frontier_changed") {
-        const items = store.getFrontier(work.conversationId).items;
-        const at = items.findIndex((i) => sameKey(i, expect[0]!));
-        const run = at >= 0 ? items.slice(at, at + expect.length) : [];
-        if (run.length === expect.length && run.every((it, n) => sameKey(it, expect[n]!))) {
-          res = store.commitSummary(summary, { fromOrdinal: run[0]!.ordinal, toOrdinal: run[run.length - 1]!.ordinal, expect });
-        }
-      }
-      if (!res.ok) {
-        logger.debug("lcm: prepared step dropped", { reason: res.reason, detail: res.detail });
-        stale = work.steps.length - k;
-        break;
-      }
-      ids.push(res.summary.id);
-      committed.push(res.summary);
     }
-  });
+    if (unresolved || expect.length === 0) {
+      stale = work.steps.length - k;
+      break;
+    }
+    const summary: NewSummary = {
+      conversationId: work.conversationId,
+      kind: step.plan.kind === "leaf" ? "leaf" : "condensed",
+      depth: step.plan.kind === "leaf" ? 0 : step.plan.depth,
+      content: step.result.content,
+      tokens: step.result.tokens,
+      level: step.result.level,
+      model: step.result.model ?? null,
+      meta: {
+        prompt: "lcm-v1",
+        ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
+        ...(step.result.rejected ? { rejected: step.result.rejected } : {}),
+      },
+      ...(step.plan.kind === "leaf"
+        ? { sourceMessageIds: step.plan.messageIds }
+        : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
+    };
+    // The planned ordinals are tried first (no frontier read); if the run moved but still exists
+    // (ordinals renumbered), it is located once. The store's compare-and-swap decides either way.
+    let res = await store.commitSummary(summary, { fromOrdinal: step.plan.fromOrdinal, toOrdinal: step.plan.toOrdinal, expect });
+    if (!res.ok && res.reason === "frontier_changed") {
+      const items = (await store.getFrontier(work.conversationId)).items;
+      const at = items.findIndex((i) => sameKey(i, expect[0]!));
+      const run = at >= 0 ? items.slice(at, at + expect.length) : [];
+      if (run.length === expect.length && run.every((it, n) => sameKey(it, expect[n]!))) {
+        res = await store.commitSummary(summary, { fromOrdinal: run[0]!.ordinal, toOrdinal: run[run.length - 1]!.ordinal, expect });
+      }
+    }
+    if (!res.ok) {
+      logger.debug("lcm: prepared step dropped", { reason: res.reason, detail: res.detail });
+      stale = work.steps.length - k;
+      break;
+    }
+    ids.push(res.summary.id);
+    committed.push(res.summary);
+  }
   return { committed, stale };
 }

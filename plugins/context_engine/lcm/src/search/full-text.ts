@@ -29,7 +29,7 @@ export interface FullTextContext {
  * BY rank and a LIMIT of the page end, so the index does the work), summaries
  * join on the same scale, and the page is cut from the merged list.
  */
-export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null): SearchResult {
+export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null): Promise<SearchResult> {
   const { q } = ctx;
   const parsed = parseQuery(q.query);
   if (parsed.terms.length === 0) {
@@ -44,11 +44,11 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
   const candidates: Candidate[] = [];
 
   if (scope !== "summaries") {
-    const rows = parsed.hasCjk ? cjkMessages(ctx, parsed, need) : recency ? ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : topMessages(ctx, parsed, need);
+    const rows = parsed.hasCjk ? await cjkMessages(ctx, parsed, need) : recency ? await ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : await topMessages(ctx, parsed, need);
     for (const r of rows) candidates.push({ type: "message", rowid: r.rowid, score: r.score, createdAt: r.createdAt });
   }
   if (scope !== "messages") {
-    const r = summaries(ctx, parsed, recency);
+    const r = await summaries(ctx, parsed, recency);
     candidates.push(...r.rows);
     if (r.capped) {
       complete = false;
@@ -56,13 +56,13 @@ export function fullTextSearch(ctx: FullTextContext, cursor: CursorState | null)
     }
   }
   candidates.sort(recency ? (a, b) => b.createdAt - a.createdAt || b.rowid - a.rowid : (a, b) => b.score - a.score || b.createdAt - a.createdAt);
-  const listed = scope === "both" && !parsed.hasCjk ? withoutRedundantSummaries(ctx, candidates, parsed, need) : candidates;
+  const listed = scope === "both" && !parsed.hasCjk ? await withoutRedundantSummaries(ctx, candidates, parsed, need) : candidates;
   const page = listed.slice(offset, offset + ctx.limit);
   const more = listed.length > offset + ctx.limit;
   if (ctx.incomplete) complete = false;
   return {
     mode: "full_text",
-    hits: toHits(ctx.search, page, { matcher: termMatcher(parsed.raw), snippetChars: q.snippetChars, scored: !recency }),
+    hits: await toHits(ctx.search, page, { matcher: termMatcher(parsed.raw), snippetChars: q.snippetChars, scored: !recency }),
     nextCursor: more ? encodeCursor({ q: ctx.key, o: offset + ctx.limit }) : null,
     complete,
     notes: ctx.notes,
@@ -83,23 +83,23 @@ export const NEIGHBOUR_FETCH_CAP = 5_000;
  * s × (1 + Σ neighbour weights) × (1 + w); a row next to a fetched one is a
  * candidate already.
  */
-function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): ScoredRow[] {
+async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
   const expression = ftsExpression(parsed);
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
   const nw = Math.max(0, Math.min(1, ctx.q.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT));
   // With one term a neighbour can lend no word the message lacks: neighbours cannot change the order.
   const weights = nw > 0 && parsed.terms.length > 1 ? [nw, nw / 2] : [];
-  if (w === 0 && weights.length === 0) return ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
-  const span = w > 0 ? ctx.search.timeSpan(ctx.filter.conversationId) : null;
+  if (w === 0 && weights.length === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
+  const span = w > 0 ? await ctx.search.timeSpan(ctx.filter.conversationId) : null;
   const boost = (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
   const own = new OwnScores(ctx.search, expression);
   const fetched: ScoredRow[] = [];
   const growth = 1 + weights.reduce((a, b) => a + b, 0);
   let batch = Math.max(50, need * 4);
   for (;;) {
-    const got = ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
+    const got = await ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
     fetched.push(...got);
-    const ranked = rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost, termExpressions: parsed.terms.map(termExpression) });
+    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost, termExpressions: parsed.terms.map(termExpression) });
     if (got.length < batch) return ranked.slice(0, need);
     const kth = ranked[need - 1]?.score ?? -Infinity;
     if (got[got.length - 1]!.score * growth * (1 + w) <= kth) return ranked.slice(0, need);
@@ -122,31 +122,36 @@ function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): S
  * its sources do (it says it in other words, or its sources were pruned).
  * Only the first `need` entries are decided.
  */
-function withoutRedundantSummaries(ctx: FullTextContext, sorted: readonly Candidate[], parsed: ParsedQuery, need: number): Candidate[] {
+async function withoutRedundantSummaries(ctx: FullTextContext, sorted: readonly Candidate[], parsed: ParsedQuery, need: number): Promise<Candidate[]> {
   const out: Candidate[] = [];
   for (const c of sorted) {
     if (out.length >= need) break;
-    if (c.type === "summary" && !parsed.terms.some((t) => ctx.search.summaryAlone(c.rowid, termExpression(t)))) continue;
+    if (c.type === "summary" && !(await summaryAloneForSomeTerm(ctx, c.rowid, parsed))) continue;
     out.push(c);
   }
   return out;
 }
 
-function cjkMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): ScoredRow[] {
+async function summaryAloneForSomeTerm(ctx: FullTextContext, summaryRowid: number, parsed: ParsedQuery): Promise<boolean> {
+  for (const t of parsed.terms) if (await ctx.search.summaryAlone(summaryRowid, termExpression(t))) return true;
+  return false;
+}
+
+async function cjkMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
   const { match, like } = trigramParts(parsed);
-  const rows = ctx.search.cjkMessages(match, like, ctx.filter, (ctx.q.sort ?? "relevance") === "recency" ? need : Math.max(need, 1_000));
+  const rows = await ctx.search.cjkMessages(match, like, ctx.filter, (ctx.q.sort ?? "relevance") === "recency" ? need : Math.max(need, 1_000));
   if (!match) ctx.notes.push("one- and two-character CJK terms are matched by substring among the stored CJK messages");
   return rows;
 }
 
-function summaries(ctx: FullTextContext, parsed: ParsedQuery, recency: boolean): { rows: Candidate[]; capped: boolean } {
+async function summaries(ctx: FullTextContext, parsed: ParsedQuery, recency: boolean): Promise<{ rows: Candidate[]; capped: boolean }> {
   const expression = parsed.hasCjk ? null : ftsExpression(parsed);
-  const rows = ctx.search.matchingSummaries(expression, parsed.hasCjk ? parsed.raw : [], ctx.filter, SUMMARY_CANDIDATES + 1);
+  const rows = await ctx.search.matchingSummaries(expression, parsed.hasCjk ? parsed.raw : [], ctx.filter, SUMMARY_CANDIDATES + 1);
   const capped = rows.length > SUMMARY_CANDIDATES;
   const kept = rows.slice(0, SUMMARY_CANDIDATES);
-  const scores = recency || parsed.hasCjk ? null : scoreSummaries(ctx.search, parsed, kept, ctx.filter.conversationId);
+  const scores = recency || parsed.hasCjk ? null : await scoreSummaries(ctx.search, parsed, kept, ctx.filter.conversationId);
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
-  const span = w > 0 ? ctx.search.timeSpan(ctx.filter.conversationId) : null;
+  const span = w > 0 ? await ctx.search.timeSpan(ctx.filter.conversationId) : null;
   return {
     rows: kept.map((r) => {
       let score = scores?.get(r.rowid) ?? 1;

@@ -24,16 +24,16 @@ function round(n: number): number {
 }
 
 /** Hits for a page of candidates, in order, read in a few statements. */
-export function toHits(
+export async function toHits(
   search: LcmSearchStore,
   page: readonly Candidate[],
   options: { matcher: RegExp | null; snippetChars?: number; scored: boolean },
-): SearchHit[] {
+): Promise<SearchHit[]> {
   const messageIds = page.filter((c) => c.type === "message").map((c) => c.rowid);
   const summaryIds = page.filter((c) => c.type === "summary").map((c) => c.rowid);
-  const messages = search.messageHits(messageIds);
-  const summaries = search.summaryHits(summaryIds);
-  const bodies = search.messageBodies(page.filter((c) => c.type === "message" && c.snippet === undefined).map((c) => c.rowid));
+  const messages = await search.messageHits(messageIds);
+  const summaries = await search.summaryHits(summaryIds);
+  const bodies = await search.messageBodies(page.filter((c) => c.type === "message" && c.snippet === undefined).map((c) => c.rowid));
   const out: SearchHit[] = [];
   for (const c of page) {
     const score = options.scored ? { score: round(c.score) } : {};
@@ -44,7 +44,7 @@ export function toHits(
         type: "summary",
         ref: s.id,
         conversationId: s.conversationId,
-        sessionId: search.sessionOf(s.conversationId),
+        sessionId: await search.sessionOf(s.conversationId),
         createdAt: s.createdAt,
         snippet: c.snippet ?? buildSnippet(s.content, options.matcher, options.snippetChars),
         ...score,
@@ -56,12 +56,12 @@ export function toHits(
     }
     const m = messages.get(c.rowid);
     if (!m) continue;
-    const coveredBy = search.coveringChain(m.id);
+    const coveredBy = await search.coveringChain(m.id);
     out.push({
       type: "message",
       ref: `msg_${m.id}`,
       conversationId: m.conversationId,
-      sessionId: search.sessionOf(m.conversationId),
+      sessionId: await search.sessionOf(m.conversationId),
       createdAt: m.createdAt,
       snippet: c.snippet ?? buildSnippet(bodies.get(m.id) ?? "", options.matcher, options.snippetChars),
       ...score,

@@ -39,10 +39,10 @@ export class OwnScores {
   }
 
   /** Scores the ids not seen yet, in one statement. */
-  ensure(ids: Iterable<number>): void {
+  async ensure(ids: Iterable<number>): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.#known.has(id));
     if (!missing.length) return;
-    const got = this.search.scoreMessages(this.expression, missing);
+    const got = await this.search.scoreMessages(this.expression, missing);
     for (const id of missing) this.#known.set(id, got.get(id) ?? 0);
   }
 }
@@ -62,25 +62,25 @@ function termScores(search: LcmSearchStore, expression: string, own: OwnScores):
  * The fetched rows and their in-scope neighbours, each scored with its
  * neighbourhood, best first (ties: newest first).
  */
-export function rankWithNeighbours(
+export async function rankWithNeighbours(
   search: LcmSearchStore,
   filter: SearchFilter,
   fetched: readonly ScoredRow[],
   own: OwnScores,
   ranking: NeighbourRanking,
-): ScoredRow[] {
+): Promise<ScoredRow[]> {
   const radius = ranking.weights.length;
   const created = new Map(fetched.map((r) => [r.rowid, r.createdAt]));
   for (const r of fetched) own.set(r.rowid, r.score);
   // Candidates: the fetched rows plus their neighbours that pass the filter (kept below if they match).
-  for (const n of search.messageNeighbours(fetched.map((r) => r.rowid), radius, filter)) {
+  for (const n of await search.messageNeighbours(fetched.map((r) => r.rowid), radius, filter)) {
     if (n.inScope && !created.has(n.id)) created.set(n.id, n.createdAt);
   }
   const candidates = [...created.keys()];
-  const around = search.messageNeighbours(candidates, radius, { conversationId: null });
-  own.ensure(candidates);
+  const around = await search.messageNeighbours(candidates, radius, { conversationId: null });
+  await own.ensure(candidates);
   const terms = ranking.termExpressions.map((e) => termScores(search, e, own));
-  for (const t of terms) t.ensure([...candidates, ...around.map((n) => n.id)]);
+  for (const t of terms) await t.ensure([...candidates, ...around.map((n) => n.id)]);
   const best = new Map<number, number[]>();
   for (const n of around) {
     // What the neighbour says about the query words the candidate does not hold.

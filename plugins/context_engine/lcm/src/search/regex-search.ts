@@ -37,7 +37,7 @@ export interface RegexContext {
  * literal it requires is tested in SQL before a row reaches RE2. The call stops
  * at its time budget or row cap and returns a cursor to continue.
  */
-export function regexSearch(ctx: RegexContext, cursor: CursorState | null): SearchResult {
+export async function regexSearch(ctx: RegexContext, cursor: CursorState | null): Promise<SearchResult> {
   const { search, q } = ctx;
   const ignoreCase = q.ignoreCase ?? true;
   const re = compileSafeRegex(q.query, ignoreCase);
@@ -49,9 +49,9 @@ export function regexSearch(ctx: RegexContext, cursor: CursorState | null): Sear
   const found: Candidate[] = [];
   let scanned = 0;
   let phase: "s" | "m" = cursor?.p ?? (scope === "messages" ? "m" : "s");
-  const result = (next: CursorState | null): SearchResult => ({
+  const result = async (next: CursorState | null): Promise<SearchResult> => ({
     mode: "regex",
-    hits: toHits(search, found, { matcher: null, snippetChars: q.snippetChars, scored: false }),
+    hits: await toHits(search, found, { matcher: null, snippetChars: q.snippetChars, scored: false }),
     nextCursor: next ? encodeCursor(next) : null,
     complete: next === null,
     scanned,
@@ -90,7 +90,7 @@ export function regexSearch(ctx: RegexContext, cursor: CursorState | null): Sear
   if (phase === "s") {
     let offset = cursor?.o ?? 0;
     for (;;) {
-      const rows = search.summaryTexts(ctx.filter, offset, BATCH_ROWS);
+      const rows = await search.summaryTexts(ctx.filter, offset, BATCH_ROWS);
       const batch = rows.map((r) => ({
         text: r.content.slice(0, REGEX_INPUT_CHARS),
         hit: (m: { index: number; length: number }, text: string): Candidate => ({ type: "summary", rowid: r.rowid, score: 0, createdAt: r.createdAt, snippet: snippetAround(text, m.index, m.length, q.snippetChars) }),
@@ -98,14 +98,14 @@ export function regexSearch(ctx: RegexContext, cursor: CursorState | null): Sear
       const r = run(batch, scanned === 0);
       // Resume after the last row examined; with a full page, after the row that filled it.
       offset += r.done;
-      if (found.length >= ctx.limit) return result({ q: ctx.key, p: "s", o: offset });
+      if (found.length >= ctx.limit) return await result({ q: ctx.key, p: "s", o: offset });
       if (r.timedOut || performance.now() > deadline) {
         stopped("time");
-        return result({ q: ctx.key, p: "s", o: offset });
+        return await result({ q: ctx.key, p: "s", o: offset });
       }
       if (rows.length < BATCH_ROWS) break;
     }
-    if (scope === "summaries") return result(null);
+    if (scope === "summaries") return await result(null);
     phase = "m";
   }
 
@@ -115,7 +115,7 @@ export function regexSearch(ctx: RegexContext, cursor: CursorState | null): Sear
   const literal = literalRaw && (!ignoreCase || /^[\x20-\x7e]*$/.test(literalRaw)) ? literalRaw : null;
   if (word) ctx.notes.push(`narrowed by the index to messages containing the word "${word}"`);
   else if (literal) ctx.notes.push(`narrowed to messages containing "${literal}"`);
-  const span = search.idSpan(ctx.filter.conversationId);
+  const span = await search.idSpan(ctx.filter.conversationId);
   let below = cursor?.p === "m" && cursor.id !== undefined ? cursor.id : span.hi + 1;
   const narrow = { word: word ? `body:(${quote(word)})` : null, literal };
   while (below > span.lo) {
@@ -123,7 +123,7 @@ export function regexSearch(ctx: RegexContext, cursor: CursorState | null): Sear
     const pending: ScanRow[] = [];
     let chars = 0;
     let exhausted = true;
-    for (const r of search.scanMessages(ctx.filter, narrow, { above, below }, REGEX_INPUT_CHARS)) {
+    for await (const r of await search.scanMessages(ctx.filter, narrow, { above, below }, REGEX_INPUT_CHARS)) {
       pending.push(r);
       chars += r.body.length;
       if (pending.length >= BATCH_ROWS || chars >= BATCH_CHARS || scanned + pending.length >= rowCap) {
@@ -139,14 +139,14 @@ export function regexSearch(ctx: RegexContext, cursor: CursorState | null): Sear
     // Rows are newest first: continue strictly below the last one examined.
     if (r.done > 0) below = pending[r.done - 1]!.pos;
     else if (!r.timedOut) below = above + 1;
-    if (found.length >= ctx.limit) return result(below > span.lo ? { q: ctx.key, p: "m", id: below } : null);
+    if (found.length >= ctx.limit) return await result(below > span.lo ? { q: ctx.key, p: "m", id: below } : null);
     const late = r.timedOut || performance.now() > deadline;
     if (late || scanned >= rowCap) {
-      if (below <= span.lo) return result(null);
+      if (below <= span.lo) return await result(null);
       stopped(late ? "time" : "rows");
-      return result({ q: ctx.key, p: "m", id: below });
+      return await result({ q: ctx.key, p: "m", id: below });
     }
     if (exhausted) below = above + 1;
   }
-  return result(null);
+  return await result(null);
 }

@@ -1,6 +1,5 @@
 import type { LcmSearchStore, SearchFilter } from "../store/search-types.js";
-import { searchStoreOf } from "../store/sqlite-search.js";
-import { SqliteLcmStore } from "../store/sqlite-store.js";
+import type { LcmStoreDriver } from "../store/types.js";
 import { decodeCursor, queryKey } from "./cursor.js";
 import { fullTextSearch } from "./full-text.js";
 import { regexSearch } from "./regex-search.js";
@@ -13,8 +12,8 @@ const MAX_LIMIT = 100;
  * summaries. Errors come back as thrown `Error`s only from invalid queries,
  * cursors or regexes, which the tool layer turns into JSON.
  */
-export function searchHistory(store: SqliteLcmStore | LcmSearchStore, q: SearchQuery): SearchResult {
-  const search = store instanceof SqliteLcmStore ? searchStoreOf(store) : store;
+export async function searchHistory(store: Pick<LcmStoreDriver, "searchStore"> | LcmSearchStore, q: SearchQuery): Promise<SearchResult> {
+  const search = "searchStore" in store ? await store.searchStore() : store;
   const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(q.limit ?? 10)));
   const filter: SearchFilter = {
     conversationId: q.conversationId ?? null,
@@ -40,9 +39,9 @@ export function searchHistory(store: SqliteLcmStore | LcmSearchStore, q: SearchQ
   const cursor = q.cursor ? decodeCursor(q.cursor, key) : null;
   // Messages imported with deferred indexing become searchable before a search answers; a huge
   // backlog is indexed for at most two seconds here, and the result then says it is incomplete.
-  const { remaining } = search.indexPending({ maxMs: 2000 });
+  const { remaining } = await search.indexPending({ maxMs: 2000 });
   const ctx = { search, q, filter, limit, key, notes: [] as string[] };
-  const result = (q.mode ?? "full_text") === "regex" ? regexSearch(ctx, cursor) : fullTextSearch(ctx, cursor);
+  const result = (q.mode ?? "full_text") === "regex" ? await regexSearch(ctx, cursor) : await fullTextSearch(ctx, cursor);
   if (remaining > 0) {
     result.complete = false;
     result.notes.push(`${remaining} recently imported messages are still being indexed; repeat the search to include them`);
@@ -51,6 +50,6 @@ export function searchHistory(store: SqliteLcmStore | LcmSearchStore, q: SearchQ
 }
 
 /** Nearest covering summary first, then its ancestors (bounded). */
-export function coveringChain(store: SqliteLcmStore, messageId: number): string[] {
-  return searchStoreOf(store).coveringChain(messageId);
+export async function coveringChain(store: Pick<LcmStoreDriver, "searchStore">, messageId: number): Promise<string[]> {
+  return await (await store.searchStore()).coveringChain(messageId);
 }

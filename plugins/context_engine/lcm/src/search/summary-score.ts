@@ -29,13 +29,14 @@ function countOf(matcher: RegExp | null, text: string): number {
   return n;
 }
 
-export function scoreSummaries(search: LcmSearchStore, parsed: ParsedQuery, rows: readonly SummaryTextRow[], conversationId: number | null): Map<number, number> {
+export async function scoreSummaries(search: LcmSearchStore, parsed: ParsedQuery, rows: readonly SummaryTextRow[], conversationId: number | null): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   if (!rows.length) return out;
-  const docs = Math.max(1, search.messageCorpus().docs);
-  const weights = parsed.terms.map((t) => idf(docs, search.documentFrequency(termExpression(t))));
+  const docs = Math.max(1, (await search.messageCorpus()).docs);
+  const weights: number[] = [];
+  for (const t of parsed.terms) weights.push(idf(docs, await search.documentFrequency(termExpression(t))));
   const matchers = parsed.raw.map((r) => termMatcher([r]));
-  const mean = Math.max(1, search.summaryMeanChars(conversationId));
+  const mean = Math.max(1, await search.summaryMeanChars(conversationId));
   for (const r of rows) {
     const norm = 1 - B + (B * r.content.length) / mean;
     let score = 0;

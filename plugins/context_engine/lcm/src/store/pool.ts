@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { openLcmStore, resolveStorePath } from "./sqlite-store.js";
+import { openLcmStore, resolveStorePath } from "./sqlite/store.js";
 import type { LcmStore, OpenStoreOptions } from "./types.js";
 
 /**
@@ -79,6 +79,5 @@ export function pooledStoreCount(): number {
 }
 
 function isOpen(store: LcmStore): boolean {
-  const db = (store as { db?: { open?: boolean } }).db;
-  return db?.open !== false;
+  return store.isOpen;
 }

@@ -10,9 +10,12 @@ import type { Role } from "@context-engine/core";
  * (every term quoted, `body:` column filter, AND/OR/NOT, `"prefix"*`); a
  * store on another engine translates that small grammar.
  *
- * Synchronous for now, like the rest of the store (better-sqlite3); an
- * asynchronous store needs `searchHistory` to await these calls.
+ * Every operation may answer synchronously (SQLite: better-sqlite3 is
+ * synchronous, awaiting a plain value costs one microtask) or with a promise
+ * (PostgreSQL); `search/` awaits each call.
  */
+
+import type { MaybePromise } from "./maybe-promise.js";
 
 export interface SearchFilter {
   /** The conversation to search; null = every conversation. */
@@ -82,34 +85,34 @@ export interface MessageCorpusStats {
 
 export interface LcmSearchStore {
   /** Index messages queued by a bulk import, for at most `maxMs`. */
-  indexPending(options: { maxMs: number }): { remaining: number };
+  indexPending(options: { maxMs: number }): MaybePromise<{ remaining: number }>;
 
   /** Messages matching `expression`, best BM25 first (ties: newest first), rows `offset`..`offset+limit`. */
-  rankMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[];
+  rankMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): MaybePromise<ScoredRow[]>;
   /** Messages matching `expression`, newest first. */
-  newestMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[];
+  newestMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): MaybePromise<ScoredRow[]>;
   /** Messages whose trigram-indexed text (CJK rows) matches, with substrings that must also occur. */
-  cjkMessages(match: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): ScoredRow[];
-  /** BM25 scores (as rankMessages) of those of `ids` that match `expression`; unmatched ids are absent. */
-  scoreMessages(expression: string, ids: readonly number[]): Map<number, number>;
+  cjkMessages(match: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): MaybePromise<ScoredRow[]>;
+  /** Scores (as rankMessages) of those of `ids` that match `expression`; unmatched ids are absent. */
+  scoreMessages(expression: string, ids: readonly number[]): MaybePromise<Map<number, number>>;
   /** The messages at most `radius` positions before or after each of `ids` in its conversation. */
-  messageNeighbours(ids: readonly number[], radius: number, filter: SearchFilter): NeighbourRow[];
+  messageNeighbours(ids: readonly number[], radius: number, filter: SearchFilter): MaybePromise<NeighbourRow[]>;
   /** Whether the summary (by rowid) matches `expression` and none of the messages it covers does. */
-  summaryAlone(summaryRowid: number, expression: string): boolean;
+  summaryAlone(summaryRowid: number, expression: string): MaybePromise<boolean>;
   /** Messages holding `expression` and their count (BM25's document frequency of one term). */
-  documentFrequency(expression: string): number;
-  messageCorpus(): MessageCorpusStats;
+  documentFrequency(expression: string): MaybePromise<number>;
+  messageCorpus(): MaybePromise<MessageCorpusStats>;
   /** Time of the first and the last message in scope (recency boost). */
-  timeSpan(conversationId: number | null): { first: number; last: number };
+  timeSpan(conversationId: number | null): MaybePromise<{ first: number; last: number }>;
   /** Lowest and highest message id in scope (regex scans walk ids downwards). */
-  idSpan(conversationId: number | null): { lo: number; hi: number };
+  idSpan(conversationId: number | null): MaybePromise<{ lo: number; hi: number }>;
 
   /** Summaries matching `expression` (or, with `substrings`, containing each one), best first, at most `limit`. */
-  matchingSummaries(expression: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): SummaryTextRow[];
+  matchingSummaries(expression: string | null, substrings: readonly string[], filter: SearchFilter, limit: number): MaybePromise<SummaryTextRow[]>;
   /** Mean length in characters of the summaries in scope (BM25 length normalisation). */
-  summaryMeanChars(conversationId: number | null): number;
+  summaryMeanChars(conversationId: number | null): MaybePromise<number>;
   /** Every summary in scope, newest first, from `offset` (regex mode; summaries are few per conversation). */
-  summaryTexts(filter: SearchFilter, offset: number, limit: number): SummaryTextRow[];
+  summaryTexts(filter: SearchFilter, offset: number, limit: number): MaybePromise<SummaryTextRow[]>;
 
   /**
    * Messages for a regex scan, newest first, with ids strictly between `above` and `below`
@@ -122,13 +125,13 @@ export interface LcmSearchStore {
     narrow: { word?: string | null; literal?: string | null },
     ids: { above: number; below: number },
     maxChars: number,
-  ): Iterable<ScanRow>;
+  ): MaybePromise<Iterable<ScanRow> | AsyncIterable<ScanRow>>;
 
   /** The searchable text (content and tool calls) of messages, as indexed. */
-  messageBodies(ids: readonly number[]): Map<number, string>;
-  messageHits(ids: readonly number[]): Map<number, MessageHitRow>;
-  summaryHits(rowids: readonly number[]): Map<number, SummaryHitRow>;
+  messageBodies(ids: readonly number[]): MaybePromise<Map<number, string>>;
+  messageHits(ids: readonly number[]): MaybePromise<Map<number, MessageHitRow>>;
+  summaryHits(rowids: readonly number[]): MaybePromise<Map<number, SummaryHitRow>>;
   /** Nearest covering summary first, then its ancestors. */
-  coveringChain(messageId: number): string[];
-  sessionOf(conversationId: number): string;
+  coveringChain(messageId: number): MaybePromise<string[]>;
+  sessionOf(conversationId: number): MaybePromise<string>;
 }

@@ -1,4 +1,8 @@
 import type { Message, Role } from "@context-engine/core";
+import type { LcmSearchStore } from "./search-types.js";
+import type { MaybePromise } from "./maybe-promise.js";
+
+export type { MaybePromise } from "./maybe-promise.js";
 
 /**
  * The LCM store: the immutable record of every message, the summary DAG and
@@ -245,6 +249,25 @@ export interface StoreStats {
   fileBytes: number;
 }
 
+/** What a hard delete removed. */
+export interface DeleteReport {
+  conversationId: number;
+  sessionId: string;
+  messages: number;
+  summaries: number;
+  /** Payloads freed (those no other message still referenced). */
+  payloads: number;
+}
+
+/** One conversation's footprint, for retention policies. */
+export interface ConversationUsage {
+  id: number;
+  sessionId: string;
+  updatedAt: number;
+  /** UTF-8 bytes of every stored message text. */
+  textBytes: number;
+}
+
 export interface OpenStoreOptions {
   /** Full path of the SQLite file. Wins over `dataDir`. `:memory:` is allowed (tests). */
   path?: string;
@@ -267,6 +290,8 @@ export interface OpenStoreOptions {
 export interface LcmStore {
   readonly path: string;
   readonly schemaVersion: number;
+  /** False once closed (the pool reopens a closed handle). */
+  readonly isOpen: boolean;
   close(): void;
   /** Run `fn` in one transaction (nested calls are savepoints). */
   transaction<T>(fn: () => T): T;
@@ -337,4 +362,29 @@ export interface LcmStore {
   compact(): { fileBytes: number };
 
   stats(): StoreStats;
+
+  // --- search, inspection and retention (written once in search/, tools/, retention/) ---
+  /** The search operations of this store. */
+  searchStore(): LcmSearchStore;
+  /** Whether an item is in its conversation's active context now. */
+  inFrontier(conversationId: number, item: FrontierItemKey): boolean;
+  /** Every conversation with its stored size, least recently updated first. */
+  conversationUsage(): ConversationUsage[];
+  /** Hard delete of one conversation and everything only it references; null when unknown. */
+  deleteConversation(conversationId: number): DeleteReport | null;
 }
+
+/** `S` with every method answering a value or a promise of it. */
+export type Awaitable<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => infer R ? (...args: A) => MaybePromise<R> : S[K];
+};
+
+/**
+ * The store as a driver implements it and as code written once for every
+ * driver calls it: each call may be asynchronous (a PostgreSQL driver answers
+ * with promises) or not (the SQLite store answers synchronously, so awaiting it
+ * costs one microtask and no I/O wait). `transaction` is left out: a driver
+ * keeps each write atomic on its own (see `commitSummary`, `ingest`).
+ * The SQLite store (`LcmStore`) is one.
+ */
+export type LcmStoreDriver = Omit<Awaitable<LcmStore>, "transaction">;

@@ -1,6 +1,3 @@
-import type { LcmStore } from "../store/types.js";
-import { SqliteLcmStore } from "../store/sqlite-store.js";
-
 /** What a tool call knows about its caller. */
 export interface LcmToolContext {
   /** The caller's conversation (scope of every tool unless all_conversations). Null: no conversation yet. */
@@ -10,11 +7,6 @@ export interface LcmToolContext {
    * of another conversation's message or summary is answered exactly like an id that does not exist.
    */
   allowCrossConversation?: boolean;
-}
-
-export function sqliteStore(store: LcmStore): SqliteLcmStore {
-  if (store instanceof SqliteLcmStore) return store;
-  throw new Error("the LCM tools need the SQLite store from openLcmStore()");
 }
 
 /** Whether the caller may see an item of `ownerConversation`: "ok", or "hidden" (answer as not found), or the reason. */

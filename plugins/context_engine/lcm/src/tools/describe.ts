@@ -1,30 +1,26 @@
-import { stmt } from "../store/statements.js";
 import { toolError } from "@context-engine/core";
 import type { z } from "zod";
 import { coveringChain } from "../search/search.js";
-import type { LcmStore } from "../store/types.js";
-import { crossConversationDisabled, scopeCheck, sqliteStore, type LcmToolContext } from "./context.js";
+import type { LcmStoreDriver } from "../store/types.js";
+import { crossConversationDisabled, scopeCheck, type LcmToolContext } from "./context.js";
 import { iso, messageRef, parseRef } from "./refs.js";
 import type { DescribeArgsSchema } from "./schemas.js";
 
 const LIST_CAP = 50;
 
-export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSchema>, ctx: LcmToolContext): string {
+export async function runDescribe(store: LcmStoreDriver, args: z.infer<typeof DescribeArgsSchema>, ctx: LcmToolContext): Promise<string> {
   if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_describe"));
   const ref = parseRef(args.id);
   if (!ref) return toolError(`lcm_describe: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
-  const db = sqliteStore(store).db;
-  const inFrontier = (conversationId: number, column: "message_id" | "summary_id", id: number | string) =>
-    stmt(db, `SELECT 1 FROM frontier WHERE conversation_id = ? AND ${column} = ? LIMIT 1`).get(conversationId, id) !== undefined;
 
   if (ref.kind === "summary") {
-    const s = store.getSummary(ref.id);
+    const s = await store.getSummary(ref.id);
     if (!s) return toolError(`lcm_describe: no summary ${ref.id}`);
     const scope = scopeCheck(ctx, s.conversationId, args.all_conversations, `summary ${ref.id}`);
     if (scope === "hidden") return toolError(`lcm_describe: no summary ${ref.id}`);
     if (scope !== "ok") return toolError(`lcm_describe: ${scope}`);
-    const lineage = store.lineage(s.id);
-    const children = store.getSummaries(lineage.childSummaryIds.slice(0, LIST_CAP)).map((c) => ({
+    const lineage = await store.lineage(s.id);
+    const children = (await store.getSummaries(lineage.childSummaryIds.slice(0, LIST_CAP))).map((c) => ({
       id: c.id,
       kind: c.kind,
       depth: c.depth,
@@ -46,7 +42,7 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
       covers_messages: s.descendantMessages,
       source_tokens: s.sourceTokens,
       compression: s.sourceTokens > 0 ? Math.round((s.tokens / s.sourceTokens) * 1000) / 1000 : null,
-      in_context: inFrontier(s.conversationId, "summary_id", s.id),
+      in_context: await store.inFrontier(s.conversationId, { kind: "summary", summaryId: s.id }),
       parents: lineage.parentSummaryIds,
       ...(children.length ? { children, children_total: lineage.childSummaryIds.length } : {}),
       ...(lineage.messageIds.length
@@ -58,12 +54,12 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
     });
   }
 
-  const m = store.getMessage(ref.id);
+  const m = await store.getMessage(ref.id);
   if (!m) return toolError(`lcm_describe: no message ${messageRef(ref.id)}`);
   const scope = scopeCheck(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
   if (scope === "hidden") return toolError(`lcm_describe: no message ${messageRef(ref.id)}`);
   if (scope !== "ok") return toolError(`lcm_describe: ${scope}`);
-  const chain = coveringChain(sqliteStore(store), m.id);
+  const chain = await coveringChain(store, m.id);
   return JSON.stringify({
     type: "message",
     ref: messageRef(m.id),
@@ -75,7 +71,7 @@ export function runDescribe(store: LcmStore, args: z.infer<typeof DescribeArgsSc
     ...(m.toolCallIds.length ? { tool_calls: m.toolCallIds } : {}),
     ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
     ...(m.redacted ? { redacted: true } : {}),
-    in_context: inFrontier(m.conversationId, "message_id", m.id),
+    in_context: await store.inFrontier(m.conversationId, { kind: "message", messageId: m.id }),
     covered_by: chain,
     preview: m.text.length > 400 ? `${m.text.slice(0, 400)}…` : m.text,
   });

@@ -1,7 +1,7 @@
 import { contentText, toolError } from "@context-engine/core";
 import type { z } from "zod";
 import { queryKey } from "../search/cursor.js";
-import type { LcmStore, StoredMessage } from "../store/types.js";
+import type { LcmStoreDriver, StoredMessage } from "../store/types.js";
 import { crossConversationDisabled, scopeCheck, type LcmToolContext } from "./context.js";
 import { iso, messageRef, parseRef } from "./refs.js";
 import type { ExpandArgsSchema } from "./schemas.js";
@@ -37,7 +37,7 @@ function render(m: StoredMessage): Record<string, unknown> {
   return out;
 }
 
-export function runExpand(store: LcmStore, args: z.infer<typeof ExpandArgsSchema>, ctx: LcmToolContext): string {
+export async function runExpand(store: LcmStoreDriver, args: z.infer<typeof ExpandArgsSchema>, ctx: LcmToolContext): Promise<string> {
   if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_expand"));
   const ref = parseRef(args.id);
   if (!ref) return toolError(`lcm_expand: "${args.id}" is not a summary id (sum_ + 16 hex) or a message ref (msg_123)`);
@@ -45,20 +45,20 @@ export function runExpand(store: LcmStore, args: z.infer<typeof ExpandArgsSchema
   let ids: number[];
   let header: Record<string, unknown>;
   if (ref.kind === "summary") {
-    const s = store.getSummary(ref.id);
+    const s = await store.getSummary(ref.id);
     if (!s) return toolError(`lcm_expand: no summary ${ref.id}`);
     const scope = scopeCheck(ctx, s.conversationId, args.all_conversations, `summary ${ref.id}`);
     if (scope === "hidden") return toolError(`lcm_expand: no summary ${ref.id}`);
     if (scope !== "ok") return toolError(`lcm_expand: ${scope}`);
-    ids = store.descendantMessageIds(s.id);
+    ids = await store.descendantMessageIds(s.id);
     header = { id: s.id, kind: s.kind, depth: s.depth, time_span: { from: iso(s.earliestAt), to: iso(s.latestAt) } };
   } else {
-    const m = store.getMessage(ref.id);
+    const m = await store.getMessage(ref.id);
     if (!m) return toolError(`lcm_expand: no message ${messageRef(ref.id)}`);
     const scope = scopeCheck(ctx, m.conversationId, args.all_conversations, `message ${messageRef(ref.id)}`);
     if (scope === "hidden") return toolError(`lcm_expand: no message ${messageRef(ref.id)}`);
     if (scope !== "ok") return toolError(`lcm_expand: ${scope}`);
-    const around = store.getMessages(m.conversationId, { fromSeq: Math.max(0, m.seq - args.around), toSeq: m.seq + args.around });
+    const around = await store.getMessages(m.conversationId, { fromSeq: Math.max(0, m.seq - args.around), toSeq: m.seq + args.around });
     ids = around.map((x) => x.id);
     header = { id: messageRef(m.id), kind: "message", seq: m.seq };
   }
@@ -80,7 +80,7 @@ export function runExpand(store: LcmStore, args: z.infer<typeof ExpandArgsSchema
   let used = 0;
   let next: ExpandCursor | null = null;
   for (let i = start.i; i < ids.length; i++) {
-    const m = store.getMessage(ids[i]!);
+    const m = await store.getMessage(ids[i]!);
     if (!m) continue;
     const offset = i === start.i ? start.c : 0;
     const remaining = budget - used;

@@ -1,12 +1,12 @@
 import { toolError } from "@context-engine/core";
 import { searchHistory } from "../search/search.js";
-import type { LcmStore } from "../store/types.js";
-import { crossConversationDisabled, sqliteStore, type LcmToolContext } from "./context.js";
+import type { LcmStoreDriver } from "../store/types.js";
+import { crossConversationDisabled, type LcmToolContext } from "./context.js";
 import { iso } from "./refs.js";
 import type { z } from "zod";
 import type { GrepArgsSchema } from "./schemas.js";
 
-export function runGrep(store: LcmStore, args: z.infer<typeof GrepArgsSchema>, ctx: LcmToolContext): string {
+export async function runGrep(store: LcmStoreDriver, args: z.infer<typeof GrepArgsSchema>, ctx: LcmToolContext): Promise<string> {
   if (args.all_conversations && ctx.allowCrossConversation !== true) return toolError(crossConversationDisabled("lcm_grep"));
   if (!args.all_conversations && ctx.conversationId === null) {
     return JSON.stringify({ query: args.query, mode: args.mode, hits: [], nextCursor: null, complete: true, notes: ["nothing is stored for this conversation yet"] });
@@ -15,7 +15,7 @@ export function runGrep(store: LcmStore, args: z.infer<typeof GrepArgsSchema>, c
   const before = args.before ? Date.parse(args.before) : undefined;
   if (since !== undefined && before !== undefined && since >= before) return toolError("lcm_grep: since must be earlier than before");
   const started = performance.now();
-  const result = searchHistory(sqliteStore(store), {
+  const result = await searchHistory(store, {
     query: args.query,
     mode: args.mode,
     scope: args.scope,

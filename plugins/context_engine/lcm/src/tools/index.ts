@@ -1,5 +1,5 @@
 import { parseToolArguments, toolError, type ToolSchema } from "@context-engine/core";
-import type { LcmStore } from "../store/types.js";
+import type { LcmStoreDriver } from "../store/types.js";
 import type { LcmToolContext } from "./context.js";
 import { runDescribe } from "./describe.js";
 import { runExpand } from "./expand.js";
@@ -31,20 +31,20 @@ export function isLcmTool(name: string): name is LcmToolName {
  * Run one LCM tool. Arguments may be an object or a JSON string; the result
  * is always a JSON string (an `{ "error": … }` object on failure), never a throw.
  */
-export function handleLcmToolCall(store: LcmStore, name: string, args: unknown, context: LcmToolContext): string {
+export async function handleLcmToolCall(store: LcmStoreDriver, name: string, args: unknown, context: LcmToolContext): Promise<string> {
   try {
     switch (name) {
       case "lcm_grep": {
         const p = parseToolArguments(name, GrepArgsSchema, args);
-        return p.ok ? runGrep(store, p.data, context) : p.error;
+        return p.ok ? await runGrep(store, p.data, context) : p.error;
       }
       case "lcm_describe": {
         const p = parseToolArguments(name, DescribeArgsSchema, args);
-        return p.ok ? runDescribe(store, p.data, context) : p.error;
+        return p.ok ? await runDescribe(store, p.data, context) : p.error;
       }
       case "lcm_expand": {
         const p = parseToolArguments(name, ExpandArgsSchema, args);
-        return p.ok ? runExpand(store, p.data, context) : p.error;
+        return p.ok ? await runExpand(store, p.data, context) : p.error;
       }
       default:
         return toolError(`Unknown context engine tool: ${name}`);

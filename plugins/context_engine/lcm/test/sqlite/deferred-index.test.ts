@@ -1,7 +1,8 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { deleteConversation } from "../src/retention/index.js";
-import { searchHistory } from "../src/search/index.js";
-import { tempStore, user } from "./helpers.js";
+import { deleteConversation } from "../../src/retention/index.js";
+import { searchHistory } from "../../src/search/index.js";
+import { tempStore, user } from "../helpers.js";
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -10,7 +11,7 @@ afterEach(() => {
 });
 
 describe("write-behind full-text indexing", () => {
-  it("queues bulk imports, indexes in bounded slices, and never lets a search miss them", () => {
+  it("queues bulk imports, indexes in bounded slices, and never lets a search miss them", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const c = t.store.conversation("bulk");
@@ -19,13 +20,13 @@ describe("write-behind full-text indexing", () => {
     expect(t.store.stats().pendingIndex).toBe(50);
     expect(t.store.indexPending({ maxRows: 20 })).toEqual({ indexed: 20, remaining: 30 });
     // a search indexes whatever is still queued first
-    expect(searchHistory(t.store, { query: "zebra3", conversationId: c.id }).hits).toHaveLength(1);
-    expect(searchHistory(t.store, { query: "zebra49", conversationId: c.id }).hits).toHaveLength(1);
+    expect((await searchHistory(t.store, { query: "zebra3", conversationId: c.id })).hits).toHaveLength(1);
+    expect((await searchHistory(t.store, { query: "zebra49", conversationId: c.id })).hits).toHaveLength(1);
     expect(t.store.stats().pendingIndex).toBe(0);
     expect(t.store.indexPending()).toEqual({ indexed: 0, remaining: 0 });
   });
 
-  it("hard delete of a conversation with queued rows keeps the index consistent", () => {
+  it("hard delete of a conversation with queued rows keeps the index consistent", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const a = t.store.conversation("a");
@@ -33,18 +34,18 @@ describe("write-behind full-text indexing", () => {
     t.store.ingest(a.id, [user("indexed alpha"), user("indexed 静默模式")]);
     t.store.ingest(a.id, [user("queued alpha"), user("queued 静默模式")], { mode: "append", index: "deferred" });
     t.store.ingest(b.id, [user("queued beta")], { mode: "append", index: "deferred" });
-    deleteConversation(t.store, a.id);
+    await deleteConversation(t.store, a.id);
     expect(t.store.stats().pendingIndex).toBe(1);
-    expect(searchHistory(t.store, { query: "alpha", conversationId: null }).hits).toHaveLength(0);
-    expect(searchHistory(t.store, { query: "beta", conversationId: null }).hits).toHaveLength(1);
+    expect((await searchHistory(t.store, { query: "alpha", conversationId: null })).hits).toHaveLength(0);
+    expect((await searchHistory(t.store, { query: "beta", conversationId: null })).hits).toHaveLength(1);
     // (integrity-check compares the index with every content row, so it only applies once nothing is queued)
     expect(t.store.stats().pendingIndex).toBe(0);
-    expect(() => t.store.db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
+    expect(() => sqliteHandle(t.store).prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
   });
 });
 
 describe("automatic indexing mode", () => {
-  it("defers a large import, indexes small ingests at once and drains the backlog on later small ones", () => {
+  it("defers a large import, indexes small ingests at once and drains the backlog on later small ones", async () => {
     const t = tempStore();
     cleanups.push(t.cleanup);
     const c = t.store.conversation("auto");
@@ -53,6 +54,6 @@ describe("automatic indexing mode", () => {
     t.store.ingest(c.id, [user("one more")], { mode: "append" });
     expect(t.store.stats().pendingIndex).toBeLessThan(600);
     while (t.store.stats().pendingIndex > 0) t.store.ingest(c.id, [user("tick")], { mode: "append" });
-    expect(searchHistory(t.store, { query: "bulk", conversationId: c.id, limit: 100, sort: "recency" }).hits).toHaveLength(100);
+    expect((await searchHistory(t.store, { query: "bulk", conversationId: c.id, limit: 100, sort: "recency" })).hits).toHaveLength(100);
   });
 });

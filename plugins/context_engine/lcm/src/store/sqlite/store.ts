@@ -3,13 +3,12 @@ import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { defaultTokenCounter, type Message } from "@context-engine/core";
-import { createRedactor } from "../redact/redactor.js";
-import type { Redactor } from "../redact/types.js";
-import { alignTranscript } from "./align.js";
-import { ScreenThread } from "../redact/screen-thread.js";
-import { pinNativeObjects } from "./native-pin.js";
-import { stmt } from "./statements.js";
-import { ScreenBatch } from "./screen-batch.js";
+import { createRedactor } from "../../redact/redactor.js";
+import type { Redactor } from "../../redact/types.js";
+import { alignTranscript } from "../align.js";
+import { ScreenThread } from "../../redact/screen-thread.js";
+import { pinNativeObjects } from "../native-pin.js";
+import { ScreenBatch } from "../screen-batch.js";
 import { StoredHashes } from "./stored-hashes.js";
 import {
   decodeMessage,
@@ -20,9 +19,15 @@ import {
   type EncodedMessage,
   type MessageRow,
   type PartRow,
-} from "./codec.js";
+} from "../codec.js";
 import { migrate, SCHEMA_VERSION } from "./schema.js";
+import { conversationUsageRows, deleteConversationRows } from "./delete.js";
+import { searchStoreOf } from "./search.js";
+import { stmt } from "./statements.js";
+import type { LcmSearchStore } from "../search-types.js";
 import type {
+  ConversationUsage,
+  DeleteReport,
   CommitSummaryResult,
   ConversationRecord,
   Frontier,
@@ -42,7 +47,7 @@ import type {
   SummaryLevel,
   SummaryLineage,
   SummaryRecord,
-} from "./types.js";
+} from "../types.js";
 
 const DEFAULT_PAYLOAD_THRESHOLD = 16 * 1024;
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
@@ -153,15 +158,15 @@ export function resolveStorePath(options: OpenStoreOptions): string {
 }
 
 /** Open (creating and migrating as needed) the LCM store. */
-export function openLcmStore(options: OpenStoreOptions = {}): SqliteLcmStore {
+export function openLcmStore(options: OpenStoreOptions = {}): LcmStore {
   return new SqliteLcmStore(options);
 }
 
 export class SqliteLcmStore implements LcmStore {
   readonly path: string;
   readonly schemaVersion = SCHEMA_VERSION;
-  /** The raw handle, for the search, tools and retention modules of this package. */
-  readonly db: Database.Database;
+  /** The raw handle: only for the SQLite driver's own modules (see `sqliteHandle`). */
+  readonly #db: Database.Database;
   readonly redactor: Redactor;
   readonly #countTokens: (m: Message) => number;
   readonly #payloadThreshold: number;
@@ -183,44 +188,53 @@ export class SqliteLcmStore implements LcmStore {
     this.redactor = createRedactor(options.redaction === undefined ? {} : options.redaction);
     this.#countTokens = options.countTokens ?? ((m) => defaultTokenCounter.countMessage(m));
     this.#payloadThreshold = options.payloadThresholdBytes ?? DEFAULT_PAYLOAD_THRESHOLD;
-    this.db = pinNativeObjects(new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 }));
+    this.#db = pinNativeObjects(new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 }));
     try {
-      const fresh = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
+      const fresh = (this.#db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
       if (fresh) {
         // Both only take effect before the first table. 16 KiB pages waste less space around
         // variable-sized rows (long tool output) than the 4 KiB default: about 1.9x instead of 2.1x raw text.
-        this.db.pragma("page_size = 16384");
-        this.db.pragma("auto_vacuum = INCREMENTAL");
+        this.#db.pragma("page_size = 16384");
+        this.#db.pragma("auto_vacuum = INCREMENTAL");
       }
-      this.db.pragma("journal_mode = WAL");
-      this.db.pragma("synchronous = NORMAL");
-      this.db.pragma("foreign_keys = ON");
-      this.db.pragma("temp_store = MEMORY");
-      this.db.pragma("cache_size = -32000");
+      this.#db.pragma("journal_mode = WAL");
+      this.#db.pragma("synchronous = NORMAL");
+      this.#db.pragma("foreign_keys = ON");
+      this.#db.pragma("temp_store = MEMORY");
+      this.#db.pragma("cache_size = -32000");
       // Reads through a memory map: no copy per page on the search and assembly paths.
-      this.db.pragma("mmap_size = 268435456");
-      migrate(this.db);
-      this.#s = prepare(this.db);
+      this.#db.pragma("mmap_size = 268435456");
+      migrate(this.#db);
+      this.#s = prepare(this.#db);
     } catch (error) {
-      this.db.close();
+      this.#db.close();
       throw error;
     }
+  }
+
+  /** The driver's modules reach the handle through `sqliteHandle`; it is not part of the store interface. */
+  static handleOf(store: SqliteLcmStore): Database.Database {
+    return store.#db;
+  }
+
+  get isOpen(): boolean {
+    return this.#db.open;
   }
 
   close(): void {
     this.#screenThread?.close();
     this.#screenThread = null;
-    if (!this.db.open) return;
+    if (!this.#db.open) return;
     try {
-      this.db.pragma("optimize");
+      this.#db.pragma("optimize");
     } catch {
       // optimize is advisory
     }
-    this.db.close();
+    this.#db.close();
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.#db.transaction(fn)();
   }
 
   // ---------------------------------------------------------------- conversations
@@ -257,7 +271,7 @@ export class SqliteLcmStore implements LcmStore {
   // ---------------------------------------------------------------- ingest
 
   ingest(conversationId: number, messages: readonly Message[], options: IngestOptions = {}): IngestResult {
-    const result = this.db.transaction(() => this.#ingest(conversationId, messages, options)).immediate();
+    const result = this.#db.transaction(() => this.#ingest(conversationId, messages, options)).immediate();
     // A small ingest pays a little of an earlier bulk import's indexing backlog.
     if (this.#backlog && (options.index ?? "auto") === "auto" && result.appended <= AUTO_DEFER_ABOVE) {
       this.indexPending({ maxMs: 10 });
@@ -542,7 +556,7 @@ export class SqliteLcmStore implements LcmStore {
   // ---------------------------------------------------------------- summaries
 
   commitSummary(summary: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
-    return this.db.transaction(() => this.#commitSummary(summary, replace)).immediate();
+    return this.#db.transaction(() => this.#commitSummary(summary, replace)).immediate();
   }
 
   #commitSummary(input: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
@@ -656,9 +670,9 @@ export class SqliteLcmStore implements LcmStore {
     if (!row) return;
     const rid = (this.#s.summaryRowid.get(id) as { rid: number }).rid;
     this.#s.deleteSummaryFts.run(rid, row.content, `c${row.conversation_id}`);
-    stmt(this.db, "DELETE FROM summary_messages WHERE summary_id = ?").run(id);
-    stmt(this.db, "DELETE FROM summary_children WHERE summary_id = ?").run(id);
-    stmt(this.db, "DELETE FROM summaries WHERE id = ?").run(id);
+    stmt(this.#db, "DELETE FROM summary_messages WHERE summary_id = ?").run(id);
+    stmt(this.#db, "DELETE FROM summary_children WHERE summary_id = ?").run(id);
+    stmt(this.#db, "DELETE FROM summaries WHERE id = ?").run(id);
   }
 
   getSummary(id: string): SummaryRecord | null {
@@ -724,7 +738,7 @@ export class SqliteLcmStore implements LcmStore {
     items: readonly FrontierItemKey[],
     options: { expectedVersion?: number } = {},
   ): { ok: true; version: number } | { ok: false; version: number } {
-    return this.db
+    return this.#db
       .transaction(() => {
         const conv = this.#requireConversation(conversationId);
         if (options.expectedVersion !== undefined && options.expectedVersion !== conv.frontier_version) {
@@ -744,7 +758,7 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   appendToFrontier(conversationId: number, items: readonly FrontierItemKey[]): number {
-    return this.db
+    return this.#db
       .transaction(() => {
         const conv = this.#requireConversation(conversationId);
         if (items.length === 0) return conv.frontier_version;
@@ -779,9 +793,9 @@ export class SqliteLcmStore implements LcmStore {
    */
   compact(): { fileBytes: number } {
     this.indexPending();
-    for (const t of ["messages_fts", "messages_cjk", "summaries_fts"]) this.db.exec(`INSERT INTO ${t} (${t}) VALUES ('optimize')`);
-    this.db.pragma("incremental_vacuum");
-    this.db.pragma("wal_checkpoint(TRUNCATE)");
+    for (const t of ["messages_fts", "messages_cjk", "summaries_fts"]) this.#db.exec(`INSERT INTO ${t} (${t}) VALUES ('optimize')`);
+    this.#db.pragma("incremental_vacuum");
+    this.#db.pragma("wal_checkpoint(TRUNCATE)");
     return { fileBytes: this.stats().fileBytes };
   }
 
@@ -799,7 +813,7 @@ export class SqliteLcmStore implements LcmStore {
     // Slices of up to 2,000 rows, one transaction each, so a long backlog never holds the lock for long.
     while (indexed < maxRows && performance.now() < deadline) {
       const slice = Math.min(2000, maxRows - indexed);
-      const done = this.db
+      const done = this.#db
         .transaction(() => {
           const rows = s.pendingSlice.all(slice) as Array<{ id: number; body: string; ctag: string; flags: number }>;
           for (const r of rows) {
@@ -839,8 +853,25 @@ export class SqliteLcmStore implements LcmStore {
     return { hash: r.hash, bytes: r.bytes, mime: r.mime, text: r.is_text ? data.toString("utf8") : null, data };
   }
 
+  searchStore(): LcmSearchStore {
+    return searchStoreOf(this);
+  }
+
+  inFrontier(conversationId: number, item: FrontierItemKey): boolean {
+    const [column, id] = item.kind === "message" ? ["message_id", item.messageId] : ["summary_id", item.summaryId];
+    return stmt(this.#db, `SELECT 1 FROM frontier WHERE conversation_id = ? AND ${column} = ? LIMIT 1`).get(conversationId, id) !== undefined;
+  }
+
+  conversationUsage(): ConversationUsage[] {
+    return conversationUsageRows(this.#db);
+  }
+
+  deleteConversation(conversationId: number): DeleteReport | null {
+    return deleteConversationRows(this.#db, conversationId);
+  }
+
   stats(): StoreStats {
-    const c = (sql: string) => (stmt(this.db, sql).get() as { n: number }).n;
+    const c = (sql: string) => (stmt(this.#db, sql).get() as { n: number }).n;
     let fileBytes = 0;
     if (this.path !== ":memory:") {
       for (const suffix of ["", "-wal"]) {
@@ -958,4 +989,10 @@ function prepare(db: Database.Database) {
     deleteFrontierRange: db.prepare("DELETE FROM frontier WHERE conversation_id = ? AND ordinal BETWEEN ? AND ?"),
     clearFrontier: db.prepare("DELETE FROM frontier WHERE conversation_id = ?"),
   };
+}
+
+/** The better-sqlite3 handle of a SQLite store (driver modules and SQLite-only tests). */
+export function sqliteHandle(store: LcmStore): Database.Database {
+  if (store instanceof SqliteLcmStore) return SqliteLcmStore.handleOf(store);
+  throw new Error("not a SQLite LCM store");
 }

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Role } from "@context-engine/core";
-import { FLAG_CJK } from "./codec.js";
-import type { SqliteLcmStore } from "./sqlite-store.js";
+import { FLAG_CJK } from "../codec.js";
+import { SqliteLcmStore } from "./store.js";
 import { stmt } from "./statements.js";
 import type {
   LcmSearchStore,
@@ -13,7 +13,7 @@ import type {
   SearchFilter,
   SummaryHitRow,
   SummaryTextRow,
-} from "./search-types.js";
+} from "../search-types.js";
 
 /** The searchable body of a message (content, then each tool call's name and arguments), as indexed. */
 const BODY_SQL = `COALESCE(m.text, (SELECT CAST(p.data AS TEXT) FROM payloads p WHERE p.hash = m.payload), '')
@@ -93,7 +93,7 @@ export class SqliteSearchStore implements LcmSearchStore {
 
   constructor(store: SqliteLcmStore) {
     this.#store = store;
-    this.#db = store.db;
+    this.#db = SqliteLcmStore.handleOf(store);
   }
 
   indexPending(options: { maxMs: number }): { remaining: number } {

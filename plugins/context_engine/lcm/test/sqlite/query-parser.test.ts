@@ -1,7 +1,8 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ftsExpression, parseQuery } from "../src/search/query.js";
-import { tempStore } from "./helpers.js";
+import { ftsExpression, parseQuery } from "../../src/search/query.js";
+import { tempStore } from "../helpers.js";
 
 describe("query parser", () => {
   it("drops question and stop words, ORs the rest", () => {
@@ -31,7 +32,7 @@ describe("query parser", () => {
   it("turns any input into valid FTS5 syntax (property, against a real FTS5 table)", () => {
     const t = tempStore();
     try {
-      const db = t.store.db;
+      const db = sqliteHandle(t.store);
       const words = fc.constantFrom("AND", "OR", "NOT", "-", "*", '"', "(", ")", "what", "the", "deploy", "src/a.ts", "x*", "-y", "NEAR", "body:", "^", "静默");
       const input = fc.oneof(fc.string({ maxLength: 40 }), fc.array(words, { maxLength: 8 }).map((ws) => ws.join(" ")));
       fc.assert(

@@ -1,14 +1,15 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { searchHistory } from "../src/search/index.js";
-import { pinNativeObjects } from "../src/store/native-pin.js";
-import { MIGRATIONS } from "../src/store/schema.js";
-import { openLcmStore, SCHEMA_VERSION } from "../src/store/index.js";
-import { asst, user } from "./helpers.js";
+import { searchHistory } from "../../src/search/index.js";
+import { pinNativeObjects } from "../../src/store/native-pin.js";
+import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
+import { openLcmStore, SCHEMA_VERSION } from "../../src/store/index.js";
+import { asst, user } from "../helpers.js";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -52,23 +53,23 @@ function versionTwoFile(): string {
 }
 
 describe("schema migrations", () => {
-  it("upgrades a version-2 database: its messages stay searchable and aligned, the new settings apply", () => {
+  it("upgrades a version-2 database: its messages stay searchable and aligned, the new settings apply", async () => {
     const store = openLcmStore({ path: versionTwoFile() });
     try {
-      expect(store.db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      expect(sqliteHandle(store).pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
 
       // full-text settings (v3), on every index
       for (const t of ["messages_fts", "messages_cjk", "summaries_fts"]) {
-        const config = Object.fromEntries((store.db.prepare(`SELECT k, v FROM ${t}_config`).all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
+        const config = Object.fromEntries((sqliteHandle(store).prepare(`SELECT k, v FROM ${t}_config`).all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
         expect(config).toMatchObject({ pgsz: 16384 - 46, automerge: 16 });
       }
       // identity hashes indexed in seq order (v4)
-      const indexes = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages'").all() as Array<{ name: string }>).map((r) => r.name);
+      const indexes = (sqliteHandle(store).prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages'").all() as Array<{ name: string }>).map((r) => r.name);
       expect(indexes).toContain("messages_seq_hash");
       expect(indexes).not.toContain("messages_hash");
 
       const conv = store.findConversation("s")!;
-      expect(searchHistory(store, { query: "kenobi", conversationId: conv.id }).hits.map((h) => h.seq)).toEqual([2]);
+      expect((await searchHistory(store, { query: "kenobi", conversationId: conv.id })).hits.map((h) => h.seq)).toEqual([2]);
 
       // the old identity hashes still anchor the host's transcript
       const transcript = texts.map((t, i) => (i % 2 === 0 ? user(t) : asst(t)));
@@ -82,14 +83,14 @@ describe("schema migrations", () => {
       expect(edited.appended).toBe(1);
 
       expect(store.getFrontier(conv.id).items.map((i) => i.ordinal)).toEqual([0, 1, 2, 3, 4, 5]);
-      expect(searchHistory(store, { query: "edit", conversationId: conv.id }).hits).toHaveLength(1);
-      expect(() => store.db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
+      expect((await searchHistory(store, { query: "edit", conversationId: conv.id })).hits).toHaveLength(1);
+      expect(() => sqliteHandle(store).prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
     } finally {
       store.close();
     }
   });
 
-  it("gives a 4 KiB-page database the default full-text page size", () => {
+  it("gives a 4 KiB-page database the default full-text page size", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lcm-migrate-"));
     dirs.push(dir);
     const path = join(dir, "lcm.sqlite");
@@ -100,7 +101,7 @@ describe("schema migrations", () => {
     db.close();
     const store = openLcmStore({ path });
     try {
-      expect((store.db.prepare("SELECT v FROM messages_fts_config WHERE k = 'pgsz'").get() as { v: number }).v).toBe(4050);
+      expect((sqliteHandle(store).prepare("SELECT v FROM messages_fts_config WHERE k = 'pgsz'").get() as { v: number }).v).toBe(4050);
     } finally {
       store.close();
     }

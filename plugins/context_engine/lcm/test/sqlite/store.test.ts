@@ -1,10 +1,11 @@
+import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { Message } from "@context-engine/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { pinNativeObjects } from "../src/store/native-pin.js";
-import { openLcmStore } from "../src/store/index.js";
-import { asst, call, result, sys, tempStore, user } from "./helpers.js";
+import { pinNativeObjects } from "../../src/store/native-pin.js";
+import { openLcmStore } from "../../src/store/index.js";
+import { asst, call, result, sys, tempStore, user } from "../helpers.js";
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -46,7 +47,7 @@ describe("store: messages keep their structure", () => {
     expect(stored[2]!.text).toContain('read_file {"path":"a.ts"}');
     expect(store.toolExchange(conv.id, "call_1").map((m) => m.seq)).toEqual([2, 3]);
     // tool calls are structure in message_parts, not flattened JSON
-    const part = store.db.prepare("SELECT kind, call_id, name, body FROM message_parts WHERE call_id = 'call_1'").get();
+    const part = sqliteHandle(store).prepare("SELECT kind, call_id, name, body FROM message_parts WHERE call_id = 'call_1'").get();
     expect(part).toEqual({ kind: 1, call_id: "call_1", name: "read_file", body: '{"path":"a.ts"}' });
     expect(store.getConversation(conv.id)!.messageTokens).toBe(stored.reduce((a, m) => a + m.tokens, 0));
   });
@@ -69,7 +70,7 @@ describe("store: messages keep their structure", () => {
     const msgs = store.getMessages(conv.id);
     expect((msgs[1]!.message as { content: string }).content).toBe(big);
     expect((msgs[3]!.message as { content: string }).content).toBe(big);
-    const hash = (store.db.prepare("SELECT payload FROM messages WHERE seq = 1").get() as { payload: string }).payload;
+    const hash = (sqliteHandle(store).prepare("SELECT payload FROM messages WHERE seq = 1").get() as { payload: string }).payload;
     expect(store.getPayload(hash)!.text).toBe(big);
   });
 });
@@ -194,7 +195,7 @@ describe("store: redaction before storage", () => {
       result("c1", "ok"),
     ]);
     expect(r.redactions).toMatchObject({ openai_key: 1, url_password: 1, bearer_token: 1 });
-    store.db.pragma("wal_checkpoint(TRUNCATE)");
+    sqliteHandle(store).pragma("wal_checkpoint(TRUNCATE)");
     const bytes = readFileSync(store.path).toString("latin1");
     expect(bytes).not.toContain("ZZZZZZZZZZZZ");
     expect(bytes).not.toContain("hunter22secret");
@@ -347,12 +348,12 @@ describe("store: file, WAL and migrations", () => {
     const { store, dir } = fresh();
     const c = store.conversation("s");
     store.ingest(c.id, [user("persist me")]);
-    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(sqliteHandle(store).pragma("journal_mode", { simple: true })).toBe("wal");
     const path = store.path;
     store.close();
     const again = openLcmStore({ path });
     expect(again.getMessages(again.conversation("s").id)[0]!.text).toBe("persist me");
-    expect(again.db.pragma("user_version", { simple: true })).toBe(again.schemaVersion);
+    expect(sqliteHandle(again).pragma("user_version", { simple: true })).toBe(again.schemaVersion);
     again.close();
     const raw = pinNativeObjects(new Database(path));
     raw.pragma("user_version = 999");

@@ -1,0 +1,30 @@
+import type { FrontierItem, SummaryLevel, SummaryKind, SummaryRecord } from "../types.js";
+
+/** PostgreSQL row -> record mapping (bigint columns arrive as strings). */
+export function toSummary(r: Record<string, unknown>): SummaryRecord {
+  return {
+    id: String(r.id),
+    conversationId: Number(r.conversation_id),
+    kind: r.kind as SummaryKind,
+    depth: Number(r.depth),
+    content: String(r.content),
+    tokens: Number(r.tokens),
+    level: r.level as SummaryLevel,
+    model: (r.model as string | null) ?? null,
+    earliestAt: Number(r.earliest_at),
+    latestAt: Number(r.latest_at),
+    firstSeq: Number(r.first_seq),
+    lastSeq: Number(r.last_seq),
+    descendantMessages: Number(r.descendant_messages),
+    sourceTokens: Number(r.source_tokens),
+    meta: (r.meta as Record<string, unknown> | null) ?? null,
+    createdAt: Number(r.created_at),
+  };
+}
+
+export function toFrontierItem(r: Record<string, unknown>): FrontierItem {
+  const base = { ordinal: Number(r.ordinal), tokens: Number(r.tokens) };
+  return r.message_id !== null && r.message_id !== undefined
+    ? { kind: "message", messageId: Number(r.message_id), ...base }
+    : { kind: "summary", summaryId: String(r.summary_id), ...base };
+}

@@ -1,0 +1,3 @@
+export { exportConversation, importConversation } from "./transfer.js";
+export { ConversationExportSchema, EXPORT_FORMAT, EXPORT_VERSION, parseConversationExport } from "./format.js";
+export type { ConversationExport } from "./format.js";

@@ -1,0 +1,33 @@
+import pg from "pg";
+import { describe, it } from "vitest";
+import { PostgresLcmStore } from "../../src/store/postgres/store.js";
+import { storeContract } from "../store-contract/suite.js";
+import { POSTGRES_URL, postgresReachable, randomSchema } from "./server.js";
+
+const reachable = await postgresReachable();
+
+if (!reachable) {
+  describe.skip("store contract: postgres (no server reachable)", () => it("runs the contract", () => {}));
+} else {
+  storeContract({
+    name: "postgres",
+    features: { trigram: true, regexNarrowing: true, deferredIndex: false },
+    async open(options = {}) {
+      const schema = randomSchema();
+      const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });
+      return {
+        store,
+        async dispose() {
+          await store.close();
+          const admin = new pg.Client({ connectionString: POSTGRES_URL });
+          await admin.connect();
+          try {
+            await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          } finally {
+            await admin.end();
+          }
+        },
+      };
+    },
+  });
+}
