@@ -164,7 +164,7 @@ describe("per-session state", () => {
 describe("secret redaction before the summariser", () => {
   it("masks every secret of the corpus and leaves the look-alikes alone", async () => {
     const { redactSecrets } = await import("../src/redact.js");
-    const { NOT_SECRETS, SECRET_CORPUS } = await import("./secret-corpus.js");
+    const { NOT_SECRETS, SECRET_CORPUS } = await import("@context-engine/core/test");
     const leaked = SECRET_CORPUS.filter(({ text, secret }) => redactSecrets(text).includes(secret));
     expect(leaked.map((c) => c.text)).toEqual([]);
     const changed = NOT_SECRETS.filter((text) => redactSecrets(text) !== text);

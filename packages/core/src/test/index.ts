@@ -8,3 +8,5 @@ export {
   type ScriptedChatModelOptions,
   type ScriptStep,
 } from "./scripted-chat-model.js";
+// Invented credentials in transcript shapes, and look-alikes that must survive: for testing redaction.
+export { NOT_SECRETS, SECRET_CORPUS } from "./secret-corpus.js";

@@ -6,7 +6,7 @@ import { Summarizer } from "../src/compaction/summarizer.js";
 import { renderSourceMessages } from "../src/compaction/source-text.js";
 import { pooledStoreCount } from "../src/store/pool.js";
 import { agentConversation, tempDir } from "./engine-helpers.js";
-import { NOT_SECRETS, SECRET_CORPUS } from "./secret-corpus.js";
+import { NOT_SECRETS, SECRET_CORPUS } from "@context-engine/core/test";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { describe, it } from "vitest";
+import { describe } from "vitest";
 import type { StoreContractOptions } from "./factory.js";
 import { conversationsContract } from "./conversations.js";
 import { deferredIndexContract } from "./deferred-index.js";
@@ -20,18 +20,9 @@ const CONCERNS = {
   deferredIndex: deferredIndexContract,
 } as const;
 
-export type ContractConcern = keyof typeof CONCERNS;
-
-/**
- * The LCM store contract: every driver runs the same suite from its factory.
- * `concerns` limits it to what a driver in progress implements; the others are
- * listed as skipped, so the gap stays visible in every run.
- */
-export function storeContract(options: StoreContractOptions & { concerns?: readonly ContractConcern[] }): void {
+/** The LCM store contract: every driver runs the same suite from its factory, one concern per file. */
+export function storeContract(options: StoreContractOptions): void {
   describe(`store contract: ${options.name}`, () => {
-    for (const [name, run] of Object.entries(CONCERNS) as Array<[ContractConcern, (o: StoreContractOptions) => void]>) {
-      if (!options.concerns || options.concerns.includes(name)) run(options);
-      else describe.skip(`${name} (not implemented by the ${options.name} driver yet)`, () => it("runs the concern", () => {}));
-    }
+    for (const run of Object.values(CONCERNS) as Array<(o: StoreContractOptions) => void>) run(options);
   });
 }
