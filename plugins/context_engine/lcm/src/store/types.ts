@@ -8,9 +8,10 @@ export type { MaybePromise } from "./maybe-promise.js";
  * The LCM store: the immutable record of every message, the summary DAG and
  * the active-context frontier of each conversation, in one SQLite file.
  *
- * Everything here is synchronous on purpose: better-sqlite3 is synchronous,
- * and a context assembly that never awaits is what keeps it fast.
- * Every write is one transaction; a failed call changes nothing.
+ * `LcmStore` is the synchronous SQLite store; the engine and every module
+ * written once for all drivers call `LcmStoreDriver`, the same operations
+ * answering values or promises (PostgreSQL). Every write is one transaction;
+ * a failed call changes nothing.
  */
 
 /** A conversation, keyed by the host's session id. */
@@ -186,11 +187,22 @@ export interface SummaryLineage {
 
 export type FrontierItemKey = { kind: "message"; messageId: number } | { kind: "summary"; summaryId: string };
 
+/** What compaction planning needs of a message (never its content): read with the frontier in one call. */
+export interface FrontierShape {
+  role: Role;
+  /** Calls this assistant message makes (empty otherwise). */
+  toolCallIds: string[];
+  /** For a tool result: the call it answers. */
+  toolCallId: string | null;
+}
+
 /** One element of the active context, in order. */
 export type FrontierItem = FrontierItemKey & {
   /** Sparse sort key: order by it, never assume it is contiguous. */
   ordinal: number;
   tokens: number;
+  /** Message items only, when asked for (`getFrontier(id, { shapes: true })`). */
+  shape?: FrontierShape;
 };
 
 export interface Frontier {
@@ -286,7 +298,7 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** The synchronous store the engine calls. Obtain one with `openLcmStore()`. */
+/** The synchronous SQLite store (`openLcmStore()`); the engine calls it as an `LcmStoreDriver`. */
 export interface LcmStore {
   readonly path: string;
   readonly schemaVersion: number;
@@ -333,7 +345,8 @@ export interface LcmStore {
   summariesCoveringMessage(messageId: number): string[];
 
   // --- frontier (active context) ---
-  getFrontier(conversationId: number): Frontier;
+  /** The whole frontier; with `shapes`, each message item carries its role and tool-call ids (one read for the planner). */
+  getFrontier(conversationId: number, options?: { shapes?: boolean }): Frontier;
   /**
    * The newest frontier items whose tokens add up to at most `maxTokens`
    * (at least `minItems`, default 0), in frontier order. O(result), not O(history).
@@ -387,4 +400,18 @@ export type Awaitable<S> = {
  * keeps each write atomic on its own (see `commitSummary`, `ingest`).
  * The SQLite store (`LcmStore`) is one.
  */
-export type LcmStoreDriver = Omit<Awaitable<LcmStore>, "transaction">;
+export type LcmStoreDriver = Omit<Awaitable<LcmStore>, "transaction"> & {
+  /**
+   * Run one compaction pass of a conversation while no other process runs
+   * one (PostgreSQL: an advisory lock held on a dedicated connection). Null,
+   * without waiting, when another holder has it. `stillHeld()` answers false
+   * once the lock (or its connection) is lost: the pass must publish nothing
+   * more. A driver without it (SQLite: one process per file in practice, and
+   * every publish is a compare-and-swap) runs `fn` directly.
+   */
+  withCompactionLock?<T>(conversationId: number, fn: (lock: CompactionLock) => Promise<T>): Promise<{ value: T } | null>;
+};
+
+export interface CompactionLock {
+  stillHeld(): Promise<boolean>;
+}
