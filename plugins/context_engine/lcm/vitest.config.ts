@@ -1,3 +1,35 @@
-import { packageTests } from "../../../tooling/vitest.base.ts";
+import { defineConfig } from "vitest/config";
+import pg from "pg";
 
-export default packageTests();
+const POSTGRES_URL = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/**
+ * The engine-level suites (the engine's own tests, the contract kit, tool
+ * isolation) run twice from one factory (`test/engine-setup.ts`): on SQLite,
+ * and on PostgreSQL with `LCM_TEST_STORE=postgres`. Store-level suites run on
+ * both stores through the store contract suite. Without a reachable server the
+ * PostgreSQL project is left out, with a notice.
+ */
+const ENGINE_SUITES = ["test/engine.test.ts", "test/engine-property.test.ts", "test/engine-contract.test.ts", "test/isolation.test.ts"];
+
+async function reachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch (error) {
+    console.warn(`[lcm] PostgreSQL engine suites SKIPPED: no server at ${POSTGRES_URL} (${error instanceof Error ? error.message : String(error)})`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export default defineConfig(async () => {
+  const shared = { pool: "forks" as const, testTimeout: 20_000 };
+  const projects = [{ test: { ...shared, name: "sqlite", include: ["test/**/*.test.ts", "src/**/*.test.ts"] } }];
+  if (await reachable()) {
+    projects.push({ test: { ...shared, name: "postgres", include: ENGINE_SUITES, env: { LCM_TEST_STORE: "postgres" } } as (typeof projects)[number]["test"] });
+  }
+  return { test: { projects } };
+});

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RedactionConfigSchema } from "./redact/index.js";
 import { RetentionPolicySchema } from "./retention/index.js";
+import { SchemaNameSchema } from "./store/postgres/options.js";
 
 /**
  * The `engines.lcm` section of config.yaml (snake_case keys). Every key is
@@ -10,8 +11,23 @@ import { RetentionPolicySchema } from "./retention/index.js";
 const ratio = z.number().gt(0).lte(1);
 const positiveInt = z.number().int().positive();
 
-export const configSchema = z.strictObject({
-  /** Where the SQLite file lives; default `<dataDir>/lcm.db`. */
+/** `scheme://` at the start of a value: a URL, not a file path. */
+const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+const POSTGRES_SCHEME = /^postgres(ql)?$/i;
+
+const fields = {
+  /**
+   * Where the history lives: a SQLite file path (the default store, under the data directory) or a
+   * `postgres://` URL (a store shared by many processes and machines).
+   */
+  store: z.string().min(1).optional(),
+  /** The name of an environment variable holding the store (for URLs with secrets kept out of files). */
+  store_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  /** PostgreSQL only: the schema holding the LCM tables (created when missing). */
+  schema: SchemaNameSchema.optional(),
+  /** PostgreSQL only: connections this process keeps open. */
+  pool_size: z.number().int().min(1).max(100).optional(),
+  /** Older name of `store` for a SQLite file path (a URL here is refused). */
   database_path: z.string().min(1).optional(),
   /** Fraction of the context window that triggers compaction (overridden per model by `compression.model_thresholds`). */
   context_threshold: ratio.default(0.75),
@@ -69,9 +85,28 @@ export const configSchema = z.strictObject({
   cross_conversation: z.boolean().default(false),
   /** Size/age/count policy applied when the store opens and when a session ends; nothing is deleted when unset. */
   retention: RetentionPolicySchema.optional(),
+};
+
+export const configSchema = z.strictObject(fields).superRefine((c, ctx) => {
+  const problem = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  const setBy = [c.store !== undefined && "store", c.store_env !== undefined && "store_env", c.database_path !== undefined && "database_path"].filter(Boolean);
+  if (setBy.length > 1) problem(String(setBy[1]), `set only one of store, store_env and database_path (got ${setBy.join(" and ")})`);
+  const scheme = c.store !== undefined ? URL_SCHEME.exec(c.store)?.[1] : undefined;
+  if (scheme !== undefined && !POSTGRES_SCHEME.test(scheme)) {
+    problem("store", `unsupported store URL scheme "${scheme}://": use a file path (SQLite) or a postgres:// URL (PostgreSQL)`);
+  }
+  if (c.database_path !== undefined && URL_SCHEME.test(c.database_path)) {
+    problem("database_path", "a SQLite file path, not a URL: use store: for a postgres:// URL");
+  }
+  const sqliteOnly = (c.store !== undefined && scheme === undefined) || c.database_path !== undefined;
+  if (sqliteOnly) {
+    for (const key of ["schema", "pool_size"] as const) {
+      if (c[key] !== undefined) problem(key, "applies to a PostgreSQL store only (store: postgres://…)");
+    }
+  }
 });
 
-export type LcmConfig = z.infer<typeof configSchema>;
+export type LcmConfig = z.output<typeof configSchema>;
 
 /** Parse `engines.lcm`, with an error that names the field and what was expected. */
 export function parseConfig(raw: unknown, source = "engines.lcm"): LcmConfig {

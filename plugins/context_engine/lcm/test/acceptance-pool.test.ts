@@ -125,16 +125,16 @@ describe("one store handle shared by the engines of a process", () => {
     expect(a.store).toBe(b.store);
     expect(pooledStoreCount()).toBe(before + 1);
     await a.onTurnComplete(agentConversation(2, 1), null, { sessionId: "A" });
-    a.close();
+    await a.close();
     // b still works on the shared handle and sees A's stored conversation.
     await b.onTurnComplete(agentConversation(2, 2), null, { sessionId: "B" });
-    expect(b.store.stats().conversations).toBe(2);
-    b.close();
+    expect((await b.store.stats()).conversations).toBe(2);
+    await b.close();
     expect(pooledStoreCount()).toBe(before);
     // A new instance reopens the file.
     const c = new LcmEngine({ dataDir: t.dir, contextLength: 8_000 });
-    expect(c.store.stats().conversations).toBe(2);
-    c.close();
+    expect((await c.store.stats()).conversations).toBe(2);
+    await c.close();
   });
 
   it("a lease protects the live sessions of every holder; releasing twice is harmless", () => {

@@ -7,9 +7,9 @@ import { openLcmStore } from "../src/store/index.js";
 import type { LcmStore } from "../src/store/types.js";
 import { tempDir } from "./engine-helpers.js";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 function openStore(): LcmStore {
@@ -38,9 +38,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 const filler = (n: number, tag: string) => `${tag} ${"lorem ipsum dolor ".repeat(n)}`;
 
 describe("assembly", () => {
-  it("incremental assembly equals a from-scratch assembly after any sequence of appends and compactions", () => {
-    fc.assert(
-      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), fc.integer({ min: 300, max: 4_000 }), (ops, budget) => {
+  it("incremental assembly equals a from-scratch assembly after any sequence of appends and compactions", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), fc.integer({ min: 300, max: 4_000 }), async (ops, budget) => {
         const store = openStore();
         const conv = store.conversation(`s${Math.random()}`);
         const shared = new RowCache();
@@ -82,8 +82,8 @@ describe("assembly", () => {
             store.ingest(conv.id, [{ role: op.kind === "user" ? "user" : "assistant", content: filler(op.size, `m${n++}`) }], { mode: "append" });
           }
           const input = { conversationId: conv.id, head, budget, largeMessageTokens: 800 };
-          const incremental = assembleContext(store, shared, input);
-          const scratch = assembleContext(store, new RowCache(), input);
+          const incremental = await assembleContext(store, shared, input);
+          const scratch = await assembleContext(store, new RowCache(), input);
           expect(incremental.messages).toEqual(scratch.messages);
           expect(checkConversation(incremental.messages)).toEqual([]);
           expect(defaultTokenCounter.countMessages(incremental.messages)).toBeLessThanOrEqual(Math.max(budget, defaultTokenCounter.countMessages(head) + 200) * 1.05);
@@ -93,15 +93,15 @@ describe("assembly", () => {
     );
   });
 
-  it("renders the same bytes for the same frontier (prompt-cache friendly)", () => {
+  it("renders the same bytes for the same frontier (prompt-cache friendly)", async () => {
     const store = openStore();
     const conv = store.conversation("s");
     store.ingest(conv.id, [
       { role: "user", content: "a" },
       { role: "assistant", content: "b" },
     ]);
-    const a = assembleContext(store, new RowCache(), { conversationId: conv.id, head: [], budget: 1_000, largeMessageTokens: 800 });
-    const b = assembleContext(store, new RowCache(), { conversationId: conv.id, head: [], budget: 1_000, largeMessageTokens: 800 });
+    const a = await assembleContext(store, new RowCache(), { conversationId: conv.id, head: [], budget: 1_000, largeMessageTokens: 800 });
+    const b = await assembleContext(store, new RowCache(), { conversationId: conv.id, head: [], budget: 1_000, largeMessageTokens: 800 });
     expect(JSON.stringify(a.messages)).toBe(JSON.stringify(b.messages));
   });
 });

@@ -5,9 +5,9 @@ import type { Message } from "@context-engine/core";
 import { FakeSummarizer } from "./engine-helpers.js";
 import { makeEngine } from "./engine-setup.js";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 type Step =
@@ -65,7 +65,7 @@ describe("engine under random conversations", () => {
           if (m.role === "assistant" && !(m as { tool_calls?: unknown }).tool_calls) await engine.onTurnComplete(live, null, { sessionId: "p" });
         }
         await engine.onTurnComplete(live, null, { sessionId: "p" });
-        const conv = engine.store.findConversation("p")!;
+        const conv = (await engine.store.findConversation("p"))!;
         // Leading system messages are the host's prompt (passed through, not history); everything else is stored.
         let head = 0;
         while (all[head]?.role === "system") head++;

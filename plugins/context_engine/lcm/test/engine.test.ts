@@ -1,13 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkConversation, contentText, defaultTokenCounter, isContextEngine } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { LcmEngine, configSchema, CONTEXT_TAG } from "../src/index.js";
 import { agentConversation, FakeSummarizer, tempDir } from "./engine-helpers.js";
-import { makeEngine } from "./engine-setup.js";
+import { makeEngine, TEST_STORE, testStore } from "./engine-setup.js";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 function setup(ctx: Parameters<typeof makeEngine>[0] = {}) {
@@ -69,7 +69,7 @@ describe("compaction and assembly", () => {
     expect(out[out.length - 1]).toEqual(input[input.length - 1]);
     expect(model.calls).toBeGreaterThan(0);
     // Every original message is stored exactly once.
-    const conv = engine.store.findConversation("a")!;
+    const conv = (await engine.store.findConversation("a"))!;
     expect(conv.messageCount).toBe(input.length - 1);
   });
 
@@ -77,14 +77,14 @@ describe("compaction and assembly", () => {
     const engine = setup({ chatModel: new FakeSummarizer() });
     const input = agentConversation(30, 3);
     const first = await engine.compress(input, { sessionId: "a" });
-    const count = engine.store.findConversation("a")!.messageCount;
+    const count = (await engine.store.findConversation("a"))!.messageCount;
     const second = await engine.compress(first, { sessionId: "a" });
     expect(second).toBe(first);
-    expect(engine.store.findConversation("a")!.messageCount).toBe(count);
+    expect((await engine.store.findConversation("a"))!.messageCount).toBe(count);
     // Growing the list stores only the growth, and the summary block stays byte-identical.
     const grown = [...first, { role: "user", content: "one more question" } as Message];
     const third = await engine.compress(grown, { sessionId: "a" });
-    expect(engine.store.findConversation("a")!.messageCount).toBe(count + 1);
+    expect((await engine.store.findConversation("a"))!.messageCount).toBe(count + 1);
     expect(JSON.stringify(third[1])).toBe(JSON.stringify(first[1]));
   });
 
@@ -115,8 +115,8 @@ describe("compaction and assembly", () => {
     const engine = setup();
     const out = await engine.compress(agentConversation(40, 5), { sessionId: "a" });
     expect(checkConversation(out)).toEqual([]);
-    const conv = engine.store.findConversation("a")!;
-    const summaries = engine.store.listSummaries(conv.id);
+    const conv = (await engine.store.findConversation("a"))!;
+    const summaries = (await engine.store.listSummaries(conv.id));
     expect(summaries.length).toBeGreaterThan(0);
     for (const s of summaries) {
       expect(s.level).toBe("fallback");
@@ -132,8 +132,8 @@ describe("compaction and assembly", () => {
     const out = await engine.compress(agentConversation(60, 9), { sessionId: "a" });
     expect(checkConversation(out)).toEqual([]);
     expect(model.calls).toBeLessThanOrEqual(engine.config.circuit_breaker_failures);
-    const conv = engine.store.findConversation("a")!;
-    expect(engine.store.listSummaries(conv.id).every((s) => s.level === "fallback")).toBe(true);
+    const conv = (await engine.store.findConversation("a"))!;
+    expect((await engine.store.listSummaries(conv.id)).every((s) => s.level === "fallback")).toBe(true);
   });
 
   it("rejects summaries that copy the input or invent identifiers", async () => {
@@ -142,8 +142,8 @@ describe("compaction and assembly", () => {
       model.mode = mode;
       const engine = setup({ chatModel: model });
       await engine.compress(agentConversation(30, 4), { sessionId: "a" });
-      const conv = engine.store.findConversation("a")!;
-      const summaries = engine.store.listSummaries(conv.id);
+      const conv = (await engine.store.findConversation("a"))!;
+      const summaries = (await engine.store.listSummaries(conv.id));
       expect(summaries.length).toBeGreaterThan(0);
       for (const s of summaries) {
         expect(s.level).toBe("fallback");
@@ -161,8 +161,8 @@ describe("compaction and assembly", () => {
     expect(defaultTokenCounter.countMessages(out)).toBeLessThan(engine.thresholdTokens);
     // At most the call started before the deadline; every later pass is deterministic.
     expect(model.calls).toBeLessThanOrEqual(1);
-    const conv = engine.store.findConversation("a")!;
-    const summaries = engine.store.listSummaries(conv.id);
+    const conv = (await engine.store.findConversation("a"))!;
+    const summaries = (await engine.store.listSummaries(conv.id));
     expect(summaries.length).toBeGreaterThan(1);
     expect(summaries.filter((s) => s.level === "normal").length).toBeLessThanOrEqual(1);
     expect(summaries.some((s) => s.level === "fallback" && s.meta?.fallbackReason === "compress time budget spent")).toBe(true);
@@ -176,8 +176,8 @@ describe("compaction and assembly", () => {
       expect(checkConversation(list)).toEqual([]);
       expect(defaultTokenCounter.countMessages(list)).toBeLessThan(engine.thresholdTokens);
     }
-    const conv = engine.store.findConversation("a")!;
-    const depths = engine.store.listSummaries(conv.id).map((s) => s.depth);
+    const conv = (await engine.store.findConversation("a"))!;
+    const depths = (await engine.store.listSummaries(conv.id)).map((s) => s.depth);
     expect(Math.max(...depths)).toBeGreaterThanOrEqual(1);
   });
 
@@ -187,8 +187,8 @@ describe("compaction and assembly", () => {
     const out = await engine.compress(input, { sessionId: "a" });
     expect(defaultTokenCounter.countMessages(out)).toBeLessThan(engine.thresholdTokens);
     expect(checkConversation(out)).toEqual([]);
-    const conv = engine.store.findConversation("a")!;
-    const stored = engine.store.getMessages(conv.id);
+    const conv = (await engine.store.findConversation("a"))!;
+    const stored = (await engine.store.getMessages(conv.id));
     const biggest = Math.max(...stored.map((m) => m.tokens));
     expect(biggest).toBeGreaterThan(engine.config.large_message_tokens);
   });
@@ -203,17 +203,17 @@ describe("prepared work and atomic publish", () => {
     let done = false;
     const turn = engine.onTurnComplete(input, null, { sessionId: "a" }).then(() => (done = true));
     await turn;
-    // The turn finished although the summariser has not answered yet.
+    // The turn finished although the summariser has not answered yet (preparation runs after it).
     expect(done).toBe(true);
-    expect(model.calls).toBeGreaterThan(0);
-    const conv = engine.store.findConversation("a")!;
-    expect(engine.store.listSummaries(conv.id)).toHaveLength(0);
+    await vi.waitFor(() => expect(model.calls).toBeGreaterThan(0));
+    const conv = (await engine.store.findConversation("a"))!;
+    expect((await engine.store.listSummaries(conv.id))).toHaveLength(0);
     model.release();
     await engine.whenIdle("a");
     const callsAfterPrepare = model.calls;
-    expect(engine.store.listSummaries(conv.id)).toHaveLength(0); // prepared, not published
+    expect((await engine.store.listSummaries(conv.id))).toHaveLength(0); // prepared, not published
     const out = await engine.compress(input, { sessionId: "a" });
-    expect(engine.store.listSummaries(conv.id).length).toBeGreaterThan(0);
+    expect((await engine.store.listSummaries(conv.id)).length).toBeGreaterThan(0);
     expect(checkConversation(out)).toEqual([]);
     // Publishing what was prepared needed few or no new summariser calls.
     expect(model.calls - callsAfterPrepare).toBeLessThan(callsAfterPrepare);
@@ -249,11 +249,11 @@ describe("prepared work and atomic publish", () => {
     model.release();
     const out = await pending;
     expect(out).toBe(input);
-    const conv = engine.store.findConversation("a")!;
-    expect(engine.store.listSummaries(conv.id)).toHaveLength(0);
+    const conv = (await engine.store.findConversation("a"))!;
+    expect((await engine.store.listSummaries(conv.id))).toHaveLength(0);
     const again = await engine.compress(input, { sessionId: "a" });
     expect(again).not.toBe(input);
-    expect(engine.store.listSummaries(conv.id).length).toBeGreaterThan(0);
+    expect((await engine.store.listSummaries(conv.id)).length).toBeGreaterThan(0);
   });
 
   it("a prepared step whose messages changed under it is dropped, not forced in", async () => {
@@ -285,8 +285,8 @@ describe("session boundaries", () => {
     const next = await engine.compress(grown, { sessionId: "s2", force: false });
     expect(text(next)).toContain("and now?");
     expect(contentText(next[1]!.content)).toContain(CONTEXT_TAG);
-    expect(engine.store.findConversation("s2")).toBeNull();
-    expect(engine.store.findConversation("s1")!.messageCount).toBe(agentConversation(40, 71).length); // + the new one, - the system prompt
+    expect((await engine.store.findConversation("s2"))).toBeNull();
+    expect((await engine.store.findConversation("s1"))!.messageCount).toBe(agentConversation(40, 71).length); // + the new one, - the system prompt
   });
 
   it("a reset under a new session id leaves the old conversation's context intact", async () => {
@@ -351,17 +351,17 @@ describe("selectContext and tools", () => {
   });
 
   it("a new instance on the same dataDir finds the earlier session through its tools", async () => {
-    const t = tempDir();
+    const t = testStore();
     cleanups.push(t.cleanup);
-    const first = new LcmEngine({ dataDir: t.dir, contextLength: 8_000, chatModel: new FakeSummarizer() });
-    first.onSessionStart("persist");
+    const first = new LcmEngine({ dataDir: t.dataDir, config: t.config, contextLength: 8_000, chatModel: new FakeSummarizer() });
+    await first.onSessionStart("persist");
     const compacted = await first.compress(agentConversation(40, 31), { sessionId: "persist" });
     await first.onSessionEnd("persist", compacted);
-    first.close();
-    const second = new LcmEngine({ dataDir: t.dir, contextLength: 8_000 });
-    second.onSessionStart("persist");
+    await first.close();
+    const second = new LcmEngine({ dataDir: t.dataDir, config: t.config, contextLength: 8_000 });
+    await second.onSessionStart("persist");
     const res = await second.handleToolCall("lcm_grep", { query: "CANARY_31_0" }, { sessionId: "persist", messages: [] });
-    second.close();
+    await second.close();
     expect(res).toContain("CANARY_31_0");
     expect(JSON.parse(res).hits.length).toBeGreaterThan(0);
   });
@@ -370,9 +370,12 @@ describe("selectContext and tools", () => {
     const engine = setup({ chatModel: new FakeSummarizer() });
     engine.onSessionStart("a");
     await engine.compress(agentConversation(40, 17), { sessionId: "a" });
-    const status = engine.getStatus() as unknown as { lcm: { session: { messages: number }; database: { summaries: number } } };
+    type Status = { lcm: { session: { messages: number }; database?: { summaries: number }; store: { kind: string } } };
+    const status = engine.getStatus() as unknown as Status;
     expect(status.lcm.session.messages).toBeGreaterThan(100);
-    expect(status.lcm.database.summaries).toBeGreaterThan(0);
+    expect(status.lcm.store.kind).toBe(TEST_STORE);
+    // Database figures come from a refresh off the hook's path (getStatus never calls the store).
+    await vi.waitFor(() => expect((engine.getStatus() as unknown as Status).lcm.database?.summaries).toBeGreaterThan(0));
   });
 });
 
@@ -384,8 +387,8 @@ describe("data hygiene", () => {
     const input = agentConversation(40, 41);
     input[1] = { role: "user", content: `my key is ${secret}, fix CANARY_41_0` };
     const out = await engine.compress(input, { sessionId: "a" });
-    const conv = engine.store.findConversation("a")!;
-    expect(engine.store.getMessages(conv.id).some((m) => m.text.includes(secret))).toBe(false);
+    const conv = (await engine.store.findConversation("a"))!;
+    expect((await engine.store.getMessages(conv.id)).some((m) => m.text.includes(secret))).toBe(false);
     expect(model.requests.some((r) => JSON.stringify(r.messages).includes(secret))).toBe(false);
     expect(JSON.stringify(out)).not.toContain(secret);
   });
@@ -396,8 +399,8 @@ describe("data hygiene", () => {
     await engine.compress(agentConversation(30, 52), { sessionId: "b" });
     const report = await engine.forgetSession("a");
     expect(report?.messages).toBeGreaterThan(0);
-    expect(engine.store.findConversation("a")).toBeNull();
-    expect(engine.store.findConversation("b")!.messageCount).toBeGreaterThan(0);
+    expect((await engine.store.findConversation("a"))).toBeNull();
+    expect((await engine.store.findConversation("b"))!.messageCount).toBeGreaterThan(0);
     const res = await engine.handleToolCall("lcm_grep", { query: "CANARY_51_0", all_conversations: true }, { sessionId: "b" });
     expect(JSON.parse(res).hits).toEqual([]);
   });
@@ -410,7 +413,7 @@ describe("data hygiene", () => {
     engine.onSessionStart("new");
     await engine.onTurnComplete(agentConversation(3, 62), null, { sessionId: "new" });
     await engine.onSessionEnd("new", []);
-    expect(engine.store.findConversation("new")).not.toBeNull();
-    expect(engine.store.findConversation("old")).toBeNull();
+    expect((await engine.store.findConversation("new"))).not.toBeNull();
+    expect((await engine.store.findConversation("old"))).toBeNull();
   });
 });

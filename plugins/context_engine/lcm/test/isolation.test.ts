@@ -3,9 +3,9 @@ import { handleLcmToolCall, lcmToolSchemas } from "../src/tools/index.js";
 import { makeEngine } from "./engine-setup.js";
 import { asst, tempStore, user } from "./helpers.js";
 
-let cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups) c();
+let cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups) await c();
   cleanups = [];
 });
 
@@ -78,8 +78,8 @@ describe("cross-conversation isolation through the engine and its config", () =>
       const engine = made.engine;
       await engine.onTurnComplete([user("aardvark in session a"), asst("noted aardvark")], null, { sessionId: "a" });
       await engine.onTurnComplete([user("bumblebee in session b"), asst("noted bumblebee")], null, { sessionId: "b" });
-      const bConv = engine.store.findConversation("b")!;
-      const bIds = engine.store.getMessages(bConv.id).map((m) => m.id);
+      const bConv = (await engine.store.findConversation("b"))!;
+      const bIds = (await engine.store.getMessages(bConv.id)).map((m) => m.id);
       const call = async (name: string, args: unknown) => JSON.parse(await engine.handleToolCall(name, args, { sessionId: "a" })) as Record<string, any>;
       for (const id of bIds) {
         for (const tool of ["lcm_describe", "lcm_expand"]) {

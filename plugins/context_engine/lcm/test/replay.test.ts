@@ -89,7 +89,7 @@ function fingerprint(m: Message): string {
  */
 async function recoverThroughTools(engine: LcmEngine, sessionId: string): Promise<Map<number, Recovered>> {
   const found = new Map<number, Recovered>();
-  const conv = engine.store.findConversation(sessionId)!;
+  const conv = (await engine.store.findConversation(sessionId))!;
   const read = async (id: string) => {
     let cursor: string | undefined;
     for (let page = 0; page < 100_000; page++) {
@@ -110,8 +110,8 @@ async function recoverThroughTools(engine: LcmEngine, sessionId: string): Promis
       cursor = res.nextCursor;
     }
   };
-  for (const summary of engine.store.listSummaries(conv.id)) await read(summary.id);
-  for (const item of engine.store.getFrontier(conv.id).items) {
+  for (const summary of (await engine.store.listSummaries(conv.id))) await read(summary.id);
+  for (const item of (await engine.store.getFrontier(conv.id)).items) {
     if (item.kind === "message") await read(`msg_${item.messageId}`);
   }
   return found;
@@ -143,7 +143,7 @@ describe.skipIf(!dataDir)("replay of the real sessions in shared/data", () => {
           compactions += report.compactions;
           requests += report.requests;
           peak = Math.max(peak, report.maxRequestTokens);
-          const conv = engine.store.findConversation(session.id)!;
+          const conv = (await engine.store.findConversation(session.id))!;
           const originals = session.messages.filter((m) => m.role !== "system" && m.role !== "developer");
           expect(conv.messageCount).toBe(originals.length);
           const recovered = await recoverThroughTools(engine, session.id);

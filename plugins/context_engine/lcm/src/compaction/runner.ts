@@ -1,5 +1,5 @@
 import type { Logger } from "@context-engine/core";
-import type { FrontierItem, FrontierItemKey, LcmStore, LcmStoreDriver, NewSummary, SummaryRecord } from "../store/types.js";
+import type { CompactionLock, FrontierItem, FrontierItemKey, LcmStoreDriver, NewSummary, SummaryRecord } from "../store/types.js";
 import type { Plan, PlanOptions, ShapeLoader, SummaryItem, VirtualItem } from "./planner.js";
 import { applyPlan, planNext } from "./planner.js";
 import { renderSourceMessages } from "./source-text.js";
@@ -44,10 +44,10 @@ export interface RunOptions {
 }
 
 /** The published frontier as planner items (summary depths looked up in one query). */
-export function virtualFrontier(store: LcmStore, items: readonly FrontierItem[]): VirtualItem[] {
+export async function virtualFrontier(store: LcmStoreDriver, items: readonly FrontierItem[]): Promise<VirtualItem[]> {
   const summaryIds = items.filter((i) => i.kind === "summary").map((i) => (i as { summaryId: string }).summaryId);
   const depth = new Map<string, number>();
-  if (summaryIds.length) for (const s of store.getSummaries(summaryIds)) depth.set(s.id, s.depth);
+  if (summaryIds.length) for (const s of await store.getSummaries(summaryIds)) depth.set(s.id, s.depth);
   return items.map((i) =>
     i.kind === "message"
       ? { kind: "message", messageId: i.messageId, tokens: i.tokens, ordinal: i.ordinal }
@@ -169,12 +169,18 @@ function sameKey(a: FrontierItemKey, b: FrontierItemKey): boolean {
  * dropped step) is dropped with everything after it; the steps before it
  * stay, each being a valid state on its own.
  */
-export async function publishPrepared(store: LcmStoreDriver, work: PreparedWork, logger: Logger): Promise<PublishOutcome> {
+export async function publishPrepared(store: LcmStoreDriver, work: PreparedWork, logger: Logger, lock?: CompactionLock): Promise<PublishOutcome> {
   const committed: SummaryRecord[] = [];
   let stale = 0;
   const ids: Array<string | null> = [];
   for (let k = 0; k < work.steps.length; k++) {
     const step = work.steps[k]!;
+    // A pass that lost its lock (or the connection holding it) publishes nothing more.
+    if (lock && !(await lock.stillHeld())) {
+      logger.warn("lcm: compaction lock lost; the rest of the pass is not published", { conversationId: work.conversationId, unpublished: work.steps.length - k });
+      stale = work.steps.length - k;
+      break;
+    }
     const expect: FrontierItemKey[] = [];
     let unresolved = false;
     if (step.plan.kind === "leaf") {

@@ -1,0 +1,123 @@
+import { defaultTokenCounter, raceAbortOrNull } from "@context-engine/core";
+import type { CompressOptions, Message } from "@context-engine/core";
+import { keepRequest, latestRequest } from "../assembly/keep-request.js";
+import { prepareSteps, publishPrepared } from "../compaction/runner.js";
+import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
+import type { EngineParts } from "./parts.js";
+import { plannerFrontier, runDeps } from "./preparation.js";
+import type { SessionState } from "./sessions.js";
+import { assemble, headTokens, ingest } from "./turn.js";
+
+/** What one compress did, for the caller's bookkeeping. */
+export interface CompressOutcome {
+  messages: Message[];
+  /** False when the result is the caller's list (nothing changed, or the pass was aborted). */
+  changed: boolean;
+}
+
+/**
+ * One compaction, inside the session's lock: ingest the host's list, publish
+ * what background preparation computed, run blocking passes while the
+ * frontier is above the target (under the store's compaction lock, so no two
+ * processes compact one conversation at once), then assemble the context.
+ */
+export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: SessionState, messages: Message[], options: CompressOptions, started: number): Promise<CompressOutcome> {
+  parts.metrics.compressCalls++;
+  const unchanged = { messages, changed: false };
+  const rejectionsBefore = parts.summarizer.stats.rejections;
+  const { head, live } = await ingest(parts, store, s, messages);
+  const signal = options.signal;
+
+  // Work prepared after earlier turns: wait for it if it is still running, never past the time budget.
+  if (s.preparing) {
+    const wait = AbortSignal.timeout(Math.max(1, parts.config.compress_time_budget_ms - (Date.now() - started)));
+    const work = await raceAbortOrNull(s.preparing, signal ? AbortSignal.any([signal, wait]) : wait).catch(() => null);
+    if (work && !s.prepared) s.prepared = work;
+  }
+  if (signal?.aborted) return unchanged;
+
+  const pass = (lock: CompactionLock | undefined) => compactionPass(parts, store, s, options, started, headTokens(head), lock);
+  const locked = store.withCompactionLock ? await store.withCompactionLock(s.conversationId, pass) : { value: await pass(undefined) };
+  // Another process is compacting this conversation: assemble from what it has published so far.
+  const outcome = locked?.value ?? { published: 0, stale: 0, aborted: false };
+  if (!locked) parts.logger.debug("lcm: another process is compacting this conversation; assembling without a pass", { sessionId: s.sessionId });
+  if (outcome.aborted || signal?.aborted) return unchanged;
+  parts.metrics.published += outcome.published;
+  parts.metrics.stalePrepared += outcome.stale;
+
+  // System prompt + the summaries that fit + the fresh tail (+ the latest request, always).
+  const assembled = await assemble(parts, store, s, head, live);
+  const kept = keepRequest(assembled.messages, latestRequest(messages), head.length);
+  const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
+  if (signal?.aborted) return unchanged;
+  s.lastCompaction = {
+    at: new Date().toISOString(),
+    durationMs: Date.now() - started,
+    summariesPublished: outcome.published,
+    staleSteps: outcome.stale,
+    tokensBefore: defaultTokenCounter.countMessages(messages),
+    tokensAfter: result.tokens,
+    omittedItems: result.omittedItems,
+    ...(locked ? {} : { skipped: "another process holds this conversation's compaction lock" }),
+    // A model answer was refused by the acceptance checks: this pass used a terser level or the deterministic summary.
+    ...(parts.summarizer.stats.rejections > rejectionsBefore ? { rejected: parts.summarizer.lastRejection } : {}),
+  };
+  s.rescue = null;
+  if (sameMessages(result.messages, messages)) return unchanged;
+  return { messages: result.messages, changed: true };
+}
+
+/** Publish prepared work, then blocking passes down to the target (bounded; all-or-nothing on abort). */
+async function compactionPass(
+  parts: EngineParts,
+  store: LcmStoreDriver,
+  s: SessionState,
+  options: CompressOptions,
+  started: number,
+  headTokenCount: number,
+  lock: CompactionLock | undefined,
+): Promise<{ published: number; stale: number; aborted: boolean }> {
+  const signal = options.signal;
+  let published = 0;
+  let stale = 0;
+  if (s.prepared?.steps.length) {
+    const out = await publishPrepared(store, s.prepared, parts.logger, lock);
+    published += out.committed.length;
+    stale += out.stale;
+  }
+  s.prepared = null;
+  const stopAt = options.force ? 0 : Math.max(0, parts.budgets.target() - headTokenCount);
+  const conv = await store.getConversation(s.conversationId);
+  if (!conv || !(options.force || conv.frontierTokens > stopAt)) return { published, stale, aborted: false };
+  const start = await plannerFrontier(parts, store, s.conversationId);
+  const work = await prepareSteps(runDeps(parts, store), s.conversationId, start, {
+    plan: parts.budgets.plan(true),
+    maxPasses: parts.config.max_passes,
+    stopAtTokens: stopAt,
+    modelDeadline: started + parts.config.compress_time_budget_ms,
+    ...(options.focusTopic ? { focusTopic: options.focusTopic } : {}),
+    ...(signal ? { signal } : {}),
+  }).catch((error: unknown) => {
+    if (signal?.aborted) return null;
+    throw error;
+  });
+  if (signal?.aborted) {
+    // Keep the finished summaries for the next pass instead of throwing the work away; publish nothing now.
+    if (work?.steps.length) s.prepared = work;
+    return { published, stale, aborted: true };
+  }
+  if (work?.steps.length) {
+    const out = await publishPrepared(store, work, parts.logger, lock);
+    published += out.committed.length;
+    stale += out.stale;
+  }
+  return { published, stale, aborted: false };
+}
+
+function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i] && JSON.stringify(a[i]) !== JSON.stringify(b[i])) return false;
+  }
+  return true;
+}

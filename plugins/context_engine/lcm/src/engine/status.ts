@@ -1,0 +1,28 @@
+import type { EngineParts } from "./parts.js";
+
+/** `getStatus().lcm`: counters, the store in use and the current session's figures, all from memory. */
+export function engineStatus(parts: EngineParts, closed: boolean): Record<string, unknown> {
+  const lcm: Record<string, unknown> = { ...parts.metrics, summarizer: parts.summarizer.stats };
+  const { handle } = parts;
+  lcm.store = { ...handle.description, open: handle.current !== null, ...(handle.failure ? { error: handle.failure.message } : {}) };
+  if (closed) return lcm;
+  // Figures as of the last refresh; this call schedules the next one (never awaited).
+  handle.scheduleStatsRefresh();
+  const db = handle.stats;
+  if (db) lcm.database = { path: db.path, bytes: db.fileBytes, conversations: db.conversations, messages: db.messages, summaries: db.summaries };
+  const s = parts.sessions.shown();
+  if (s) {
+    const conv = s.snapshot;
+    lcm.session = {
+      sessionId: s.sessionId,
+      messages: conv.messageCount,
+      messageTokens: conv.messageTokens,
+      frontierItems: conv.frontierCount,
+      frontierTokens: conv.frontierTokens,
+      preparedSteps: s.prepared?.steps.length ?? 0,
+      preparing: s.preparing !== null,
+      lastCompaction: s.lastCompaction,
+    };
+  }
+  return lcm;
+}
