@@ -9,6 +9,7 @@ import { selectedEngineName } from "./config/schema.js";
 import { discoverEngines } from "./discovery/discover.js";
 import type { DiscoveryOptions } from "./discovery/discover.js";
 import type { EngineCandidate, EngineSource } from "./discovery/types.js";
+import { availability, disposeEngine, engineDetails } from "./availability.js";
 import { describeError } from "./errors.js";
 import { runGeneralPlugins } from "./general.js";
 import type { HostContext } from "./init-context.js";
@@ -30,6 +31,8 @@ export interface EngineListing {
   active: boolean;
   /** Plugin directory, package directory or module path; null for the built-in engine. */
   path: string | null;
+  /** What a constructed engine says about itself (`describe()`), e.g. the store it uses. */
+  details?: Record<string, string>;
 }
 
 export interface ListEnginesOptions extends DiscoveryOptions {
@@ -79,10 +82,10 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
 
   const discovery = await discoverEngines(loaded, { ...options, cwd, logger });
   const validateConfig = createConfigValidator(loaded);
-  const probeCandidate = async (candidate: EngineCandidate): Promise<string> => {
-    if (candidate.problem || !candidate.entry) return candidate.problem ?? "no module";
-    if (probe === "none") return "ok";
-    if (probe === "import") return probeImport(candidate.entry, options.pluginTimeoutMs);
+  const probeCandidate = async (candidate: EngineCandidate): Promise<{ status: string; details?: Record<string, string> }> => {
+    if (candidate.problem || !candidate.entry) return { status: candidate.problem ?? "no module" };
+    if (probe === "none") return { status: "ok" };
+    if (probe === "import") return { status: await probeImport(candidate.entry, options.pluginTimeoutMs) };
     const result = await instantiatePlugin({
       entry: candidate.entry,
       expectedName: candidate.name,
@@ -92,14 +95,17 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
       logger,
       timeoutMs: options.pluginTimeoutMs,
     });
-    if (!result.ok) return result.reason;
-    return availability(result.engine);
+    if (!result.ok) return { status: result.reason };
+    const status = await availability(result.engine, options.pluginTimeoutMs);
+    const details = engineDetails(result.engine);
+    await disposeEngine(result.engine);
+    return { status, ...(details ? { details } : {}) };
   };
 
   for (const candidate of discovery.engines.values()) {
     rows.push({
       ...rowOf(candidate),
-      status: await probeCandidate(candidate),
+      ...(await probeCandidate(candidate)),
       active: selected === candidate.name && candidate.name !== BUILTIN_ENGINE_NAME,
     });
   }
@@ -156,13 +162,4 @@ async function probeImport(entry: string, timeoutMs: number | undefined): Promis
   return "ok";
 }
 
-/** An engine may report that it cannot run here (missing service, credentials) through `isAvailable()`. */
-async function availability(engine: ContextEngine): Promise<string> {
-  const check = (engine as { isAvailable?: unknown }).isAvailable;
-  if (typeof check !== "function") return "ok";
-  try {
-    return (await check.call(engine)) === false ? "unavailable: isAvailable() returned false" : "ok";
-  } catch (error) {
-    return `unavailable: isAvailable() threw: ${describeError(error)}`;
-  }
-}
+

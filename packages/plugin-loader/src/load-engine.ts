@@ -1,5 +1,6 @@
 import type { ContextEngine, EngineFactory, EngineInitContext, Logger } from "@context-engine/core";
 import { createStderrLogger, isContextEngine } from "@context-engine/core";
+import { availability, disposeEngine } from "./availability.js";
 import { BUILTIN_DESCRIPTION, builtinVersion, constructBuiltinEngine, createBuiltinEngine } from "./builtin.js";
 import type { LoadedConfig } from "./config/load.js";
 import { toLoadedConfig } from "./config/load.js";
@@ -158,6 +159,13 @@ export async function loadEngine(
       timeoutMs: options.pluginTimeoutMs,
     });
     if (!result.ok) return fail("broken_plugin", result.reason, available);
+    // An engine that cannot start here (its store unreachable) is not a configuration error: the
+    // user gets the built-in compressor and the reason, once, as for any engine that fails to load.
+    const unavailable = await availability(result.engine, options.pluginTimeoutMs);
+    if (unavailable !== "ok") {
+      await disposeEngine(result.engine);
+      return builtin(`context engine "${name}" cannot start: ${unavailable}`);
+    }
     const build = result.construct ?? cloneBuilder(result.engine);
     return finish(result.engine, contextFor(name), build, {
       name,

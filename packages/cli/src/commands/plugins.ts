@@ -67,6 +67,7 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
       `  status:      ${r.status === "ok" ? p.green("ok") : p.red(r.status)}`,
       `  path:        ${r.path ?? "built-in"}`,
       `  description: ${r.description || "–"}`,
+      ...Object.entries(r.details ?? {}).map(([k, v]) => `  ${`${k}:`.padEnd(12)} ${v}`),
     ];
     io.stdout.write(`${lines.join("\n")}\n`);
   }

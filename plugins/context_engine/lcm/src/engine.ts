@@ -156,6 +156,22 @@ export class LcmEngine extends ContextEngine {
     return this.#handle.open();
   }
 
+  /**
+   * Whether the store can be opened here (hosts and `plugins list` ask before
+   * use). Throws `LcmStoreUnavailableError` saying what is wrong and what to
+   * do; a loader then falls back to its default engine.
+   */
+  async isAvailable(): Promise<boolean> {
+    await this.#handle.open();
+    return true;
+  }
+
+  /** What `plugins info` shows beyond the name: the store in use (never a password). */
+  describe(): Record<string, string> {
+    const d = this.#handle.description;
+    return { store: d.kind === "postgres" ? `PostgreSQL ${d.location} (schema ${d.schema})` : `SQLite ${d.location}` };
+  }
+
   /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
