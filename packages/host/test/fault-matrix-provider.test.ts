@@ -1,8 +1,8 @@
-import { checkConversation } from "@context-engine/core";
+import { ChatModelError, checkConversation } from "@context-engine/core";
 import type { ContextEngine } from "@context-engine/core";
 import type { Message, ToolCallOptions, ToolSchema } from "@context-engine/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentHost, createOpenAIChatModel } from "../src/index.js";
+import { AgentHost, createOpenAIChatModel, readEventStream, StreamAccumulator, toResponse } from "../src/index.js";
 import type { HostEvent } from "../src/index.js";
 import { RecordingEngine, SelectingEngine } from "./support/engines.js";
 import type { Behaviour } from "./support/misbehaving-server.js";
@@ -16,7 +16,9 @@ import { answer, chunk, keepAliveForever, MisbehavingServer, streamThenEnd, stre
  * run no tool, keep no partial answer, and leave the next turn working.
  */
 
-const TIMEOUT_MS = 400;
+/** `request_timeout_seconds` of the timeout cases (short, so they end soon) and of the others (never reached). */
+const SHORT_TIMEOUT_MS = 800;
+const LONG_TIMEOUT_MS = 60_000;
 const readFile = { type: "function" as const, function: { name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } } };
 
 interface ProviderFault {
@@ -50,12 +52,12 @@ afterAll(async () => {
   await server.stop();
 });
 
-function makeHost(engine: ContextEngine, options: { maxRetries?: number } = {}) {
+function makeHost(engine: ContextEngine, options: { maxRetries?: number; timeoutMs?: number } = {}) {
   const events: HostEvent[] = [];
   let executed = 0;
   const host = new AgentHost({
     engine,
-    chatModel: createOpenAIChatModel({ baseURL: server.baseURL, apiKey: "k", model: "test-model", timeoutMs: TIMEOUT_MS, retryBaseDelayMs: 1 }),
+    chatModel: createOpenAIChatModel({ baseURL: server.baseURL, apiKey: "k", model: "test-model", timeoutMs: options.timeoutMs ?? LONG_TIMEOUT_MS, retryBaseDelayMs: 1 }),
     tools: [readFile],
     executeTool: () => {
       executed++;
@@ -72,7 +74,7 @@ describe("fault matrix: a misbehaving provider", () => {
 
   it.each(cases)("%s", async (_label, fault, mode) => {
     const engine = new SelectingEngine();
-    const { host, events, executed } = makeHost(engine);
+    const { host, events, executed } = makeHost(engine, { timeoutMs: fault.kind === "timeout" ? SHORT_TIMEOUT_MS : LONG_TIMEOUT_MS });
     if (mode === "stream") host.on("provider.delta", () => {});
     const session = await host.openSession({ model: "test-model", contextLength: 32_000 });
     server.plan(fault.behaviour);
@@ -159,3 +161,49 @@ describe("fault matrix: an engine tool that ignores the abort signal", () => {
     await host.close();
   });
 });
+
+describe("what counts as a finished stream", () => {
+  const finishChunk = (reason: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
+  const body = (text: string) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    });
+  const fold = async (text: string) => {
+    const acc = new StreamAccumulator();
+    await readEventStream(body(text), acc);
+    return acc;
+  };
+
+  it("a finish reason or [DONE] finishes it; neither is an error that keeps nothing", async () => {
+    expect(toResponse((await fold(chunk({ content: "a" }) + finishChunk("stop"))).result()).message.content).toBe("a");
+    expect(toResponse((await fold(chunk({ content: "b" }) + "data: [DONE]\n\n")).result()).message.content).toBe("b");
+    const cut = await fold(chunk({ content: "The answer is" }) + ": keep-alive\n\n");
+    expect(cut.finished).toBe(false);
+    expect(() => cut.result()).toThrow(/ended before the model finished \(no finish reason and no \[DONE\]\)/);
+    expect(ChatModelError.is(catchError(() => cut.result())) && (catchError(() => cut.result()) as ChatModelError).kind).toBe("network");
+  });
+
+  it("the caller's abort during keep-alive comments is an interruption, not a timeout", async () => {
+    const { host } = makeHost(new SelectingEngine());
+    host.on("provider.delta", () => {});
+    const session = await host.openSession({ model: "test-model", contextLength: 32_000 });
+    server.plan(keepAliveForever(20));
+    const controller = new AbortController();
+    host.on("provider.request", () => setTimeout(() => controller.abort(), 50));
+    const result = await session.send("question", { signal: controller.signal });
+    expect(result.status).toBe("interrupted");
+    await host.close();
+  });
+});
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return null;
+}
