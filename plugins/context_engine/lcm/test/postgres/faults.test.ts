@@ -17,7 +17,7 @@ const transcript = (turns: number): Message[] => Array.from({ length: turns }, (
 
 type Store = Awaited<ReturnType<typeof openPostgresStore>>;
 
-describe.skipIf(!reachable)("PostgreSQL store when the server ends its sessions or a writer stalls", () => {
+describe.skipIf(!reachable)("PostgreSQL store when the server ends its sessions or a writer stalls", { timeout: 60_000 }, () => {
   let admin: pg.Client;
   let schema: string;
   let appName: string;
@@ -88,6 +88,37 @@ describe.skipIf(!reachable)("PostgreSQL store when the server ends its sessions 
       await new Promise((r) => setTimeout(r, 30));
     }
     expect(await store.getMessages(conv.id)).toHaveLength(8);
+  });
+
+  it("sessions ended again and again during a run of ingests: each call succeeds or fails as a connection fault, and every message is stored once", async () => {
+    const store = await open();
+    const conv = await store.conversation("s");
+    let storming = true;
+    const storm = (async () => {
+      while (storming) {
+        await terminateSessions(admin, appName);
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    const kinds = new Set<string>();
+    try {
+      for (let i = 1; i <= 25; i++) {
+        await Promise.resolve(store.ingest(conv.id, transcript(i))).catch((e: unknown) => {
+          kinds.add(e instanceof PostgresStoreError ? e.kind : `not a store error: ${String(e)}`);
+        });
+      }
+    } finally {
+      storming = false;
+      await storm;
+    }
+    expect([...kinds].filter((k) => k !== "connection")).toEqual([]);
+    // Whatever failed (even a COMMIT whose answer was lost), the next ingest brings the store to the transcript exactly.
+    await new Promise((r) => setTimeout(r, 30));
+    const last = await Promise.resolve(store.ingest(conv.id, transcript(26))).catch(() => store.ingest(conv.id, transcript(26)));
+    expect(last.appended).toBeGreaterThanOrEqual(2);
+    const stored = await store.getMessages(conv.id);
+    expect(stored.map((m) => m.message.content)).toEqual(transcript(26).map((m) => m.content));
+    expect(stored.map((m) => m.seq)).toEqual(stored.map((_, i) => i));
   });
 
   it("a writer stalled inside an open transaction does not block another writer for ever: a clear lock_timeout error, then success", async () => {
