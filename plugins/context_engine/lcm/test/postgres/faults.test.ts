@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/open.js";
 import { connectPostgres } from "../../src/store/postgres/connect.js";
 import { PostgresStoreError } from "../../src/store/postgres/errors.js";
+import { withConversationLock } from "../../src/store/postgres/locks.js";
 import { adminClient, dropSchema, holdConversation, terminateSessions, uniqueAppName, waitForLockWait } from "./faults-support.js";
 import { POSTGRES_URL, postgresReachable, randomSchema } from "./server.js";
 
@@ -150,6 +151,18 @@ describe.skipIf(!reachable)("PostgreSQL store when the server ends its sessions 
     expect(await stallError).toBeInstanceOf(PostgresStoreError);
     // The stalled writer's pool replaced its session.
     expect((await stalled.pool.query("SELECT 1 AS one")).rows[0].one).toBe(1);
+  });
+
+  it("a compaction lock whose session is ended is reported lost, and the lock can be taken again", async () => {
+    const conn = await connectPostgres({ url: POSTGRES_URL, schema, applicationName: appName, poolSize: 2 });
+    opened.push(conn);
+    const outcome = await withConversationLock(conn, 7, async (lock) => {
+      expect(await lock.stillHeld()).toBe(true);
+      await terminateSessions(admin, appName);
+      return lock.stillHeld();
+    });
+    expect(outcome).toEqual({ value: false });
+    expect(await withConversationLock(conn, 7, async (lock) => lock.stillHeld())).toEqual({ value: true });
   });
 
   it("a statement past statement_timeout fails with a clear error and leaves the pool usable", async () => {
