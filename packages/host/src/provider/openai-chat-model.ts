@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import type { RetryAwareChatModel, StreamingChatModel } from "../runtime.js";
 import { isRetryable, retryAfterMsOf } from "./errors.js";
 import { mapProviderError } from "./map-error.js";
+import { startDeadline } from "./deadline.js";
 import { backoffMs, sleep } from "./retry.js";
 import { ChatCompletionSchema } from "./response-schema.js";
 import { canonicalUsage } from "./usage.js";
@@ -21,7 +22,10 @@ export interface OpenAIChatModelOptions {
   retryBaseDelayMs?: number;
   /** Cap for one backoff (also for a provider's Retry-After). Default 30 s. */
   retryMaxDelayMs?: number;
-  /** Per-request timeout (for a streamed answer also the longest pause between two pieces); default 10 minutes. */
+  /**
+   * Bound on one whole response: headers, body and every streamed piece (SSE keep-alive comments or a
+   * trickle of bytes do not extend it); also the longest pause between two streamed pieces. Default 10 minutes.
+   */
   timeoutMs?: number;
   defaultHeaders?: Record<string, string>;
   /** A fetch implementation (tests, proxies). */
@@ -78,14 +82,15 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
 
   const completeOnce = async (request: ChatModelRequest): Promise<ChatModelResponse> => {
     const body = bodyOf(request);
+    // The client's own timeout stops at the headers; the deadline also bounds reading the body.
+    const deadline = startDeadline(timeoutMs, request.signal);
     let raw: unknown;
     try {
-      raw = await client.chat.completions.create(
-        body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        request.signal ? { signal: request.signal } : undefined,
-      );
+      raw = await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal: deadline.signal });
     } catch (error) {
-      throw mapProviderError(error, baseURL);
+      throw deadline.expired ? deadline.error(baseURL) : mapProviderError(error, baseURL);
+    } finally {
+      deadline.clear();
     }
     return toResponse(raw, baseURL);
   };
@@ -109,12 +114,15 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
   const completeStream = async (request: ChatModelRequest, onDelta: (delta: StreamDelta) => void): Promise<ChatModelResponse> => {
     if (streamingRefused) return completeOnce(request);
     const body = { ...bodyOf(request), stream: true, stream_options: { include_usage: true } };
+    const deadline = startDeadline(timeoutMs, request.signal);
     let response: Response;
     try {
       response = await client.chat.completions
-        .create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, request.signal ? { signal: request.signal } : undefined)
+        .create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: deadline.signal })
         .asResponse();
     } catch (error) {
+      deadline.clear();
+      if (deadline.expired) throw deadline.error(baseURL);
       const mapped = mapProviderError(error, baseURL);
       if (refusesStreaming(mapped)) {
         streamingRefused = true;
@@ -127,10 +135,12 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
       // A server that ignores `stream` answers with one plain body.
       if (!type.includes("text/event-stream") || !response.body) return toResponse(await plainBody(response), baseURL);
       const accumulator = new StreamAccumulator(onDelta, baseURL);
-      await readEventStream(response.body, accumulator, request.signal, timeoutMs);
+      await readEventStream(response.body, accumulator, deadline.signal, timeoutMs);
       return toResponse(accumulator.result(), baseURL);
     } catch (error) {
-      throw mapProviderError(error, baseURL);
+      throw deadline.expired ? deadline.error(baseURL) : mapProviderError(error, baseURL);
+    } finally {
+      deadline.clear();
     }
   };
 
@@ -191,6 +201,10 @@ export function toResponse(raw: unknown, baseURL = ""): ChatModelResponse {
     if (choice.finish_reason === "length") throw new ChatModelError("truncated", "the answer was cut off at the token limit before any text");
     if (choice.finish_reason === "content_filter") throw new ChatModelError("refusal", "the answer was blocked by the provider's content filter");
     throw new ChatModelError("empty", "the provider returned an empty answer");
+  }
+  if (calls.length > 0 && choice.finish_reason === "length") {
+    // The token limit cut the answer inside its tool calls: their arguments may be cut where they still parse.
+    throw new ChatModelError("truncated", `the answer was cut off at the token limit while writing ${calls.length} tool call(s); no tool was run`);
   }
   const message: AssistantMessage = { role: "assistant", content: content as AssistantMessage["content"] };
   if (calls.length > 0) message.tool_calls = calls;

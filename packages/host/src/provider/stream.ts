@@ -1,6 +1,7 @@
 import { ChatModelError } from "@context-engine/core";
 import { createParser } from "eventsource-parser";
 import { z } from "zod";
+import { isAbortError } from "./errors.js";
 import { ProviderUsageSchema } from "./response-schema.js";
 
 /** Progress of a streamed answer, as it arrives. */
@@ -75,6 +76,10 @@ export class StreamAccumulator {
   get done(): boolean {
     return this.#done;
   }
+  /** Whether the model finished: a finish reason or `[DONE]` arrived. A stream that just stops did not. */
+  get finished(): boolean {
+    return this.#done || this.#finish !== null;
+  }
   get chunks(): number {
     return this.#chunks;
   }
@@ -130,6 +135,16 @@ export class StreamAccumulator {
       const detail = this.malformed > 0 ? `${this.malformed} line(s) were not valid JSON chunks` : "no chunks arrived";
       throw new ChatModelError("unknown", `the server's streamed answer could not be read${this.#where}: ${detail}`);
     }
+    if (!this.finished) {
+      // A cut connection or a broken proxy: the text may be partial and a tool call's arguments cut
+      // where they still parse, so nothing of it is used (and no tool runs).
+      const calls = this.#tools.filter((t) => t !== undefined).length;
+      throw new ChatModelError(
+        "network",
+        `the streamed answer ended before the model finished (no finish reason and no [DONE])${this.#where}; ` +
+          `the partial answer (${this.#content.length} characters${calls ? `, ${calls} unfinished tool call(s)` : ""}) was discarded`,
+      );
+    }
     const toolCalls = this.#tools
       .filter((t): t is ToolCallDraft => t !== undefined)
       .map((t, i) => ({ id: t.id || `call_stream_${i}`, type: "function", function: { name: t.name, arguments: t.arguments } }));
@@ -176,8 +191,12 @@ export async function readEventStream(
   const reader = body.getReader();
   try {
     while (!failure && !accumulator.done) {
-      if (signal?.aborted) throw new ChatModelError("aborted", "the request was cancelled");
-      const { value, done } = await readWithin(reader, idleTimeoutMs);
+      if (signal?.aborted) throw abortedBy(signal);
+      const { value, done } = await readWithin(reader, idleTimeoutMs, signal).catch((error: unknown) => {
+        // A reset or a cut body mid-answer is a network failure (retryable), not an unknown one.
+        if (ChatModelError.is(error) || isAbortError(error)) throw error;
+        throw new ChatModelError("network", `the connection closed in the middle of the streamed answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
     }
@@ -190,18 +209,36 @@ export async function readEventStream(
   if (failure) throw failure;
 }
 
-async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
-  if (!(ms > 0)) return reader.read();
+/** The reason an aborted signal carries when it is a ChatModelError (a deadline), else a plain cancel. */
+function abortedBy(signal: AbortSignal): ChatModelError {
+  return ChatModelError.is(signal.reason) ? signal.reason : new ChatModelError("aborted", "the request was cancelled");
+}
+
+/** One read, given up when nothing arrives for `ms` or when `signal` aborts (whatever the body does). */
+async function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
+  if (!(ms > 0) && !signal) return reader.read();
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ChatModelError("timeout", `the provider stopped sending its streamed answer for ${Math.round(ms / 1000)} s`)),
-      ms,
-    );
+    if (ms > 0) {
+      timer = setTimeout(
+        () => reject(new ChatModelError("timeout", `the provider stopped sending its streamed answer for ${Math.round(ms / 1000)} s`)),
+        ms,
+      );
+    }
+    if (signal) {
+      onAbort = () => reject(abortedBy(signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
   });
   try {
     return await Promise.race([reader.read(), stalled]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }

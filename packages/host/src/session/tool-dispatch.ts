@@ -28,7 +28,10 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
         // A copy: an engine tool that edits the list cannot rewrite history.
         const options = { messages: cloneMessages(session.messages), sessionId, ...(signal ? { signal } : {}) };
         const args = parsed.value;
-        const returned: unknown = await bounded(runtime, sessionId, turnId, "handleToolCall", () => runtime.engine.handleToolCall(name, args, options));
+        const returned: unknown = await untilAborted(
+          bounded(runtime, sessionId, turnId, "handleToolCall", () => runtime.engine.handleToolCall(name, args, options)),
+          signal,
+        );
         if (typeof returned !== "string") {
           ok = false;
           errorText = `returned ${returned === null ? "null" : typeof returned} instead of a JSON string`;
@@ -76,9 +79,11 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
     result = toolError(known ? `Tool '${name}' cannot run: no tool executor is configured` : `Unknown tool: ${name}`);
   } else {
     try {
-      const returned = await runtime.executeTool(
-        { id: call.id, name, rawArguments: raw, args: parsed.ok ? parsed.value : undefined, call },
-        { sessionId, turnId, messages: session.messages, signal },
+      const returned = await untilAborted(
+        Promise.resolve(
+          runtime.executeTool({ id: call.id, name, rawArguments: raw, args: parsed.ok ? parsed.value : undefined, call }, { sessionId, turnId, messages: session.messages, signal }),
+        ),
+        signal,
       );
       result = toolResultText(returned);
     } catch (error) {
@@ -101,6 +106,36 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
   return result;
 }
 
+/** A tool call given up because the turn was aborted. */
+class ToolInterruptedError extends Error {
+  constructor() {
+    super("the turn was cancelled while this tool ran");
+  }
+}
+
+/**
+ * The call's outcome, or a ToolInterruptedError as soon as `signal` aborts: a
+ * tool that ignores the signal is left to finish on its own (its outcome
+ * ignored), so an aborted turn settles at once.
+ */
+function untilAborted<T>(call: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return call;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ToolInterruptedError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    call.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** The `error` of a tool result shaped `{"error": …}`, as text; null for any other result. */
 export function reportedError(result: string): string | null {

@@ -161,6 +161,10 @@ export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.l
 export async function migratePostgres(conn: PostgresConnection, migrations: readonly Migration[] = POSTGRES_MIGRATIONS): Promise<number> {
   const { schema } = conn.options;
   return conn.transaction(async (client) => {
+    // A migration may build an index over a large table, or wait for another process's migration: the
+    // bounds of ordinary calls do not apply (a stalled migrator is still ended by the idle-in-transaction bound).
+    await client.query("SET LOCAL statement_timeout = 0");
+    await client.query("SET LOCAL lock_timeout = 0");
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`lcm:migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(
