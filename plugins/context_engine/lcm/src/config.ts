@@ -25,8 +25,14 @@ const fields = {
   store_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
   /** PostgreSQL only: the schema holding the LCM tables (created when missing). */
   schema: SchemaNameSchema.optional(),
-  /** PostgreSQL only: connections this process keeps open. */
+  /** PostgreSQL only: connections this process keeps open (default 4). */
   pool_size: z.number().int().min(1).max(100).optional(),
+  /** PostgreSQL only: how long a write waits for another writer's lock before failing clearly (0: the server's setting). */
+  lock_timeout_ms: z.number().int().min(0).optional(),
+  /** PostgreSQL only: the longest one statement may run (0: the server's setting). */
+  statement_timeout_ms: z.number().int().min(0).optional(),
+  /** PostgreSQL only: how long connecting may take. */
+  connect_timeout_ms: z.number().int().min(0).optional(),
   /** Older name of `store` for a SQLite file path (a URL here is refused). */
   database_path: z.string().min(1).optional(),
   /** Fraction of the context window that triggers compaction (overridden per model by `compression.model_thresholds`). */
@@ -100,7 +106,7 @@ export const configSchema = z.strictObject(fields).superRefine((c, ctx) => {
   }
   const sqliteOnly = (c.store !== undefined && scheme === undefined) || c.database_path !== undefined;
   if (sqliteOnly) {
-    for (const key of ["schema", "pool_size"] as const) {
+    for (const key of ["schema", "pool_size", "lock_timeout_ms", "statement_timeout_ms", "connect_timeout_ms"] as const) {
       if (c[key] !== undefined) problem(key, "applies to a PostgreSQL store only (store: postgres://…)");
     }
   }

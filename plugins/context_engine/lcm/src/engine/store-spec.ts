@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { LcmConfig } from "../config.js";
 import { toRedactionConfig } from "../redact/index.js";
 import type { DriverSpec } from "../store/pool.js";
+import { connectionSecrets, describeConnection, scrubConnectionSecrets } from "../store/postgres/url.js";
 
 /** Which store an engine uses, as shown to people (never with a password). */
 export interface StoreDescription {
@@ -40,7 +41,7 @@ export function resolveStore(config: LcmConfig, dataDir: string | undefined, env
   if (value !== undefined && POSTGRES_URL.test(value)) {
     const schema = config.schema ?? "lcm";
     return {
-      spec: { kind: "postgres", postgres: { url: value, schema, ...(config.pool_size ? { poolSize: config.pool_size } : {}) }, redaction },
+      spec: { kind: "postgres", postgres: { url: value, schema, ...postgresTuning(config) }, redaction },
       description: { kind: "postgres", location: withoutPassword(value), schema },
     };
   }
@@ -49,28 +50,22 @@ export function resolveStore(config: LcmConfig, dataDir: string | undefined, env
   return { spec: { kind: "sqlite", path, redaction }, description: { kind: "sqlite", location: path } };
 }
 
-/** `postgres://user:secret@host/db?x` → `postgres://user@host/db` (query strings may carry a password too). */
+/** A URL as shown to people: no password (user-info or parameter). */
 export function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = "";
-    u.search = "";
-    return u.toString();
-  } catch {
-    // Not parseable: keep the scheme only, never the rest (it may hold the secret).
-    return `${url.split("://")[0]}://…`;
-  }
+  return describeConnection(url);
 }
 
-/** Replace every occurrence of a URL (and of its password) in a message. */
+/** `text` with every form of the URL's secrets replaced. */
 export function scrubSecret(text: string, url: string | undefined): string {
-  if (!url || !POSTGRES_URL.test(url)) return text;
-  let out = text.split(url).join(withoutPassword(url));
-  try {
-    const password = decodeURIComponent(new URL(url).password);
-    if (password.length >= 1) out = out.split(password).join("***");
-  } catch {
-    // unparseable URL: only the literal replacement above applies
-  }
-  return out;
+  return url ? scrubConnectionSecrets(text, connectionSecrets(url)) : text;
+}
+
+/** The PostgreSQL-only keys of `engines.lcm`, as driver options. */
+function postgresTuning(c: LcmConfig) {
+  return {
+    ...(c.pool_size !== undefined ? { poolSize: c.pool_size } : {}),
+    ...(c.lock_timeout_ms !== undefined ? { lockTimeoutMs: c.lock_timeout_ms } : {}),
+    ...(c.statement_timeout_ms !== undefined ? { statementTimeoutMs: c.statement_timeout_ms } : {}),
+    ...(c.connect_timeout_ms !== undefined ? { connectTimeoutMs: c.connect_timeout_ms } : {}),
+  };
 }
