@@ -77,7 +77,8 @@ export class IngestInputs {
   readonly #encoder: IngestEncoder;
   readonly #kind: Uint8Array;
   readonly #encoded: Array<EncodedMessage | null | undefined>;
-  readonly #hashes: Array<string | undefined>;
+  /** Hashes alignment asked for (a few hundred at the end of the list: a map, not an array of the whole transcript). */
+  readonly #hashes = new Map<number, string>();
   readonly rejected: Array<{ index: number; reason: string }> = [];
   synthetic = 0;
 
@@ -87,7 +88,6 @@ export class IngestInputs {
     this.#encoder = encoder;
     this.#kind = new Uint8Array(messages.length);
     this.#encoded = new Array(messages.length);
-    this.#hashes = new Array(messages.length);
   }
 
   get length(): number {
@@ -133,11 +133,11 @@ export class IngestInputs {
 
   /** Identity hash of input i (from the driver's cache when it has it), or null when it is not a message to store. */
   hash(i: number): string | null {
-    const known = this.#hashes[i];
+    const known = this.#hashes.get(i);
     if (known !== undefined) return known;
     if (this.#classify(i) !== REAL) return null;
     const h = this.#encoder.cachedHash?.(this.messages[i]!) ?? this.encoded(i)?.hashHex ?? null;
-    if (h !== null) this.#hashes[i] = h;
+    if (h !== null) this.#hashes.set(i, h);
     return h;
   }
 
