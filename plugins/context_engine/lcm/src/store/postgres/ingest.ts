@@ -53,39 +53,62 @@ export async function ingestPg(
   return writePlan(c, deps, conversationId, count, plan, options);
 }
 
+/** Rows per INSERT: one round trip per chunk instead of one per message (a bulk import stays in bounded statements). */
+const INSERT_CHUNK = 500;
+
 async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number, count: number, plan: IngestPlan, options: IngestOptions): Promise<IngestResult> {
   const now = options.now ?? Date.now();
   const toFrontier = options.appendToFrontier ?? true;
-  let ordinal = 0;
-  if (toFrontier && plan.append.length > 0) {
-    ordinal = Number((await c.query("SELECT COALESCE(max(ordinal), -1) + 1 AS o FROM frontier WHERE conversation_id = $1", [conversationId])).rows[0].o);
-  }
   const newIds: number[] = [];
-  let seq = count;
   let tokens = 0;
   let bytes = 0;
-  for (const { index, encoded: e } of plan.append) {
-    const t = deps.countTokens(e.message);
-    // PostgreSQL text cannot hold NUL; the message itself keeps it (escaped in json).
-    const body = e.searchText.replace(/\u0000/g, "");
-    const r = await c.query<{ id: string }>(
+  for (let from = 0; from < plan.append.length; from += INSERT_CHUNK) {
+    const rows = plan.append.slice(from, from + INSERT_CHUNK).map(({ index, encoded: e }, j) => {
+      const t = deps.countTokens(e.message);
+      // PostgreSQL text cannot hold NUL; the message itself keeps it (escaped in json).
+      const body = e.searchText.replace(/\u0000/g, "");
+      tokens += t;
+      bytes += Buffer.byteLength(body);
+      return { seq: count + from + j, e, t, body, createdAt: options.timestamps?.[index] ?? now };
+    });
+    const { rows: inserted } = await c.query<{ id: string; seq: number }>(
       `INSERT INTO messages (conversation_id, seq, role, message, body, tokens, created_at, hash, tool_call_ids, tool_call_id, redacted)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-      [conversationId, seq, e.role, JSON.stringify(e.message), body, t, options.timestamps?.[index] ?? now, e.hashHex, e.toolCallIds, e.toolCallId, e.redacted],
+       SELECT $1, r.seq, r.role, r.message::json, r.body, r.tokens, r.created_at, r.hash, ARRAY(SELECT json_array_elements_text(r.calls::json)), r.tool_call_id, r.redacted
+       FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bool[])
+         AS r(seq, role, message, body, tokens, created_at, hash, calls, tool_call_id, redacted)
+       ORDER BY r.seq RETURNING id, seq`,
+      [
+        conversationId,
+        rows.map((r) => r.seq),
+        rows.map((r) => r.e.role),
+        rows.map((r) => JSON.stringify(r.e.message)),
+        rows.map((r) => r.body),
+        rows.map((r) => r.t),
+        rows.map((r) => r.createdAt),
+        rows.map((r) => r.e.hashHex),
+        rows.map((r) => JSON.stringify(r.e.toolCallIds)),
+        rows.map((r) => r.e.toolCallId),
+        rows.map((r) => r.e.redacted),
+      ],
     );
-    const id = Number(r.rows[0]!.id);
-    if (toFrontier) await c.query("INSERT INTO frontier (conversation_id, ordinal, message_id, tokens) VALUES ($1, $2, $3, $4)", [conversationId, ordinal++, id, t]);
-    newIds.push(id);
-    seq++;
-    tokens += t;
-    bytes += Buffer.byteLength(body);
+    const idBySeq = new Map(inserted.map((r) => [Number(r.seq), Number(r.id)]));
+    for (const r of rows) newIds.push(idBySeq.get(r.seq)!);
   }
   const appended = newIds.length;
+  if (appended > 0 && toFrontier) {
+    // The new messages join the frontier in seq order, in one statement.
+    await c.query(
+      `INSERT INTO frontier (conversation_id, ordinal, message_id, tokens)
+       SELECT $1, (SELECT COALESCE(max(ordinal), -1) + 1 FROM frontier WHERE conversation_id = $1) + (m.seq - $2), m.id, m.tokens
+       FROM messages m WHERE m.conversation_id = $1 AND m.seq >= $2`,
+      [conversationId, count],
+    );
+  }
   if (appended > 0) {
     await c.query(
       `UPDATE conversations SET message_count = message_count + $2, last_seq = $3, message_tokens = message_tokens + $4, text_bytes = text_bytes + $5,
          updated_at = $6, frontier_tokens = frontier_tokens + $7, frontier_count = frontier_count + $8, frontier_version = frontier_version + $9 WHERE id = $1`,
-      [conversationId, appended, seq - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
+      [conversationId, appended, count + appended - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
     );
   }
   return ingestResult(conversationId, plan, newIds, count);
