@@ -13,11 +13,16 @@ describe.skipIf(!reachable)("PostgreSQL (127.0.0.1:5432)", () => {
     features: { trigram: true, regexNarrowing: true, deferredIndex: false },
     async open(options = {}) {
       const schema = randomSchema();
-      const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });
-      return {
-        store,
+      const connect = () => PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });
+      const opened = {
+        store: await connect(),
+        async reopen() {
+          await opened.store.close();
+          opened.store = await connect();
+          return opened.store;
+        },
         async dispose() {
-          await store.close();
+          await opened.store.close();
           const admin = new pg.Client({ connectionString: POSTGRES_URL });
           await admin.connect();
           try {
@@ -27,6 +32,7 @@ describe.skipIf(!reachable)("PostgreSQL (127.0.0.1:5432)", () => {
           }
         },
       };
+      return opened;
     },
   });
 });

@@ -16,6 +16,8 @@ export interface StoreFeatures {
 
 export interface OpenedStore {
   store: LcmStoreDriver;
+  /** Close the handle and open a fresh one on the same database (a process restart); `store` is then the new one. */
+  reopen(): Promise<LcmStoreDriver>;
   /** Close the store and remove everything it wrote (file, schema). */
   dispose(): Promise<void>;
 }
@@ -36,6 +38,12 @@ export function storeScope(options: StoreContractOptions) {
       const o = await options.open(extra);
       opened.push(o);
       return o.store;
+    },
+    /** Restart: a fresh handle on the database `store` was opened on. */
+    async reopen(store: LcmStoreDriver): Promise<LcmStoreDriver> {
+      const o = opened.find((x) => x.store === store);
+      if (!o) throw new Error("reopen: not a store of this scope");
+      return o.reopen();
     },
     async disposeAll(): Promise<void> {
       for (const o of opened.splice(0)) await o.dispose();

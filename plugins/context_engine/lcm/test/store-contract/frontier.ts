@@ -1,7 +1,8 @@
+import type { Message } from "@context-engine/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { storeScope, type StoreContractOptions } from "./factory.js";
-import { user } from "./msgs.js";
-import { sevenMessages } from "./summaries.js";
+import { asst, call, result, sys, user } from "./msgs.js";
+import { leaf, sevenMessages } from "./summaries.js";
 
 export function frontierContract(options: StoreContractOptions): void {
   describe("frontier (active context)", () => {
@@ -29,6 +30,39 @@ export function frontierContract(options: StoreContractOptions): void {
       expect(f.tokens).toBe(f.items.reduce((a, i) => a + i.tokens, 0));
       expect(await store.inFrontier(conv.id, { kind: "message", messageId: ids[6]! })).toBe(true);
       expect(await store.inFrontier(conv.id, { kind: "message", messageId: ids[3]! })).toBe(false);
+    });
+
+    it("reads each message item's shape with the frontier when asked, and only then", async () => {
+      const store = await scope.open();
+      const conv = await store.conversation("s");
+      const twoCalls = {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_b", type: "function", function: { name: "grep", arguments: "{}" } },
+          { id: "call_a", type: "function", function: { name: "read", arguments: "{}" } },
+        ],
+      } as Message;
+      const msgs = [sys("S"), user("u1"), asst("a1"), user("go"), twoCalls, result("call_b", "rb"), result("call_a", "ra"), call("call_c", "ls", {}), result("call_c", "rc"), asst("done")];
+      const ids = (await store.ingest(conv.id, msgs)).ids as number[];
+      await leaf(store, conv.id, ids, 1, 2, "u1 and a1");
+      const plain = await store.getFrontier(conv.id);
+      expect(plain.items.some((i) => "shape" in i)).toBe(false);
+      const shaped = await store.getFrontier(conv.id, { shapes: true });
+      // Same items, versions and tokens: only the shapes are added.
+      expect(shaped.items.map(({ shape: _, ...rest }) => rest)).toEqual(plain.items);
+      expect({ ...shaped, items: [] }).toEqual({ ...plain, items: [] });
+      expect(shaped.items.map((i) => (i.kind === "summary" ? "summary" : i.shape))).toEqual([
+        { role: "system", toolCallIds: [], toolCallId: null },
+        "summary",
+        { role: "user", toolCallIds: [], toolCallId: null },
+        { role: "assistant", toolCallIds: ["call_b", "call_a"], toolCallId: null },
+        { role: "tool", toolCallIds: [], toolCallId: "call_b" },
+        { role: "tool", toolCallIds: [], toolCallId: "call_a" },
+        { role: "assistant", toolCallIds: ["call_c"], toolCallId: null },
+        { role: "tool", toolCallIds: [], toolCallId: "call_c" },
+        { role: "assistant", toolCallIds: [], toolCallId: null },
+      ]);
     });
 
     it("ingest can leave the frontier alone", async () => {

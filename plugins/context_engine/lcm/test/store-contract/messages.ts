@@ -44,6 +44,20 @@ export function messagesContract(options: StoreContractOptions): void {
       expect((await store.getConversation(conv.id))!.messageCount).toBe(5);
     });
 
+    it("keeps a NUL character and several messages written at once, in order", async () => {
+      const store = await scope.open();
+      const conv = await store.conversation("s");
+      const msgs = [user("before\u0000after"), call("call_n", "read", { path: "x\u0000y" }), result("call_n", "ok"), asst("done")];
+      const r = await store.ingest(conv.id, msgs, { timestamps: [10, 20, 30, 40] });
+      expect(r).toMatchObject({ appended: 4, firstSeq: 0, lastSeq: 3 });
+      const stored = await store.getMessages(conv.id);
+      expect(stored.map((m) => m.message)).toEqual(msgs);
+      expect(stored.map((m) => m.id)).toEqual(r.ids);
+      expect(stored.map((m) => m.createdAt)).toEqual([10, 20, 30, 40]);
+      expect(stored[1]!.toolCallIds).toEqual(["call_n"]);
+      expect((await store.getFrontier(conv.id)).items.map((i) => (i.kind === "message" ? i.messageId : null))).toEqual(r.ids);
+    });
+
     it("stores large bodies once and restores them on read", async () => {
       const store = await scope.open({ payloadThresholdBytes: 1024 });
       const conv = await store.conversation("s");

@@ -9,13 +9,18 @@ storeContract({
   features: { trigram: true, regexNarrowing: true, deferredIndex: true },
   async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "lcm-contract-"));
-    const store = openLcmStore({ dataDir: dir, ...options });
-    return {
-      store,
+    const opened = {
+      store: openLcmStore({ dataDir: dir, ...options }),
+      async reopen() {
+        opened.store.close();
+        opened.store = openLcmStore({ dataDir: dir, ...options });
+        return opened.store;
+      },
       async dispose() {
-        store.close();
+        opened.store.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
+    return opened;
   },
 });

@@ -4,6 +4,7 @@ import { conversationsContract } from "./conversations.js";
 import { deferredIndexContract } from "./deferred-index.js";
 import { frontierContract } from "./frontier.js";
 import { messagesContract } from "./messages.js";
+import { repeatsContract } from "./repeats.js";
 import { retentionContract } from "./retention.js";
 import { searchContract } from "./search.js";
 import { summariesContract } from "./summaries.js";
@@ -13,6 +14,7 @@ export type { OpenedStore, StoreContractOptions, StoreFeatures } from "./factory
 const CONCERNS = {
   conversations: conversationsContract,
   messages: messagesContract,
+  repeats: repeatsContract,
   summaries: summariesContract,
   frontier: frontierContract,
   search: searchContract,

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { summaryId } from "../../src/store/summary-plan.js";
 import type { LcmStoreDriver } from "../../src/store/types.js";
 import { storeScope, type StoreContractOptions } from "./factory.js";
 import { asst, sys, user } from "./msgs.js";
@@ -35,6 +36,8 @@ export function summariesContract(options: StoreContractOptions): void {
       const s = await leaf(store, conv.id, ids, 1, 4, "u1..a2 summarised");
       expect(s).toMatchObject({ firstSeq: 1, lastSeq: 4, earliestAt: 1010, latestAt: 1040, descendantMessages: 4, kind: "leaf", depth: 0 });
       expect(s.sourceTokens).toBe(await store.tokensInRange(conv.id, 1, 4));
+      // Every store derives the id with the one formula (summary-plan.ts).
+      expect(s.id).toBe(summaryId(conv.id, "leaf", 0, ids.slice(1, 5).map((id) => `m${id}`), "u1..a2 summarised"));
       const after = await store.getFrontier(conv.id);
       expect(after.items.map((i) => i.kind)).toEqual(["message", "summary", "message", "message"]);
       expect(after.version).toBe(before.version + 1);

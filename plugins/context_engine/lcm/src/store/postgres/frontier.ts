@@ -1,13 +1,18 @@
 import type { Pool, PoolClient } from "pg";
 import type { Frontier, FrontierItem, FrontierItemKey, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
-import { toFrontierItem, toSummary } from "./rows.js";
+import { toFrontierItem, toShapedFrontierItem, toSummary } from "./rows.js";
 
 /** Frontier and summary reads and the frontier writes of the PostgreSQL driver. */
 
-export async function getFrontierPg(pool: Pool, conversationId: number): Promise<Frontier> {
+/** With `shapes`, each message item carries its role and tool-call ids, read in the same query (the planner's one read). */
+export async function getFrontierPg(pool: Pool, conversationId: number, shapes = false): Promise<Frontier> {
   const conv = (await pool.query("SELECT frontier_version, frontier_tokens FROM conversations WHERE id = $1", [conversationId])).rows[0];
   if (!conv) throw new Error(`no conversation ${conversationId}`);
-  const items = (await pool.query("SELECT * FROM frontier WHERE conversation_id = $1 ORDER BY ordinal", [conversationId])).rows.map(toFrontierItem);
+  const sql = shapes
+    ? `SELECT f.*, m.role, m.tool_call_ids, m.tool_call_id FROM frontier f LEFT JOIN messages m ON m.id = f.message_id
+       WHERE f.conversation_id = $1 ORDER BY f.ordinal`
+    : "SELECT * FROM frontier WHERE conversation_id = $1 ORDER BY ordinal";
+  const items = (await pool.query(sql, [conversationId])).rows.map(shapes ? toShapedFrontierItem : toFrontierItem);
   return { conversationId, version: Number(conv.frontier_version), tokens: Number(conv.frontier_tokens), items };
 }
 

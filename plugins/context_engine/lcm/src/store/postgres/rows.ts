@@ -1,3 +1,4 @@
+import type { Role } from "@context-engine/core";
 import type { FrontierItem, SummaryLevel, SummaryKind, SummaryRecord } from "../types.js";
 
 /** PostgreSQL row -> record mapping (bigint columns arrive as strings). */
@@ -27,4 +28,13 @@ export function toFrontierItem(r: Record<string, unknown>): FrontierItem {
   return r.message_id !== null && r.message_id !== undefined
     ? { kind: "message", messageId: Number(r.message_id), ...base }
     : { kind: "summary", summaryId: String(r.summary_id), ...base };
+}
+
+/** A frontier row joined with its message's role and tool-call columns. */
+export function toShapedFrontierItem(r: Record<string, unknown>): FrontierItem {
+  const item = toFrontierItem(r);
+  if (item.kind === "message" && r.role !== null && r.role !== undefined) {
+    item.shape = { role: r.role as Role, toolCallIds: [...((r.tool_call_ids as string[] | null) ?? [])], toolCallId: (r.tool_call_id as string | null) ?? null };
+  }
+  return item;
 }

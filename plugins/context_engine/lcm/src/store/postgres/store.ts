@@ -4,6 +4,7 @@ import { createRedactor } from "../../redact/redactor.js";
 import type { Redactor } from "../../redact/types.js";
 import type {
   CommitSummaryResult,
+  CompactionLock,
   ConversationRecord,
   ConversationUsage,
   DeleteReport,
@@ -31,6 +32,7 @@ import { PostgresSearchStore } from "./search.js";
 import type { LcmSearchStore } from "../search-types.js";
 import { connectPostgres, type PostgresConnection } from "./connect.js";
 import { ingestPg } from "./ingest.js";
+import { withConversationLock } from "./locks.js";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
 import type { PostgresStoreOptions } from "./options.js";
 
@@ -201,8 +203,13 @@ export class PostgresLcmStore implements LcmStoreDriver {
     return f.summariesCoveringMessagePg(this.#conn.pool, messageId);
   }
 
-  getFrontier(conversationId: number): Promise<Frontier> {
-    return f.getFrontierPg(this.#conn.pool, conversationId);
+  getFrontier(conversationId: number, options: { shapes?: boolean } = {}): Promise<Frontier> {
+    return f.getFrontierPg(this.#conn.pool, conversationId, options.shapes === true);
+  }
+
+  /** One compaction pass at a time per conversation across every process (a session advisory lock; see locks.ts). */
+  withCompactionLock<T>(conversationId: number, fn: (lock: CompactionLock) => Promise<T>): Promise<{ value: T } | null> {
+    return withConversationLock(this.#conn, conversationId, fn);
   }
 
   getFrontierTail(conversationId: number, maxTokens: number, options: { minItems?: number } = {}): Promise<FrontierItem[]> {
