@@ -109,6 +109,20 @@ describe("selectContext applied", () => {
     }
   });
 
+  it("falls open to the unselected request when the selection does not fit the window, turn after turn", async () => {
+    const huge = (request: Message[]) => [...request.slice(0, -1), { role: "user", content: `retrieved ${"memo ".repeat(20_000)}` } as Message, request.at(-1)!];
+    const { result, sent, session, ofType } = await runWith(huge);
+    expect(result.status).toBe("completed");
+    expect(sent[0]).toEqual(expectedPlain);
+    expect(ofType("selection.applied")).toHaveLength(0);
+    expect(ofType("selection.ignored")[0]!.reason).toMatch(/does not fit the context window/);
+    expect(ofType("request.over_budget")).toHaveLength(0);
+    server.script([{ content: "again" }]);
+    const next = await session.send("and now?");
+    expect(next.status).toBe("completed");
+    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "user", content: "and now?" });
+  });
+
   it("passes deep clones of the conversation and the incoming message, and the engine's window as budget", async () => {
     let seen: SelectContextOptions | undefined;
     const { session, engine } = await runWith((request, options) => {
