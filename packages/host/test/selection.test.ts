@@ -185,6 +185,8 @@ describe("onTurnComplete", () => {
       (messages[0] as { content: string }).content = "HACKED";
     };
     const result = await session.send("hello");
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     const call = engine.calls.find((c) => c.hook === "onTurnComplete")!;
     const [messages, usage, meta] = call.args as [Message[], unknown, Record<string, unknown>];
     expect(messages).not.toBe(session.messages);
@@ -203,6 +205,8 @@ describe("onTurnComplete", () => {
     const { host, ofType } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("hello");
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     expect(result.status).toBe("failed");
     expect(result.exitReason).toBe("provider_error:bad_request");
     const call = engine.calls.find((c) => c.hook === "onTurnComplete")!;
@@ -247,6 +251,8 @@ describe("onTurnComplete on every kind of turn end", () => {
     });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("go", { signal: controller.signal });
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     expect(result).toMatchObject({ status: "interrupted", exitReason: "interrupted" });
     const [messages, usage, meta] = engine.calls.find((c) => c.hook === "onTurnComplete")!.args as [Message[], unknown, Record<string, unknown>];
     expect(meta).toMatchObject({ turnId: result.turnId, interrupted: true, failed: false, exitReason: "interrupted", apiCallCount: 1 });
@@ -264,6 +270,8 @@ describe("onTurnComplete on every kind of turn end", () => {
     const { host } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("go", { signal: controller.signal });
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     expect(result.status).toBe("interrupted");
     const [, usage, meta] = engine.calls.find((c) => c.hook === "onTurnComplete")!.args as [Message[], unknown, Record<string, unknown>];
     expect(usage).toBeNull();
@@ -277,6 +285,7 @@ describe("onTurnComplete on every kind of turn end", () => {
     const { host } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     await session.send("go");
+    await session.idle();
     const meta = engine.calls.find((c) => c.hook === "onTurnComplete")!.args[2];
     expect(meta).toMatchObject({ interrupted: false, failed: false, exitReason: "length" });
   });

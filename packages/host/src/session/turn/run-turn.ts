@@ -1,8 +1,9 @@
 import { toolCallsOf } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { HostError } from "../../errors.js";
-import type { TurnResult, TurnSession } from "../types.js";
+import type { TurnSession } from "../types.js";
 import { finishTurn } from "./finish.js";
+import type { FinishedTurn } from "./finish.js";
 import { postToolGate } from "./gates.js";
 import { runPreflight } from "./preflight.js";
 import { requestResponse } from "./provider-call.js";
@@ -14,9 +15,10 @@ import { runTools } from "./tools.js";
  * One user turn: preflight compaction, then the tool loop (request → tools
  * → post-tool gate) until the model answers without tool calls, then
  * `onTurnComplete`. Never throws for provider or engine failures: they end
- * the turn with a status and a typed error.
+ * the turn with a status and a typed error. `onTurnComplete` is handed back
+ * to run after the answer is returned.
  */
-export async function runTurn(session: TurnSession, user: Message, turnId: string, signal: AbortSignal | undefined): Promise<TurnResult> {
+export async function runTurn(session: TurnSession, user: Message, turnId: string, signal: AbortSignal | undefined): Promise<FinishedTurn> {
   const state = createTurnState(session, user, turnId, signal);
   session.messages.push(user);
   session.runtime.bus.emit({ type: "turn.started", sessionId: session.id, turnId, message: user });
