@@ -9,6 +9,7 @@ import { runPreflight } from "./preflight.js";
 import { requestResponse } from "./provider-call.js";
 import { appendMessage, createTurnState, endTurn } from "./state.js";
 import type { TurnState } from "./state.js";
+import { argumentsProblem, withRefusedArguments } from "./tool-bounds.js";
 import { runTools } from "./tools.js";
 
 /**
@@ -37,16 +38,22 @@ async function loopStep(state: TurnState): Promise<void> {
   state.steps++;
   const response = await requestResponse(state);
   if (!response) return;
-  const message = response.message;
+  const calls = toolCallsOf(response.message);
+  // Arguments too large or too deep to parse safely: refused, and not kept (the model gets a tool error).
+  const refused = new Map<string, string>();
+  for (const call of calls) {
+    const problem = argumentsProblem(call.function.arguments);
+    if (problem !== null) refused.set(call.id, problem);
+  }
+  const message = withRefusedArguments(response.message, refused) as typeof response.message;
   appendMessage(state, message);
   state.finalMessage = message;
-  const calls = toolCallsOf(message);
   if (calls.length === 0) {
     const reason = response.finishReason === "length" || response.finishReason === "content_filter" ? response.finishReason : "completed";
     endTurn(state, "completed", reason);
     return;
   }
-  await runTools(state, calls);
+  await runTools(state, calls, refused);
   if (state.done) return;
   await postToolGate(state);
 }
