@@ -1,6 +1,6 @@
+import { MAX_TOOL_ARGUMENTS_CHARS as MAX_TOOL_ARGUMENT_CHARS } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { describe, expect, it } from "vitest";
-import { MAX_TOOL_ARGUMENT_CHARS } from "../src/session/turn/tool-bounds.js";
 import { RecordingEngine, SelectingEngine } from "./support/engines.js";
 import { makeHost, useFakeServer } from "./support/setup.js";
 

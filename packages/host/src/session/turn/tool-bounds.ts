@@ -1,9 +1,9 @@
+import { MAX_TOOL_ARGUMENTS_CHARS, MAX_TOOL_ARGUMENTS_DEPTH } from "@context-engine/core";
 import type { Message, TokenCounter, ToolCall } from "@context-engine/core";
 
-/** Tool-call arguments longer than this are refused before any parsing (a clear tool error instead). */
-export const MAX_TOOL_ARGUMENT_CHARS = 1_048_576;
-/** Tool-call arguments nested deeper than this are refused before any parsing. */
-export const MAX_TOOL_ARGUMENT_DEPTH = 64;
+// The same bounds engines apply with core's parseToolArguments.
+const MAX_TOOL_ARGUMENT_CHARS = MAX_TOOL_ARGUMENTS_CHARS;
+const MAX_TOOL_ARGUMENT_DEPTH = MAX_TOOL_ARGUMENTS_DEPTH;
 /** Share of the window one tool result may fill; a larger one is shortened with a note. */
 export const TOOL_RESULT_WINDOW_SHARE = 0.5;
 
