@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exceedsDepth } from "./validate-result.js";
 
 /** A bare function schema as an engine returns it; the host wraps it as `{ type: "function", function }`. */
 export const ToolSchemaSchema = z.looseObject({
@@ -23,9 +24,17 @@ export function describeArgumentError(tool: string, error: z.ZodError): string {
   return `invalid arguments for ${tool}: ${parts.join("; ")}`;
 }
 
+/** Tool arguments longer than this are refused before parsing. */
+export const MAX_TOOL_ARGUMENTS_CHARS = 1_048_576;
+/** Tool arguments nested deeper than this are refused before validation. */
+export const MAX_TOOL_ARGUMENTS_DEPTH = 64;
+
 /**
  * Parse tool arguments (an object, or a JSON string as providers send them)
- * against a schema. Returns the data or a JSON error string.
+ * against a schema. Returns the data or a JSON error string. Empty or
+ * absent arguments count as `{}`; `null` too when the schema accepts `{}`,
+ * otherwise the error says the arguments were null. Arguments too long or
+ * too deeply nested are refused before anything parses them.
  */
 export function parseToolArguments<S extends z.ZodType>(
   tool: string,
@@ -34,14 +43,24 @@ export function parseToolArguments<S extends z.ZodType>(
 ): { ok: true; data: z.infer<S> } | { ok: false; error: string } {
   let value = raw;
   if (typeof raw === "string") {
+    if (raw.length > MAX_TOOL_ARGUMENTS_CHARS) {
+      return { ok: false, error: toolError(`invalid arguments for ${tool}: ${raw.length} characters, at most ${MAX_TOOL_ARGUMENTS_CHARS} are accepted`) };
+    }
     try {
       value = raw.trim() === "" ? {} : JSON.parse(raw);
     } catch {
       return { ok: false, error: toolError(`invalid arguments for ${tool}: not valid JSON`) };
     }
   }
+  if (exceedsDepth(value, MAX_TOOL_ARGUMENTS_DEPTH)) {
+    return { ok: false, error: toolError(`invalid arguments for ${tool}: nested more than ${MAX_TOOL_ARGUMENTS_DEPTH} levels deep`) };
+  }
+  const wasNull = value === null;
   if (value === undefined || value === null) value = {};
   const parsed = schema.safeParse(value);
-  if (!parsed.success) return { ok: false, error: toolError(describeArgumentError(tool, parsed.error)) };
+  if (!parsed.success) {
+    const reason = describeArgumentError(tool, parsed.error);
+    return { ok: false, error: toolError(wasNull ? `invalid arguments for ${tool}: the arguments are null; expected an object (${reason.slice(reason.indexOf(": ") + 2)})` : reason) };
+  }
   return { ok: true, data: parsed.data };
 }

@@ -26,33 +26,34 @@ const FATAL_PROBLEMS = new Set<ConversationProblemCode>([
   "tool_result_out_of_place",
 ]);
 
-const HOST_ROLES = new Set(["system", "developer"]);
-
 export interface SelectionCheckInput {
   /** The request list the engine was given (the host's own copy, unchanged). */
   request: readonly Message[];
-  /** The message that started the turn; the selection must still hold it. */
-  incoming: Message | null;
+  /** The message that started the turn. Not required in the selection: a routed request may rephrase or drop it. */
+  incoming?: Message | null;
 }
 
+// Roles the provider still accepts that the request sanitisers pass on (legacy `function`).
+const SELECTION_EXTRA_ROLES = new Set(["function"]);
+
 /**
- * A `selectContext` result is usable when it is a valid conversation, keeps
- * the host's system prefix exactly (no system or developer message added,
- * removed, moved or rewritten) and still holds the turn's user message: as
- * it is, or quoted verbatim in a user-role message (an engine that compacted
- * a long agent turn's opening request and carries it in its context block).
+ * A `selectContext` result is usable when it is a structurally valid list
+ * that keeps the host's system prefix. The contract lets an engine replace
+ * the request (retrieval, topic routing, role switching), so it may rephrase
+ * or drop any other message, the turn's own included. Refused, as the
+ * contract and the provider rule them out: a non-list, an empty list,
+ * non-objects, unknown roles or malformed content, a changed, removed or
+ * injected system prefix, a stray system message after it (one the request
+ * did not hold there), a tool result without its call and a call without
+ * its result. Role-unusual but valid lists (two user messages in a row,
+ * `developer` or `function` messages) pass on to the request sanitisers.
  */
 export function checkSelectionResult(returned: unknown, input: SelectionCheckInput): ResultCheck {
   return guarded(() => {
-    const base = checkList(returned);
+    const base = checkList(returned, { extraRoles: SELECTION_EXTRA_ROLES, requireToolResults: true });
     if (!base.ok) return base;
-    const messages = base.messages;
-    const prefix = systemProblem(input.request, messages);
-    if (prefix) return { ok: false, reason: prefix };
-    if (input.incoming && !holdsUserMessage(messages, input.incoming) && !quotesUserText(messages.filter((m) => m.role === "user"), input.incoming)) {
-      return { ok: false, reason: "the turn's user message is missing from the selection" };
-    }
-    return base;
+    const problem = systemProblem(input.request, base.messages);
+    return problem ? { ok: false, reason: problem } : base;
   });
 }
 
@@ -78,8 +79,15 @@ export function checkCompressResult(returned: unknown, input: CompressCheckInput
   });
 }
 
+export interface CheckListOptions {
+  /** Roles accepted besides the standard ones (their messages are not inspected further). */
+  extraRoles?: ReadonlySet<string>;
+  /** Refuse a tool call left without its result (default: the request sanitisers repair it). */
+  requireToolResults?: boolean;
+}
+
 /** Roles, content types, tool pairing and plain JSON data; the accepted list is a deep copy. */
-export function checkList(returned: unknown): ResultCheck {
+export function checkList(returned: unknown, options: CheckListOptions = {}): ResultCheck {
   return guarded(() => {
     if (!Array.isArray(returned)) return { ok: false, reason: `expected a list of messages, got ${kindOf(returned)}` };
     if (returned.length === 0) return { ok: false, reason: "the list is empty" };
@@ -91,7 +99,13 @@ export function checkList(returned: unknown): ResultCheck {
       return { ok: false, reason: `the list is not plain JSON data (${error instanceof Error ? error.message : String(error)})` };
     }
     if (!Array.isArray(copy) || copy.length !== returned.length) return { ok: false, reason: "the list does not survive a JSON copy" };
-    const fatal = checkConversation(copy).find((p) => FATAL_PROBLEMS.has(p.code));
+    const extra = options.extraRoles;
+    const requireResults = options.requireToolResults === true;
+    const fatal = checkConversation(copy, { allowTrailingInFlightCall: !requireResults }).find(
+      (p) =>
+        (FATAL_PROBLEMS.has(p.code) || (requireResults && p.code === "missing_tool_result")) &&
+        !(p.code === "unknown_role" && extra?.has(String((copy as Array<{ role?: unknown }>)[p.index]?.role))),
+    );
     if (fatal) return { ok: false, reason: fatal.message };
     return { ok: true, messages: copy as Message[] };
   });
@@ -116,25 +130,31 @@ export function exceedsDepth(value: unknown, max: number): boolean {
   return false;
 }
 
+/**
+ * The leading system messages must come back exactly; after them, a system
+ * message is allowed only where the request held that same message after
+ * its prefix (a kept one), never a new one.
+ */
 function systemProblem(request: readonly Message[], selected: readonly Message[]): string | null {
   const lead = leadingSystem(request);
+  const selectedLead = leadingSystem(selected);
   for (let i = 0; i < lead.length; i++) {
     if (!sameMessage(lead[i]!, selected[i])) return `the selection changes the system prefix at message ${i}`;
   }
-  const before = request.filter((m) => HOST_ROLES.has(m.role));
-  const after = selected.filter((m) => isPlainObject(m) && HOST_ROLES.has(String(m.role)));
-  if (after.length > before.length) return "the selection adds a system message";
-  if (after.length < before.length) return "the selection removes a system message";
-  for (let i = 0; i < before.length; i++) {
-    if (!sameMessage(before[i]!, after[i])) return "the selection rewrites a system message";
+  if (selectedLead.length > lead.length) return `the selection injects a system message into the system prefix at message ${lead.length}`;
+  const later = new Set(request.slice(lead.length).filter((m) => m.role === "system").map((m) => json(m.content)));
+  for (let i = lead.length; i < selected.length; i++) {
+    const m = selected[i]!;
+    if (m.role === "system" && !later.has(json(m.content))) return `the selection adds a system message after the system prefix at message ${i}`;
   }
   return null;
 }
 
+// The host's system prompt: the run of `system` messages the list opens with.
 function leadingSystem(list: readonly Message[]): Message[] {
   const out: Message[] = [];
   for (const m of list) {
-    if (!HOST_ROLES.has(m.role)) break;
+    if (m.role !== "system") break;
     out.push(m);
   }
   return out;

@@ -25,7 +25,7 @@ const message = fc.oneof(
 const candidate = fc.oneof(fc.jsonValue(), fc.array(message, { maxLength: 8 }), fc.array(message, { maxLength: 6 }).map((tail) => [...request, ...tail]));
 
 describe("checkSelectionResult on arbitrary JSON", () => {
-  it("never throws, and what it accepts is a valid conversation with the host's system prefix and the turn's message", () => {
+  it("never throws, and what it accepts is a valid conversation that keeps the host's system prefix", () => {
     fc.assert(
       fc.property(candidate, (value) => {
         const check = checkSelectionResult(value, { request, incoming });
@@ -33,10 +33,10 @@ describe("checkSelectionResult on arbitrary JSON", () => {
           expect(typeof check.reason).toBe("string");
           return;
         }
-        expect(checkConversation(check.messages).filter((p) => FATAL.has(p.code))).toEqual([]);
+        const problems = checkConversation(check.messages, { allowTrailingInFlightCall: false });
+        expect(problems.filter((p) => FATAL.has(p.code) || p.code === "missing_tool_result")).toEqual([]);
         expect(check.messages[0]).toEqual(request[0]);
-        expect(check.messages.filter((m) => m.role === "system" || m.role === "developer")).toEqual([request[0]]);
-        expect(check.messages.some((m) => m.role === "user" && m.content === "now")).toBe(true);
+        expect(check.messages.filter((m) => m.role === "system")).toEqual([request[0]]);
         // A copy: no object of the engine's value is reused.
         if (Array.isArray(value)) expect(check.messages).not.toBe(value);
       }),
@@ -49,14 +49,59 @@ describe("checkSelectionResult on arbitrary JSON", () => {
     expect(checkSelectionResult([request[0], request[3]], { request, incoming }).ok).toBe(true);
   });
 
-  it("refuses every change to system messages", () => {
-    const changes = [
-      [request[0], { role: "system", content: "more" }, ...request.slice(1)],
-      [{ role: "system", content: "other" }, ...request.slice(1)],
-      request.slice(1),
-      [...request.slice(0, 3), { role: "developer", content: "late" }, request[3]],
+  // From the original host's suite: a routed request may rephrase or drop the turn's message.
+  it("accepts a routed replacement without the turn's user message", () => {
+    const routed = [{ role: "system", content: "sys" }, { role: "user", content: "routed-context" }];
+    const check = checkSelectionResult(routed, { request, incoming });
+    expect(check).toEqual({ ok: true, messages: routed });
+  });
+
+  it("passes role-unusual but valid lists on to the sanitisers", () => {
+    const lists = [
+      [request[0], { role: "user", content: "a" }, { role: "user", content: "b" }],
+      [request[0], { role: "developer", content: "route: billing" }, request[3]],
+      [request[0], { role: "assistant", content: null, function_call: { name: "f", arguments: "{}" } }, { role: "function", name: "f", content: "{}" }, request[3]],
+      [request[0], { role: "assistant", content: "first" }, request[3]],
     ];
-    for (const c of changes) expect(checkSelectionResult(c, { request, incoming }).ok).toBe(false);
+    for (const list of lists) expect(checkSelectionResult(list, { request, incoming }).ok, JSON.stringify(list)).toBe(true);
+  });
+
+  it("refuses every change to the system prefix and a stray system message after it", () => {
+    const changes: Array<[unknown[], RegExp]> = [
+      [[request[0], { role: "system", content: "more" }, ...request.slice(1)], /injects a system message/],
+      [[{ role: "system", content: "other" }, ...request.slice(1)], /changes the system prefix/],
+      [request.slice(1), /changes the system prefix/],
+      [[...request.slice(0, 3), { role: "system", content: "late" }, request[3]], /adds a system message after the system prefix/],
+    ];
+    for (const [c, reason] of changes) {
+      const check = checkSelectionResult(c, { request, incoming });
+      expect(check.ok).toBe(false);
+      if (!check.ok) expect(check.reason).toMatch(reason);
+    }
+  });
+
+  it("refuses broken tool pairing, non-lists, empty lists and non-objects", () => {
+    const call = { id: "c1", type: "function", function: { name: "read", arguments: "{}" } };
+    const cases: Array<[unknown, RegExp]> = [
+      [[request[0], { role: "tool", tool_call_id: "c1", content: "x" }, request[3]], /no matching tool call/],
+      [[request[0], { role: "assistant", content: null, tool_calls: [call] }, request[3]], /has no tool result/],
+      [[request[0], request[3], { role: "assistant", content: null, tool_calls: [call] }], /has no tool result/],
+      [{ role: "user", content: "x" }, /expected a list/],
+      [[], /empty/],
+      [[request[0], "oops"], /expected an object/],
+    ];
+    for (const [value, reason] of cases) {
+      const check = checkSelectionResult(value, { request, incoming });
+      expect(check.ok).toBe(false);
+      if (!check.ok) expect(check.reason).toMatch(reason);
+    }
+  });
+
+  it("keeps a later system message the request itself held, and lets the selection drop it", () => {
+    const withSummary: Message[] = [request[0]!, { role: "system", content: "summary" }, ...request.slice(1)];
+    withSummary.splice(1, 0, { role: "user", content: "hi" });
+    expect(checkSelectionResult(withSummary, { request: withSummary }).ok).toBe(true);
+    expect(checkSelectionResult([request[0], request[3]], { request: withSummary }).ok).toBe(true);
   });
 });
 

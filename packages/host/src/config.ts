@@ -17,17 +17,24 @@ const Ms = z.number().finite().nonnegative();
  * its bound a call fails open like a throw (`hook.failed`, reason
  * `timeout`) and the session moves on. `compress` keeps its own bound,
  * `contextTimeoutSeconds`.
+ *
+ * The defaults come from `bench/hook-costs.ts` (the compressor and LCM on
+ * SQLite through this host, a 120-turn LoCoMo replay): the slowest call
+ * measured was ~120 ms (LCM's `onSessionStart`, opening its store), a
+ * `selectContext` ~30 ms, an `onTurnComplete` ~50 ms, an engine tool ~110
+ * ms. Each bound leaves well over 10x that, and a hung engine costs a turn
+ * a few seconds, not minutes.
  */
 export const HookTimeoutsSchema = z.strictObject({
-  selectContext: Ms.default(30_000),
-  onTurnComplete: Ms.default(30_000),
-  handleToolCall: Ms.default(120_000),
-  onSessionStart: Ms.default(30_000),
-  onSessionEnd: Ms.default(30_000),
-  onSessionReset: Ms.default(30_000),
-  updateModel: Ms.default(10_000),
-  shouldCompressPreflight: Ms.default(10_000),
-  pruneToolResultsOnly: Ms.default(10_000),
+  selectContext: Ms.default(3_000),
+  onTurnComplete: Ms.default(5_000),
+  handleToolCall: Ms.default(15_000),
+  onSessionStart: Ms.default(5_000),
+  onSessionEnd: Ms.default(5_000),
+  onSessionReset: Ms.default(3_000),
+  updateModel: Ms.default(2_000),
+  shouldCompressPreflight: Ms.default(3_000),
+  pruneToolResultsOnly: Ms.default(3_000),
 });
 
 export type HookTimeouts = z.output<typeof HookTimeoutsSchema>;

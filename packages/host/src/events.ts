@@ -185,6 +185,20 @@ export interface EngineToolCalledEvent extends InTurn {
   durationMs: number;
   resultChars: number;
 }
+/**
+ * A tool result was larger than the window allows and was shortened (start
+ * and end kept, with a note) before it entered the conversation. `original`
+ * is the full text, for an app or store that wants to keep it.
+ */
+export interface ToolResultShortenedEvent extends InTurn {
+  type: "tool.result_shortened";
+  name: string;
+  callId: string;
+  originalChars: number;
+  originalTokens: number;
+  keptChars: number;
+  original: string;
+}
 export interface ToolCalledEvent extends InTurn {
   type: "tool.called";
   name: string;
@@ -253,6 +267,7 @@ export type HostEvent =
   | ToolResultsPrunedEvent
   | EngineToolCalledEvent
   | ToolCalledEvent
+  | ToolResultShortenedEvent
   | HookFailedEvent
   | HookLateEvent
   | TurnCompletedEvent;

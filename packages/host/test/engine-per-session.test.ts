@@ -93,6 +93,7 @@ describe("hook timeouts", () => {
     const session = await host.openSession({ model: "m" });
     server.script([{ content: "ok" }]);
     expect((await session.send("hi")).status).toBe("completed");
+    await session.idle();
     expect(events).toContain("failed:timeout");
     await new Promise((r) => setTimeout(r, 80));
     expect(events).toContain("hook.late");

@@ -30,7 +30,9 @@ function kindsFor(hook: string): FaultKind[] {
   const kinds: FaultKind[] = ["throw"];
   if (ASYNC_HOOKS.includes(hook)) kinds.push("hang");
   if (MUTATING_HOOKS.has(hook)) kinds.push("mutate");
-  const garbage = LIST_HOOKS.has(hook) ? Object.keys(LIST_GARBAGE) : Object.keys(VALUE_GARBAGE);
+  let garbage = LIST_HOOKS.has(hook) ? Object.keys(LIST_GARBAGE) : Object.keys(VALUE_GARBAGE);
+  // A routed selection may drop the turn's message: a valid replacement, not garbage (tested in selection.test.ts).
+  if (hook === "selectContext") garbage = garbage.filter((g) => g !== "missing_user");
   if (hook === "selectContext") garbage.push(...Object.keys(SYSTEM_GARBAGE));
   for (const g of garbage) kinds.push(`garbage:${g}`);
   return kinds;

@@ -183,6 +183,7 @@ describe("session lifecycle", () => {
     });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("hi");
+    await session.idle();
     expect(result).toMatchObject({ status: "failed", exitReason: "provider_error:auth", apiCalls: 1, message: null });
     expect(ChatModelError.is(result.error)).toBe(true);
     expect(result.error).toMatchObject({ kind: "auth", status: 401 });

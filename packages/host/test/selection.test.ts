@@ -35,14 +35,14 @@ describe("selectContext fail-open", () => {
     ["a string", () => "messages", /expected a list of messages/],
     ["a list with a non-object", () => [{ role: "user", content: "x" }, "oops"], /message 1: expected an object/],
     ["a list with null", () => [null], /message 0: expected an object/],
-    ["a list without the turn's user message", (request) => request.slice(0, -1), /user message is missing/],
+    ["a list with an unanswered tool call", (request) => [...request, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "x", arguments: "{}" } }] }], /has no tool result/],
     ["a list with a role-less message", (request) => [...request, { content: "x" }], /unknown role/],
     ["a list with numeric content", (request) => [...request, { role: "user", content: 7 }], /content must be/],
     ["a tool message without tool_call_id", (request) => [...request, { role: "tool", content: "x" }], /no tool_call_id/],
     ["a tool message that answers no call", (request) => [...request, { role: "tool", tool_call_id: "ghost", content: "x" }], /no matching tool call/],
     ["an injected system message", (request) => [request[0], { role: "system", content: "obey" }, ...request.slice(1)], /system/],
     ["a replaced system prefix", (request) => [{ role: "system", content: "evil" }, ...request.slice(1)], /system prefix/],
-    ["a system message after the prefix", (request) => [...request.slice(0, -1), { role: "system", content: "late" }, request.at(-1)], /adds a system message/],
+    ["a system message after the prefix", (request) => [...request.slice(0, -1), { role: "system", content: "late" }, request.at(-1)], /adds a system message after the system prefix/],
     ["a removed system prefix", (request) => request.slice(1), /system prefix/],
     ["a throw", () => {
       throw new Error("engine exploded");
@@ -79,6 +79,50 @@ describe("selectContext applied", () => {
     expect(ofType("provider.request")[0]!.messages).toEqual(selected);
   });
 
+  // From the original host's suite: a routed request may rephrase or drop the turn's message.
+  it("sends a routed replacement that keeps the system prefix, without the turn's user message", async () => {
+    const routed: Message[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "routed-context" },
+    ];
+    const { sent, session, result, ofType } = await runWith(() => routed);
+    expect(result.status).toBe("completed");
+    expect(sent[0]).toEqual(routed);
+    expect(ofType("selection.applied")).toHaveLength(1);
+    expect(session.messages.slice(0, 4)).toEqual(expectedPlain);
+  });
+
+  it("passes role-unusual but valid selections on to the sanitisers", async () => {
+    const lists: Message[][] = [
+      [{ role: "system", content: "sys" }, { role: "user", content: "a" }, { role: "user", content: "what is my name?" }],
+      [{ role: "system", content: "sys" }, { role: "developer", content: "route: names" }, { role: "user", content: "what is my name?" }],
+      [
+        { role: "system", content: "sys" },
+        { role: "function", name: "lookup", content: "Ada" } as unknown as Message,
+        { role: "user", content: "what is my name?" },
+      ],
+    ];
+    for (const list of lists) {
+      const { sent, ofType } = await runWith(() => list);
+      expect(ofType("selection.applied")).toHaveLength(1);
+      expect(sent.at(-1)).toEqual(list);
+    }
+  });
+
+  it("falls open to the unselected request when the selection does not fit the window, turn after turn", async () => {
+    const huge = (request: Message[]) => [...request.slice(0, -1), { role: "user", content: `retrieved ${"memo ".repeat(20_000)}` } as Message, request.at(-1)!];
+    const { result, sent, session, ofType } = await runWith(huge);
+    expect(result.status).toBe("completed");
+    expect(sent[0]).toEqual(expectedPlain);
+    expect(ofType("selection.applied")).toHaveLength(0);
+    expect(ofType("selection.ignored")[0]!.reason).toMatch(/does not fit the context window/);
+    expect(ofType("request.over_budget")).toHaveLength(0);
+    server.script([{ content: "again" }]);
+    const next = await session.send("and now?");
+    expect(next.status).toBe("completed");
+    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "user", content: "and now?" });
+  });
+
   it("passes deep clones of the conversation and the incoming message, and the engine's window as budget", async () => {
     let seen: SelectContextOptions | undefined;
     const { session, engine } = await runWith((request, options) => {
@@ -113,19 +157,19 @@ describe("selectContext applied", () => {
     const { sent, ofType } = await runWith(
       () => [
         { role: "system", content: "sys" },
-        // A call left without its result and an empty turn: valid input the sanitisers repair.
-        { role: "assistant", content: "", tool_calls: [{ id: "lost", type: "function", function: { name: "x", arguments: "{}" } }] },
+        // Empty turns and a lone surrogate: valid input the sanitisers repair.
         { role: "assistant", content: "" },
-        { role: "user", content: "what is my name?" },
+        { role: "assistant", content: [] },
+        { role: "user", content: "what is my name?\ud800" },
       ],
       "anthropic/claude-sonnet-4",
     );
     expect(sent[0]).toEqual([
       { role: "system", content: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }] },
-      { role: "user", content: [{ type: "text", text: "what is my name?", cache_control: { type: "ephemeral" } }] },
+      { role: "user", content: [{ type: "text", text: "what is my name?\ufffd", cache_control: { type: "ephemeral" } }] },
     ]);
     const request = ofType("provider.request")[0]!;
-    // The unanswered call stripped, then both empty assistant turns dropped.
+    // Both empty assistant turns dropped, the surrogate replaced.
     expect(request.repairs).toHaveLength(3);
     expect(request.cacheBreakpoints).toBe(2);
   });
@@ -141,6 +185,8 @@ describe("onTurnComplete", () => {
       (messages[0] as { content: string }).content = "HACKED";
     };
     const result = await session.send("hello");
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     const call = engine.calls.find((c) => c.hook === "onTurnComplete")!;
     const [messages, usage, meta] = call.args as [Message[], unknown, Record<string, unknown>];
     expect(messages).not.toBe(session.messages);
@@ -159,6 +205,8 @@ describe("onTurnComplete", () => {
     const { host, ofType } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("hello");
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     expect(result.status).toBe("failed");
     expect(result.exitReason).toBe("provider_error:bad_request");
     const call = engine.calls.find((c) => c.hook === "onTurnComplete")!;
@@ -203,6 +251,8 @@ describe("onTurnComplete on every kind of turn end", () => {
     });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("go", { signal: controller.signal });
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     expect(result).toMatchObject({ status: "interrupted", exitReason: "interrupted" });
     const [messages, usage, meta] = engine.calls.find((c) => c.hook === "onTurnComplete")!.args as [Message[], unknown, Record<string, unknown>];
     expect(meta).toMatchObject({ turnId: result.turnId, interrupted: true, failed: false, exitReason: "interrupted", apiCallCount: 1 });
@@ -220,6 +270,8 @@ describe("onTurnComplete on every kind of turn end", () => {
     const { host } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     const result = await session.send("go", { signal: controller.signal });
+    // onTurnComplete runs after the answer was returned.
+    await session.idle();
     expect(result.status).toBe("interrupted");
     const [, usage, meta] = engine.calls.find((c) => c.hook === "onTurnComplete")!.args as [Message[], unknown, Record<string, unknown>];
     expect(usage).toBeNull();
@@ -233,6 +285,7 @@ describe("onTurnComplete on every kind of turn end", () => {
     const { host } = makeHost(server, { engine });
     const session = await host.openSession({ model: "test-model", contextLength: 8000 });
     await session.send("go");
+    await session.idle();
     const meta = engine.calls.find((c) => c.hook === "onTurnComplete")!.args[2];
     expect(meta).toMatchObject({ interrupted: false, failed: false, exitReason: "length" });
   });
@@ -256,10 +309,11 @@ describe("retries re-assemble the request", () => {
     engine.selectImpl = (request, options) => {
       conversations.push(options!.conversationMessages as Message[]);
       n++;
-      // A selection the sanitisers must repair: an unanswered tool call on an empty assistant turn.
+      // A selection the sanitisers must repair: two empty assistant turns.
       return [
         ...request,
-        { role: "assistant", content: "", tool_calls: [{ id: `ghost-${n}`, type: "function", function: { name: "x", arguments: "{}" } }] },
+        { role: "assistant", content: "" },
+        { role: "assistant", content: null },
         { role: "user", content: `selection ${n}` },
       ];
     };

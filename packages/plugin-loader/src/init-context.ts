@@ -6,6 +6,7 @@ import { formatConfigProblem } from "./config/problems.js";
 import type { ConfigProblem } from "./config/problems.js";
 import { issuesToProblems } from "./config/zod-issues.js";
 import type { IssueLike } from "./config/zod-issues.js";
+import { schemaKeysAt } from "./config/schema-keys.js";
 import type { SafeParser } from "./instantiate.js";
 import { BUILTIN_ENGINE_NAME, engineNameProblem } from "./names.js";
 
@@ -57,12 +58,10 @@ export function engineSectionProblems(loaded: LoadedConfig, name: string, schema
   if (result.success) return [];
   const issues = (result.error?.issues ?? []) as IssueLike[];
   if (issues.length === 0) return here("rejected by the engine's configSchema");
-  // A zod object schema exposes its keys, which makes "did you mean" hints possible for typos.
-  const shape = (schema as { shape?: unknown }).shape;
-  const topKeys = shape && typeof shape === "object" ? Object.keys(shape) : undefined;
+  // A zod object schema exposes its keys (nested ones too), which makes "did you mean" hints possible for typos.
   return issuesToProblems(issues, source, ["engines", name], {
     root: loaded.config.engines[name] ?? {},
-    knownKeys: (path) => (path.length === 0 ? topKeys : undefined),
+    knownKeys: (path) => schemaKeysAt(schema, path),
   });
 }
 

@@ -176,6 +176,13 @@ describe("checkConfig", () => {
     expect(missing).toMatchObject({ line: 6, column: 3, severity: "warning" });
   });
 
+  it("warns that a section of an engine without a configSchema reaches it unchecked", async () => {
+    writePlugin(box, "bundled", "plain", engineSource("plain"));
+    const file = box.write("project/config.yaml", "engines:\n  plain:\n    anything: 1\n");
+    const problems = await checkConfig(file, isolated(box));
+    expect(problems).toEqual([expect.objectContaining({ key: "engines.plain", line: 2, severity: "warning", message: expect.stringMatching(/publishes no configSchema/) })]);
+  });
+
   it("reports schema errors and engine problems together, in line order", async () => {
     writePlugin(
       box,

@@ -55,6 +55,19 @@ describe.skipIf(!built)("the real LCM plugin from the repository", () => {
     expect(problems[0]?.message).toContain('did you mean "fresh_tail_count"?');
   });
 
+  it("names nested keys, mistyped values and typos in every engines.lcm section, selected or not", async () => {
+    const file = box.write(
+      "project/config.yaml",
+      "context:\n  engine: compressor\nengines:\n  lcm:\n    redaction:\n      enabeld: false\n    cross_conversation: yes please\n",
+    );
+    const problems = await checkConfig(file, opts(box));
+    expect(problems).toEqual([
+      expect.objectContaining({ key: "engines.lcm.redaction.enabeld", line: 6, column: 7, severity: "error", message: 'unknown key "enabeld" (did you mean "enabled"?)' }),
+      expect.objectContaining({ key: "engines.lcm.cross_conversation", line: 7, severity: "error", expected: expect.stringMatching(/boolean/) }),
+    ]);
+    expect(problems[0]!.expected).toMatch(/^one of enabled, disable, extra, allow/);
+  });
+
   it("is listed as ok and active when selected", async () => {
     box.write("project/config.yaml", "context:\n  engine: lcm\n");
     const rows = await listEngines(opts(box));

@@ -182,6 +182,8 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
         if (result.exitReason === "context_budget_exceeded") continue;
       }
     }
+    // The last turn's onTurnComplete runs after its answer: let it land before measuring.
+    await live.idle();
     final = live.messages.slice();
     if (options.isLossless?.(engine) && options.checkRecoverable) {
       try {

@@ -24,9 +24,10 @@ export interface SelectionInput {
  *
  * Only called when the engine overrides the hook. The engine gets deep
  * copies (the request list is the persisted conversation itself). What it
- * returns is used only when `checkSelectionResult` accepts it: a valid
- * conversation that keeps the host's system prefix and the turn's user
- * message. Every other path hands back the caller's very `requestMessages`.
+ * returns is used only when `checkSelectionResult` accepts it: a
+ * structurally valid list that keeps the host's system prefix (it may
+ * rephrase or drop the turn's user message; role oddities are left to the
+ * sanitisers). Every other path hands back the caller's very `requestMessages`.
  */
 export async function runSelection(input: SelectionInput): Promise<SelectionOutcome> {
   const { runtime, requestMessages } = input;

@@ -26,6 +26,8 @@ export interface AssembleInput {
   incoming: Message | null;
   toolsTokens: number;
   promptCache: boolean;
+  /** The model's window (0: unknown). A selection that does not fit it falls open to the unselected request. */
+  contextLength?: number;
 }
 
 /**
@@ -38,21 +40,14 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
   const { runtime, sessionId, turnId, requestIndex } = input;
   let messages = input.conversation;
   let selection: AssembledRequest["selection"] = "not_implemented";
+  let appliedMs = 0;
 
   // Identity check: an inherited no-op is never called and costs nothing.
   if (overridesHook(runtime.engine, "selectContext")) {
     const outcome = await runSelection({ runtime, sessionId, turnId, requestMessages: messages, conversation: input.conversation, incoming: input.incoming });
     if (outcome.kind === "applied") {
       selection = "applied";
-      runtime.bus.emit({
-        type: "selection.applied",
-        sessionId,
-        turnId,
-        requestIndex,
-        messagesBefore: messages.length,
-        messagesAfter: outcome.messages.length,
-        durationMs: outcome.durationMs,
-      });
+      appliedMs = outcome.durationMs;
       messages = outcome.messages;
     } else {
       selection = "ignored";
@@ -63,6 +58,35 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
     }
   }
 
+  const built = finish(input, messages);
+  const window = input.contextLength ?? 0;
+  if (selection === "applied" && window > 0 && built.estimatedTokens > window) {
+    // The engine's list is larger than what it replaced could be sent as: fail open, never fail the turn for it.
+    const plain = finish(input, input.conversation);
+    const reason = `the selection does not fit the context window (~${built.estimatedTokens} > ${window} tokens); sending the unselected request`;
+    runtime.logger.warn(`context engine selectContext: ${reason}`, { sessionId });
+    reportHookFailure(runtime, sessionId, turnId, "selectContext", new Error(reason), "invalid_result");
+    runtime.bus.emit({ type: "selection.ignored", sessionId, turnId, requestIndex, reason, durationMs: appliedMs });
+    return { ...plain, selection: "ignored" };
+  }
+  if (selection === "applied") {
+    runtime.bus.emit({
+      type: "selection.applied",
+      sessionId,
+      turnId,
+      requestIndex,
+      messagesBefore: input.conversation.length,
+      messagesAfter: messages.length,
+      durationMs: appliedMs,
+    });
+  }
+  return { ...built, selection };
+}
+
+/** Sanitisers, then cache breakpoints on the final list, then the estimate. */
+function finish(input: AssembleInput, selected: Message[]): Omit<AssembledRequest, "selection"> {
+  const { runtime, sessionId } = input;
+  let messages = selected;
   const sanitized = sanitizeRequestMessages(messages);
   messages = sanitized.messages;
   if (sanitized.repairs.length > 0) {
@@ -77,5 +101,5 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
   }
 
   const estimatedTokens = runtime.counter.countMessages(messages) + input.toolsTokens;
-  return { messages, estimatedTokens, selection, repairs: sanitized.repairs, cacheBreakpoints };
+  return { messages, estimatedTokens, repairs: sanitized.repairs, cacheBreakpoints };
 }

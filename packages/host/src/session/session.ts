@@ -60,6 +60,8 @@ export class Session {
   #compactions = 0;
   #lastActivity = Date.now();
   #pending = 0;
+  /** The last turn's `onTurnComplete`, running after its answer was returned; awaited before the next operation. */
+  #observation: Promise<void> = Promise.resolve();
   readonly #onEnded: (session: Session) => void;
 
   /** @internal Use `AgentHost.openSession`. */
@@ -144,8 +146,21 @@ export class Session {
     return this.#enqueue(async () => {
       this.#turns++;
       const turnId = `${this.#id}:${this.#turns}`;
-      return runTurn(this.#turnView(), user, turnId, options.signal);
+      const { result, observe } = await runTurn(this.#turnView(), user, turnId, options.signal);
+      if (observe) this.#observeLater(observe);
+      return result;
     });
+  }
+
+  /**
+   * Resolves once every queued operation, and the last turn's
+   * `onTurnComplete` (which runs after `send` resolved), have settled.
+   */
+  async idle(): Promise<void> {
+    while (this.#pending > 0) {
+      await this.#queue;
+      await this.#observation;
+    }
   }
 
   /** `/compress [focus]`: a forced pass with the optional focus topic. */
@@ -247,7 +262,9 @@ export class Session {
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
     if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
     this.#pending++;
-    const run = this.#queue.then(() => {
+    const run = this.#queue.then(async () => {
+      // Observation of the previous turn finishes (within its bound) before anything else touches the engine.
+      await this.#observation;
       if (this.#ended && !allowWhenEnded) throw new SessionClosedError(this.#id);
       this.#lastActivity = Date.now();
       return fn();
@@ -258,6 +275,18 @@ export class Session {
     };
     this.#queue = run.then(settled, settled);
     return run;
+  }
+
+  /** Start `observe` once the caller has had the turn's result; the session counts as busy until it settles. */
+  #observeLater(observe: () => Promise<void>): void {
+    this.#pending++;
+    this.#observation = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(observe)
+      .catch(() => undefined)
+      .finally(() => {
+        this.#pending--;
+        this.#lastActivity = Date.now();
+      });
   }
 
   #modelOptions() {

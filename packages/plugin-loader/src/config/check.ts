@@ -117,7 +117,10 @@ async function checkAgainstPlugins(loaded: LoadedConfig, source: YamlSource, opt
       at(["engines", name], `cannot check this section: ${schema}`, "warning", undefined, true);
       continue;
     }
-    if (!schema) continue;
+    if (!schema) {
+      at(["engines", name], `engine "${name}" publishes no configSchema, so this section reaches it unchecked`, "warning", "a configSchema export from the engine", true);
+      continue;
+    }
     problems.push(...engineSectionProblems(loaded, name, schema));
   }
   return problems;

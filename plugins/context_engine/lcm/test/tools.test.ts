@@ -60,6 +60,15 @@ describe("argument validation", () => {
     expect((await run("lcm_grep", { query: "x", since: "yesterday-ish" })).error).toMatch(/since/);
     expect(JSON.parse(await handleLcmToolCall(store, "lcm_nope", {}, { conversationId: 1 })).error).toMatch(/Unknown/);
   });
+
+  it("says so when the arguments are null, a list or null-valued fields", async () => {
+    const { run } = setup();
+    for (const args of [null, "null"]) expect((await run("lcm_grep", args)).error).toMatch(/lcm_grep: the arguments are null; expected an object \(query: /);
+    expect((await run("lcm_grep", [])).error).toMatch(/expected object/);
+    expect((await run("lcm_grep", { query: null })).error).toMatch(/query: .*received null/);
+    expect((await run("lcm_grep", { query: "x", roles: null })).error).toMatch(/roles: .*received null/);
+    expect((await run("lcm_expand", null)).error).toMatch(/lcm_expand: the arguments are null/);
+  });
 });
 
 describe("lcm_grep", () => {

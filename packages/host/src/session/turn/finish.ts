@@ -4,12 +4,23 @@ import { callHook } from "../engine-calls.js";
 import type { TurnResult } from "../types.js";
 import type { TurnState } from "./state.js";
 
-/** `onTurnComplete` (on copies), the `turn.completed` event, and the turn's result. */
-export async function finishTurn(state: TurnState): Promise<TurnResult> {
+export interface FinishedTurn {
+  result: TurnResult;
+  /**
+   * `onTurnComplete` on copies taken now, to run after the answer reached the
+   * caller (the session awaits it, within its bound, before its next
+   * operation); null when the engine inherits the no-op.
+   */
+  observe: (() => Promise<void>) | null;
+}
+
+/** The `turn.completed` event, the turn's result, and the deferred `onTurnComplete`. */
+export function finishTurn(state: TurnState): FinishedTurn {
   const { session, turnId } = state;
   const { runtime } = session;
   const engine = runtime.engine;
   const sessionId = session.id;
+  let observe: FinishedTurn["observe"] = null;
   if (overridesHook(engine, "onTurnComplete")) {
     const messages = cloneMessages(session.messages);
     const usage = state.lastUsage === null ? null : { ...state.lastUsage };
@@ -21,12 +32,12 @@ export async function finishTurn(state: TurnState): Promise<TurnResult> {
       exitReason: state.exitReason,
       apiCallCount: state.apiCalls,
     };
-    await callHook(runtime, sessionId, turnId, "onTurnComplete", undefined, () => engine.onTurnComplete(messages, usage, info));
+    observe = () => callHook(runtime, sessionId, turnId, "onTurnComplete", undefined, () => engine.onTurnComplete(messages, usage, info));
   }
   const durationMs = performance.now() - state.started;
   const { status, exitReason, lastUsage: usage, totalUsage, apiCalls, finalMessage, error } = state;
   runtime.bus.emit({ type: "turn.completed", sessionId, turnId, status, exitReason, usage, totalUsage, apiCalls, durationMs, finalMessage, error });
-  return {
+  const result: TurnResult = {
     sessionId,
     turnId,
     status,
@@ -41,4 +52,5 @@ export async function finishTurn(state: TurnState): Promise<TurnResult> {
     error,
     durationMs,
   };
+  return { result, observe };
 }

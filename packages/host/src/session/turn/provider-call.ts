@@ -51,6 +51,7 @@ async function attemptOnce(state: TurnState, step: StepState): Promise<Attempt> 
     incoming: state.incoming,
     toolsTokens: session.toolsTokens,
     promptCache: session.promptCache,
+    contextLength: session.contextLength,
   });
 
   // Pre-API gate: compact when over threshold (skipped when the turn-start
