@@ -62,22 +62,6 @@ class FlushesDiscardedSummary extends ReferenceEngine {
   }
 }
 
-/** Feeds the last model answer it saw (even from an aborted pass) into the next summary, as an iterative summariser. */
-class ReusesDiscardedSummary extends ReferenceEngine {
-  readonly #heard: string[];
-  constructor(ctx: EngineInitContext = {}) {
-    const heard: string[] = [];
-    super({ ...ctx, chatModel: remembering(ctx.chatModel, heard) });
-    this.#heard = heard;
-  }
-  override async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
-    const previous = this.#heard.at(-1);
-    const out = await super.compress(messages, options);
-    if (!previous || out === messages) return out;
-    return out.map((m) => (isSummary(m) ? ({ ...m, content: `${contentText(m.content)}\nPreviously: ${previous}` } as Message) : m));
-  }
-}
-
 /** One "previous summary" on the instance, cleared at every session start and reset, never keyed by session. */
 class InstancePreviousSummary extends ReferenceEngine {
   #previous = "";
@@ -125,8 +109,7 @@ const C = "compress > ";
 export const RULE_BROKEN_ENGINES: BrokenEngine[] = [
   { defect: "force-ignored-under-threshold", aimedAt: `${C}force: a manual compress compacts although the host's figure is under the threshold`, create: ref(ThresholdGuardIgnoresForce) },
   { defect: "force-ignored-after-summary", aimedAt: `${C}force: a manual compress compacts a conversation that already holds a summary`, create: ref(SummaryGuardIgnoresForce) },
-  { defect: "flushes-discarded-summary", aimedAt: `${C}a discarded pass leaves no trace in the next pass or after the session ends`, create: ref(FlushesDiscardedSummary) },
-  { defect: "reuses-discarded-summary", aimedAt: `${C}a discarded pass leaves no trace in the next pass or after the session ends`, create: ref(ReusesDiscardedSummary) },
+  { defect: "flushes-discarded-summary", aimedAt: `${C}a discarded pass reaches no durable state, at the session's end or on release either`, create: ref(FlushesDiscardedSummary) },
   { defect: "instance-previous-summary", aimedAt: "concurrency > a session's pass never sees another open session's pass, whatever the order", create: ref(InstancePreviousSummary) },
   { defect: "clears-previous-turn-list", aimedAt: "onTurnComplete > never changes a list it received earlier, on later calls either", create: ref(ClearsPreviousTurnList) },
   { defect: "marks-previous-turn-messages", aimedAt: "onTurnComplete > never changes a list it received earlier, on later calls either", create: ref(MarksPreviousTurnMessages) },
