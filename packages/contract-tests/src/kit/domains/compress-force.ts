@@ -34,8 +34,8 @@ export function registerForce(h: Harness): void {
     const baseline = await started(h);
     const plain = await baseline.engine.compress(cloneMessages(baseline.messages), { currentTokens: baseline.tokens, sessionId: baseline.sessionId });
     if (!compacted(plain, baseline.tokens)) return; // did not compact at all: the shrink check reports it
-    const { engine, sessionId, messages, tokens } = await started(h, Math.floor(baseline.engine.thresholdTokens / 2));
-    const figure = Math.floor(engine.thresholdTokens / 2);
+    const figure = Math.floor(baseline.engine.thresholdTokens / 2);
+    const { engine, sessionId, messages, tokens } = await started(h, figure);
     const forced = await engine.compress(messages, { currentTokens: figure, sessionId, force: true });
     const after = countTokens(forced);
     expect(
