@@ -13,3 +13,9 @@ export function packageTests(overrides: TestOptions = {}) {
     },
   });
 }
+
+/**
+ * Type tests: `test/**\/*.test-d.ts` (expectTypeOf, @ts-expect-error), checked by tsc in vitest's
+ * typecheck mode during the package's normal `vitest run`, so CI runs them with the other tests.
+ */
+export const typeTests = { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" } satisfies TestOptions["typecheck"];

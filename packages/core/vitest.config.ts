@@ -1,3 +1,3 @@
-import { packageTests } from "../../tooling/vitest.base.ts";
+import { packageTests, typeTests } from "../../tooling/vitest.base.ts";
 
-export default packageTests();
+export default packageTests({ typecheck: typeTests });

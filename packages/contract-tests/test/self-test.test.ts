@@ -7,8 +7,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { BROKEN_ENGINES } from "./engines/broken-engines.js";
 import { MORE_BROKEN_ENGINES } from "./engines/broken-engines-2.js";
+import { RULE_BROKEN_ENGINES } from "./engines/broken-engines-3.js";
 
-const ALL_BROKEN = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES];
+const ALL_BROKEN = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES, ...RULE_BROKEN_ENGINES];
 
 interface AssertionResult {
   ancestorTitles: string[];

@@ -40,4 +40,20 @@ export function registerIsolation(h: Harness): void {
     const out = await compactMarked(h, b, sb, "INSTANCE-B-SECRET-1732");
     expect(allText(out).includes("INSTANCE-A-SECRET-2236"), "a fresh instance's compaction contains text another instance summarised: keep summaries on the instance, keyed by session, never in module-level or static state").toBe(false);
   }, h.timeout);
+
+  it("a session's pass never sees another open session's pass, whatever the order", async (ctx) => {
+    const caps = await h.capabilities();
+    if (!caps.concurrentSessions) return ctx.skip("the engine serves one session per instance");
+    // A gateway keeps both sessions open; their passes come one after the other, with no reset between.
+    const engine = await h.create({ contextLength: h.compactionContextLength });
+    const a = newSessionId("open-a");
+    const b = newSessionId("open-b");
+    await startSession(h, engine, a);
+    await startSession(h, engine, b);
+    await compactMarked(h, engine, a, "OPEN-A-SECRET-2653");
+    const outB = await compactMarked(h, engine, b, "OPEN-B-SECRET-5897");
+    expect(allText(outB).includes("OPEN-A-SECRET-2653"), "session B's pass contains text of session A's earlier pass (both sessions open): keep per-conversation state such as the previous summary keyed by options.sessionId, not on the instance").toBe(false);
+    const outA = await compactMarked(h, engine, a, "OPEN-A-SECRET-2653");
+    expect(allText(outA).includes("OPEN-B-SECRET-5897"), "session A's next pass contains text of session B's pass: keep per-conversation state keyed by options.sessionId, not on the instance").toBe(false);
+  }, h.timeout * 2);
 }

@@ -4,8 +4,8 @@ import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import { fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";
-import { newSessionId, startSession, usageFor } from "../session.js";
-import { snapshot } from "../util.js";
+import { newSessionId, startSession, turnEnds, usageFor } from "../session.js";
+import { deepEqual, snapshot } from "../util.js";
 
 function turns(sessionId: string): Array<{ label: string; messages: Message[]; usage: Usage | null; meta: TurnCompleteMeta }> {
   const coding = cloneMessages(fixtures.codingSession.messages);
@@ -49,5 +49,30 @@ export function registerTurnComplete(h: Harness): void {
     if (caps.onTurnComplete) return ctx.skip("onTurnComplete is implemented");
     const engine = await h.create();
     expect(overridesHook(engine, "onTurnComplete"), "the engine overrides onTurnComplete but does not declare it: declare capabilities.onTurnComplete: true, or remove the override").toBe(false);
+  }, h.timeout);
+
+  it("never changes a list it received earlier, on later calls either", async (ctx) => {
+    const caps = await h.capabilities();
+    if (!caps.onTurnComplete) return ctx.skip(`onTurnComplete not implemented (${caps.from.onTurnComplete})`);
+    const engine = await h.create();
+    const sessionId = newSessionId("turn-kept");
+    await startSession(h, engine, sessionId);
+    // As a host does: every turn gets a new shallow copy of the growing transcript, sharing its message objects.
+    const transcript = cloneMessages(fixtures.codingSession.messages);
+    const received: Array<{ list: Message[]; kept: Message[] }> = [];
+    const changed = () => received.findIndex((r) => !deepEqual(r.list, r.kept));
+    let turn = 0;
+    for (const end of turnEnds(transcript)) {
+      const list = transcript.slice(0, end);
+      received.push({ list, kept: snapshot(list) });
+      await engine.onTurnComplete(list, usageFor(list), { sessionId, turnId: `kept-${++turn}`, apiCallCount: 1 });
+      const at = changed();
+      expect(at, `onTurnComplete call ${turn} changed the list (or its messages) it received in call ${at + 1}: copy what you keep, never change a list or message after the call returns`).toBe(-1);
+    }
+    await engine.selectContext(cloneMessages(transcript), { conversationMessages: cloneMessages(transcript), budgetTokens: 4000, sessionId });
+    await engine.compress(cloneMessages(transcript), { sessionId, currentTokens: usageFor(transcript).prompt_tokens });
+    await engine.onSessionEnd(sessionId, cloneMessages(transcript));
+    const at = changed();
+    expect(at, `a later selectContext, compress or onSessionEnd changed the list (or its messages) onTurnComplete received in call ${at + 1}: copy what you keep`).toBe(-1);
   }, h.timeout);
 }
