@@ -18,7 +18,7 @@ export function ci(word: string): string {
 }
 
 /** Between a name and its value: an optional closing quote (JSON-escaped too), then `=`, `:`, `:=` or `=>`. */
-const SEP = String.raw`\\?["']?[ \t]*(?:=|:=|:|=>)[ \t]*`;
+const SEP = String.raw`\\?["']?[ \t]*(?:=>|:=|=|:)[ \t]*`;
 /** The value: a quoted string (JSON-escaped too), or an unquoted run up to a delimiter. */
 const VALUE = String.raw`(?:\\?"(?<secret>[^"\\\r\n]{1,300})\\?"|'(?<secret2>[^'\r\n]{1,300})'|(?<secret3>[^\s"'\x60,;)}\]\\]{1,300}))`;
 
@@ -97,11 +97,11 @@ export const ASSIGNMENT_RULES: readonly SecretRule[] = [
     // Prose: "the password is Xk9#mP2v…", "API token: 9fQ2…", "secret for staging zL0p…" — machine-random values only.
     pattern: new RegExp(
       `(?<![A-Za-z])(?:${ci("password")}|${ci("passwd")}|${ci("passphrase")}|${ci("secret")}|${ci("token")}|${ci("api")}[ _-]?${ci("key")}|${ci("credentials")}?)` +
-        `(?:[ \\t]{1,4}(?:${ci("is")}|${ci("was")}|${ci("of")}|${ci("for")}|${ci("to")}|${ci("set")}|${ci("now")}|${ci("changed")}|[\\w.-]{1,20})){0,2}[ \\t]{0,4}[:=]?[ \\t]{0,4}["'\\x60]?(?<![\\w.-])(?<secret>[^\\s"'\\x60,;()<>\\[\\]{}]{12,200})`,
+        `(?:[ \\t]{1,4}(?:${ci("is")}|${ci("was")}|${ci("of")}|${ci("for")}|${ci("to")}|${ci("set")}|${ci("now")}|${ci("changed")}|[\\w.-]{1,20})){0,3}[ \\t]{0,4}[:=]?[ \\t]{0,4}["'\\x60]?(?<![\\w.-])(?<secret>[^\\s"'\\x60,;()<>\\[\\]{}]{12,200})`,
       "g",
     ),
-    // The keyword, a space or sign, at most 60 more characters of words and signs, then the 12-character start of the value.
-    screen: ["pass(?:word|wd|phrase)", "secret", "token", "api[ _-]?key", "credentials?"].map((k) => `${k}[ \\t:="'\\x60][^\\n]{0,61}?[^\\s"'\\x60,;()<>\\[\\]{}]{12}`),
+    // The keyword, a space or sign, at most 85 more characters of words and signs, then the 12-character start of the value.
+    screen: ["pass(?:word|wd|phrase)", "secret", "token", "api[ _-]?key", "credentials?"].map((k) => `${k}[ \\t:="'\\x60][^\\n]{0,85}?[^\\s"'\\x60,;()<>\\[\\]{}]{12}`),
     accept: (s) => looksRandom(s.replace(/[.:!?]+$/, ""), 12),
   },
 ];

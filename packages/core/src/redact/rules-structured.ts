@@ -1,5 +1,5 @@
 import type { SecretRule } from "./types.js";
-import { isNameLike, isPlaceholderOrCode, looksLikeAssignedSecret } from "./values.js";
+import { isNameLike, isPlaceholderOrCode, looksLikeAssignedSecret, looksRandom } from "./values.js";
 
 /**
  * Secrets found by where they sit in a structure: URL user-info and signed
@@ -18,10 +18,11 @@ function flagValue(secret: string): boolean {
 export const STRUCTURED_RULES: readonly SecretRule[] = [
   {
     kind: "bearer_token",
-    pattern: /\b(?:[Bb]earer|[Tt]oken|[Bb]asic|BEARER|TOKEN|BASIC)\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g,
+    pattern: /\b(?:(?:[Aa]uthorization|AUTHORIZATION)\\?["']?[ \t]*[:=][ \t]*\\?["']?)?(?:[Bb]earer|[Tt]oken|[Bb]asic|BEARER|TOKEN|BASIC)\s+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g,
     screen: ["earer\\s+[A-Za-z0-9._~+/-]{16}", "oken\\s+[A-Za-z0-9._~+/-]{16}", "asic\\s+[A-Za-z0-9._~+/-]{16}"],
-    // "token packages/core/src/x.ts" is a path after a word, not a credential.
-    accept: (s, m) => /^b/i.test(m) || !/^[\w.-]*\/[\w./-]*$/.test(s),
+    // Bearer / Basic, or an Authorization header, always; after the bare word "token" ("the token 3f2a… expired",
+    // "token packages/core/src/x.ts") only a machine-random value.
+    accept: (s, m) => /^(?:b|authorization)/i.test(m) || looksRandom(s, 16),
   },
   {
     kind: "url_password",
@@ -107,7 +108,7 @@ export const STRUCTURED_RULES: readonly SecretRule[] = [
       String.raw`\b(?:curl|wget|xh|xhs|http|https|lftp)[ \t][^\r\n|;&]{0,300}?(?<=\s)(?:-u|--user|-a|--auth|--proxy-user|-U)(?:[ \t]+|=)?["']?[^\s:"'@]{0,100}:(?<secret>[^\s"'@]{1,200})`,
       "g",
     ),
-    screen: ["curl", "wget", "xhs?", "https?", "lftp"].map((c) => `${c}[ \\t][^\\r\\n]{0,300}?\\s-[-uaU]`),
+    screen: ["curl", "wget", "xhs?", "https?", "lftp"].map((c) => `${c}[ \\t][^\\r\\n]{0,300}?-[-uaU]`),
     accept: (s) => !s.startsWith("$") && !isPlaceholderOrCode(s) && !isNameLike(s),
   },
 ];

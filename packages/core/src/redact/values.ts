@@ -91,7 +91,9 @@ export function looksRandom(value: string, minLength = 16): boolean {
   if (/^https?:\/\//i.test(value) || /^[\w.-]+\/[\w./-]+$/.test(value)) return false;
   // Words joined by separators (cl100k_base, retry-after-30s, v2.beta.build): an identifier.
   const parts = value.split(/[_.-]/);
-  if (parts.length > 1 && /^[A-Za-z0-9_.-]+$/.test(value) && parts.filter((p) => /^[A-Za-z]{3,}$/.test(p)).length * 2 >= parts.length) return false;
+  const identifierPart = (p: string) => /^(?:[a-z0-9]+|[A-Z][a-z0-9]*|[A-Z0-9]+)$/.test(p);
+  const word = (p: string) => /^(?:[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,})$/.test(p);
+  if (parts.length > 1 && parts.every(identifierPart) && parts.filter(word).length * 2 >= parts.length) return false;
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
   if (classes < 2 || !/[0-9]/.test(value)) return false;
   // camelCase / kebab identifiers with a digit (getUser2, retry-after-30s) are low in entropy per character.
