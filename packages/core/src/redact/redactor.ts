@@ -12,13 +12,13 @@ const SECRET_GROUPS = ["secret", "secret2", "secret3", "secret4", "secret5", "se
 /**
  * `a1|a2|b1` as `a(?:1|2)|b1`, grouped by (case-folded) first character: V8 tries a regex's top-level
  * alternatives one by one at every position, so fewer of them scan faster. Alternatives that do not
- * start with a letter, digit, `_` or `:` are kept as they are.
+ * start with a letter, digit, `_`, `:` or `-` (a literal character) are kept as they are.
  */
 export function factorByFirstChar(alternatives: readonly string[]): string {
   const groups = new Map<string, string[]>();
   const loose: string[] = [];
   for (const a of new Set(alternatives)) {
-    if (!/^[A-Za-z0-9_:]/.test(a)) {
+    if (!/^[A-Za-z0-9_:-]/.test(a)) {
       loose.push(a);
       continue;
     }

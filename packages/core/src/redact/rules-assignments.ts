@@ -33,11 +33,16 @@ interface NameGroups {
 /** Plain name: any credential-like value; other names: a machine-random one. */
 function acceptByName(secret: string, match: string, groups?: NameGroups): boolean {
   const rest = groups?.rest ?? "";
+  // A bare `PASS:` / `pass:` is usually a test-result label ("PASS: tests/a.py"): after it only a machine-random
+  // value counts. `pass=…` and `"pass": …` are assignments like any other.
+  if (rest === "" && /^pass[ \t]*:(?!=)/i.test(match)) return looksRandom(secret.replace(/["']+$/, ""), 10);
   return PLAIN_SUFFIX.test(rest) ? looksLikeAssignedSecret(secret, match) : looksRandom(secret.replace(/["']+$/, ""), 10);
 }
 
-/** Password names: `password`, `passwd`, `passphrase` anywhere in a name; `pass`, `pwd` as a word or a camelCase part. */
-const PASSWORD_NAME = `(?:${ci("pass")}(?:${ci("word")}|${ci("wd")}|${ci("phrase")})|(?<![A-Za-z])(?:${ci("pass")}|${ci("pwd")})|(?<=[a-z])(?:Pass|PASS|Pwd|PWD))`;
+/** Password names: `password`, `passwd`, `passphrase` anywhere in a name (any suffix). */
+const PASSWORD_NAME = `${ci("pass")}(?:${ci("word")}|${ci("wd")}|${ci("phrase")})`;
+/** Short password names, `pass` and `pwd`, as a word or a camelCase part; a suffix needs a separator (not `passed`). */
+const SHORT_PASSWORD_NAME = `(?:(?<![A-Za-z])(?:${ci("pass")}|${ci("pwd")})|(?<=[a-z])(?:Pass|PASS|Pwd|PWD))`;
 /** Other secret names: secret, token, api key, credential(s), private / access keys. */
 const SECRET_NAME = `(?:${ci("secret")}|${ci("api")}[_-]?${ci("key")}|${ci("credential")}|${ci("private")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
 /** Names that might hold a secret: a `_key` / `Key` suffix, `auth`, `sig`, `signature`. */
@@ -69,7 +74,13 @@ export const ASSIGNMENT_RULES: readonly SecretRule[] = [
   {
     kind: "password_assignment",
     pattern: assignment(PASSWORD_NAME),
-    screen: [`pass\\w*\\\\?["']?[ \\t]*[:=]`, `pwd\\w*\\\\?["']?[ \\t]*[:=]`],
+    screen: [`pass(?:word|wd|phrase)\\w*\\\\?["']?[ \\t]*[:=]`],
+    accept: acceptByName,
+  },
+  {
+    kind: "password_assignment",
+    pattern: assignment(SHORT_PASSWORD_NAME, "(?:[_-]\\w{0,29})?"),
+    screen: [`(?:pass|pwd)(?:[_-]\\w*)?\\\\?["']?[ \\t]*[:=]`],
     accept: acceptByName,
   },
   {
@@ -89,7 +100,8 @@ export const ASSIGNMENT_RULES: readonly SecretRule[] = [
     kind: "secret_assignment",
     // A suffix needs a separator (`encryption_key_b64`), so `KeyStore:` or `authors:` never qualify.
     pattern: new RegExp(`${MAYBE_SECRET_NAME}(?:[_-]\\w{0,29})?${SEP}${VALUE}`, "g"),
-    screen: ["[_-]key", "[a-z]key", "auth", "sig(?:nature)?"].map((k) => `${k}(?:[_-]\\w*)?\\\\?["']?[ \\t]*[:=]`),
+    // `key(?<=[_a-z-]key)`: starts with a letter, so the pre-screen can group it with the other `k…` alternatives.
+    screen: ["key(?<=[_a-z-]key)", "auth", "sig(?:nature)?"].map((k) => `${k}(?:[_-]\\w*)?\\\\?["']?[ \\t]*[:=]`),
     accept: (s) => looksRandom(s, 12),
   },
   {

@@ -60,8 +60,9 @@ export const STRUCTURED_RULES: readonly SecretRule[] = [
   {
     kind: "session_cookie",
     // curl -b / --cookie 'name=value'.
-    pattern: /(?<![\w-])(?:-b|--cookie)(?:[ \t]+|=)(?:"(?<secret>[^"\r\n]{0,300}=[^"\r\n]{8,300})"|'(?<secret2>[^'\r\n]{0,300}=[^'\r\n]{8,300})'|(?<secret3>[^\s"']{0,300}=[^\s"']{8,300}))/g,
-    screen: ["-b[ \\t]+[^\\r\\n]{0,300}=", "-b=[^\\r\\n]{0,300}=", "-cookie"],
+    pattern: /(?<![\w-])(?:-b|--cookie)(?:[ \t]+|=)(?:"(?<secret>[^"\s]{0,300}=[^"\r\n]{8,300})"|'(?<secret2>[^'\s]{0,300}=[^'\r\n]{8,300})'|(?<secret3>[^\s"']{0,300}=[^\s"']{8,300}))/g,
+    // The first cookie's name has no space, so the screen scans one word, not the rest of the line.
+    screen: ["-b[ \\t]+[\"']?[^\\s\"']{0,300}=", "-b=[\"']?[^\\s\"']{0,300}=", "-cookie"],
     accept: (s) => !isPlaceholderOrCode(s),
   },
   {

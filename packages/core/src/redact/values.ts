@@ -12,7 +12,8 @@ const CODE_OR_PLACEHOLDER =
 const CODE_WORDS = new Set(
   ("null none nil true false undefined required optional string str int bool float number boolean bytes any object text varchar char " +
     "hidden masked omitted unset empty default auto yes no on off env getenv lambda self this function new await async return os process " +
-    "redacted example sample dummy placeholder changeme change_me replace_me replaceme todo tbd fixme secret password passwd token").split(" "),
+    "redacted example sample dummy placeholder changeme change_me replace_me replaceme todo tbd fixme secret password passwd token pass pwd user " +
+    "username").split(" "),
 );
 
 /** `your-password`, `<api key here>`, `YOUR_API_KEY`, `my_secret_token`: a template for the reader to fill in. */
@@ -46,7 +47,7 @@ export function isNameLike(value: string): boolean {
  */
 export function looksLikeAssignedSecret(value: string, match = ""): boolean {
   const v = value.replace(/["']+$/, "");
-  if (v.length < 4 || isPlaceholderOrCode(v) || isNameLike(v)) return false;
+  if (v.length < 6 || isPlaceholderOrCode(v) || isNameLike(v)) return false;
   const head = match.slice(0, match.lastIndexOf(value));
   if (/^[a-z]+$/.test(v) && /:[ \t]*$/.test(head)) return false;
   return true;

@@ -17,7 +17,9 @@ describe("secret families, generated variants", () => {
   it("key=value in code, env files, YAML, INI and JSON (password: …, PASSWORD=…, \"pass\": \"…\", pwd=…)", () => {
     fc.assert(
       fc.property(secretName, assignmentSep, quote, randomSecret(), fc.constantFrom("", "export ", "  ", "set ", "$env:", "- "), (name, sep, q, value, lead) => {
-        expectRedacted(`${lead}${name}${sep}${q}${value}${q}`, value);
+        // Unquoted `pass:` is mostly a test-result label: there the family is entropy-bounded.
+        const label = /^pass$/i.test(name) && sep.trim() === ":" && q === "";
+        if (!label || entropyPerChar(value) >= 3.5) expectRedacted(`${lead}${name}${sep}${q}${value}${q}`, value);
         expectRedacted(`{"${name}": "${value}", "user": "app"}`, value);
         expectRedacted(JSON.stringify({ log: `{"${name}":"${value}"}` }), value);
       }),

@@ -85,6 +85,11 @@ describe("look-alikes survive", () => {
       "the password: remember to rotate it",
       "the token budget is 4096 tokens",
       "password reset link sent to the user",
+      // From real agent traces: test-result labels and the canonical placeholder URL.
+      "PASS: .a/foo.py was ignored",
+      "FAIL: tests/test_a.py::test_b\nPASS: tests/test_c.py",
+      "proxy = 'http://user:pass@localhost:8080'",
+      "passed: 12, failed: 0",
     ]) {
       survives(text);
     }
