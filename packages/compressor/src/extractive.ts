@@ -90,14 +90,16 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   const resultOf = new Map<string, string>();
   for (let i = detailFrom; i < turns.length; i++) {
     const m = turns[i]!;
-    if (m.role === "tool") resultOf.set(m.tool_call_id, renderContent(m.content));
+    if (m.role === "tool") resultOf.set(m.tool_call_id, redactSecrets(renderContent(m.content)));
   }
   let unlistedActions = 0;
 
   for (const [i, m] of turns.entries()) {
-    const text = renderContent(m.content);
+    // Redacted before anything is taken from it: an identifier or a line lifted out of its
+    // context ("password=…" becomes a bare word) can no longer be recognised as a secret.
+    const text = redactSecrets(renderContent(m.content));
     const sample = sampleOf(text);
-    if (i >= harvestFrom || (m.role === "user" && i >= userHarvestFrom)) harvestMessage(harvest, m, sample);
+    if (i >= harvestFrom || (m.role === "user" && i >= userHarvestFrom)) harvestMessage(harvest, withRedactedCalls(m), sample);
     if (focusTerms.length && (i >= detailFrom || m.role === "user") && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
       focusHits.push(`- [${m.role}] ${oneLine(text, 400)}`);
     }
@@ -185,7 +187,8 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
  * A tool call as the agent ran it: the first line of its shell command whole
  * (≤ 200 chars, so it can be rerun), else the call with its arguments shortened.
  */
-function commandOf(info: CallInfo): string {
+function commandOf(raw: CallInfo): string {
+  const info = { ...raw, arguments: redactSecrets(raw.arguments) };
   try {
     const args: unknown = JSON.parse(info.arguments);
     const cmd = args && typeof args === "object" ? ((args as Record<string, unknown>).command ?? (args as Record<string, unknown>).cmd) : undefined;
@@ -194,6 +197,15 @@ function commandOf(info: CallInfo): string {
     // Not JSON: described below.
   }
   return describeCall(info);
+}
+
+/** `m` with its tool-call arguments redacted (the same object when it has no calls). */
+function withRedactedCalls(m: Message): Message {
+  if (m.role !== "assistant" || !m.tool_calls?.length) return m;
+  return {
+    ...m,
+    tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: redactSecrets(c.function.arguments) } })),
+  };
 }
 
 /**

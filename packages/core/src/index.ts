@@ -15,3 +15,4 @@ export * from "./engine-factory.js";
 export * from "./errors.js";
 export * from "./validate-result.js";
 export * from "./summary-acceptance.js";
+export * from "./redact/index.js";

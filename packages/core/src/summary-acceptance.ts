@@ -6,6 +6,10 @@
  * answer (fall back, abort) is its own rule; the verdict says why.
  */
 
+import { looksLikeRefusal } from "./summary-refusal.js";
+
+export { looksLikeRefusal, normalizeForJudging } from "./summary-refusal.js";
+
 /** The prefix older transcripts carried; recognised and replaced, never doubled. */
 export const LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:";
 
@@ -37,8 +41,6 @@ export interface SummaryAcceptanceInput {
 
 const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
 const FENCED = /^```[a-z]*\n([\s\S]*)\n```$/i;
-const REFUSAL_OPENING =
-  /^(?:i'?m sorry|i am sorry|sorry[,.!]|i apologi[sz]e|unfortunately,? i|i can(?:'|no)?t|i cannot|i won'?t|i will not|i am unable|i'?m unable|i'?m not able|i am not able|as an ai)/i;
 /** Paths, file names, 3+ digit numbers, snake_case and camelCase words: what a summary must not invent. */
 const IDENTIFIER =
   /(?:[A-Za-z0-9_.-]*\/[A-Za-z0-9_./-]*[A-Za-z0-9_]|\b[A-Za-z_][A-Za-z0-9_]*\.[a-z]{1,4}\b|\b\d{3,}(?:\.\d+)?\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b)/g;
@@ -72,14 +74,6 @@ export function stripSummaryPrefixes(text: string, prefixes: readonly string[] =
     out = out.slice(hit.length).trim();
   }
   return out;
-}
-
-/** Whether a text reads as a refusal rather than a summary. */
-export function looksLikeRefusal(text: string): boolean {
-  const head = text.slice(0, 400).trim();
-  if (!REFUSAL_OPENING.test(head)) return false;
-  if (/^#{1,3} /m.test(text)) return false;
-  return text.length < 400 || /summar|checkpoint|compact/i.test(head);
 }
 
 export interface FaithfulnessReport {

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createEstimator } from "@context-engine/core";
 import { commaList, parseCommandArgs, positiveInt } from "../args.js";
 import { EndpointError, EXIT, InputError, UsageError } from "../errors.js";
@@ -15,6 +15,7 @@ import type { ChatModel } from "@context-engine/core";
 import type { LoadedConfig } from "@context-engine/plugin-loader";
 import { ENDPOINT_HINTS } from "./endpoint.js";
 import { cliVersion } from "../version.js";
+import { defaultReportDir, writeReportFile } from "../replay/report-file.js";
 
 /** The demo compares these two on a window small enough to force compaction. */
 export const DEMO_ENGINES = ["compressor", "lcm"] as const;
@@ -147,9 +148,8 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   if (!values["no-report"]) {
     const { renderHtmlReport } = await import("../replay/render-html.js");
     const path = values.report ? resolve(io.cwd, values.report) : defaultReportPath(report.generatedAt);
-    mkdirSync(dirname(path), { recursive: true });
     report.reportPath = path;
-    writeFileSync(path, renderHtmlReport(report));
+    writeReportFile(path, renderHtmlReport(report));
   }
 
   if (values.json) {
@@ -171,7 +171,7 @@ function demoSessionPath(): string {
 
 function defaultReportPath(generatedAt: string): string {
   const stamp = generatedAt.replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
-  return join(tmpdir(), "context-engine-reports", `replay-${stamp}.html`);
+  return join(defaultReportDir(), `replay-${stamp}.html`);
 }
 
 /** The host settings a replay honours from config.yaml: the compression timeout and per-model thresholds. */

@@ -34,6 +34,24 @@ export const SECRET_CORPUS: ReadonlyArray<{ text: string; secret: string }> = [
   { text: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app", secret: "S3cr3tPassw0rd" },
   { text: "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg==;EndpointSuffix=core.windows.net", secret: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg==" },
   { text: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", secret: "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ" },
+  // The families of issue 30: AWS session tokens and STS JSON, credentials files, URL user-info without a user,
+  // curl -u, --password and mysql -p flags, Docker auth JSON, Azure SAS URLs, session cookies, GitHub tokens.
+  { text: "AKIAQ3EGRTYP5MXW7ZKD and its secret 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 next to it", secret: "Hq7vR2xK9mPz4LwN8cT1bY6fJ3dS0gA5eU+iO/pQ" },
+  { text: '{"Credentials":{"AccessKeyId":"ASIAQ3EGRTYP5MXW7ZKD","SecretAccessKey":"Pz4LwN8cT1bY6fJ3dS0gA5eU+iO/pQHq7vR2xK9m","SessionToken":"IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJGMEQCIFakeTokenForTests0123456789abcdEFGH","Expiration":"2026-03-01T12:00:00Z"}}', secret: "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJGMEQCIFakeTokenForTests0123456789abcdEFGH" },
+  { text: '{"Credentials":{"AccessKeyId":"ASIAQ3EGRTYP5MXW7ZKD","SecretAccessKey":"Pz4LwN8cT1bY6fJ3dS0gA5eU+iO/pQHq7vR2xK9m"}}', secret: "Pz4LwN8cT1bY6fJ3dS0gA5eU+iO/pQHq7vR2xK9m" },
+  { text: "[prod]\naws_access_key_id = AKIAQ3EGRTYP5MXW7ZKD\naws_secret_access_key = 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\naws_session_token = FwoGZXIvYXdzEDoaDFakeSessionTokenValue0123456789", secret: "FwoGZXIvYXdzEDoaDFakeSessionTokenValue0123456789" },
+  { text: "redis-cli -u redis://:Vr8!kQ2zLm5x@cache.internal:6379/0", secret: "Vr8!kQ2zLm5x" },
+  { text: "curl -u deploy:Xq7#Lm2vPz9k https://api.example.com/v1/releases", secret: "Xq7#Lm2vPz9k" },
+  { text: "pg_dump --password Kd8wQz3mNv6p --host db.internal app", secret: "Kd8wQz3mNv6p" },
+  { text: "mysql -h db.internal -u root -pMv5kQz8wLx3n app_db", secret: "Mv5kQz8wLx3n" },
+  { text: '{"auths":{"registry.example.com":{"auth":"ZGVwbG95OlNlY3IzdFB3ZDQy"}}}', secret: "ZGVwbG95OlNlY3IzdFB3ZDQy" },
+  { text: "https://acct.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&sig=Qm9zWkRlRmFrZVNpZ25hdHVyZQ%3D%3D", secret: "Qm9zWkRlRmFrZVNpZ25hdHVyZQ%3D%3D" },
+  { text: "Cookie: theme=dark; sessionid=k3Jq9Zx7Lm2Vp8Rt5Nw1", secret: "k3Jq9Zx7Lm2Vp8Rt5Nw1" },
+  { text: "Set-Cookie: _shop_session=Rt5Nw1k3Jq9Zx7Lm2Vp8%3D%3D; path=/; HttpOnly", secret: "Rt5Nw1k3Jq9Zx7Lm2Vp8%3D%3D" },
+  { text: "export GH_TOKEN=gho_Zx7Lm2Vp8Rt5Nw1k3Jq9Ab4Cd6Ef8Gh0Ij2Kl", secret: "gho_Zx7Lm2Vp8Rt5Nw1k3Jq9Ab4Cd6Ef8Gh0Ij2Kl" },
+  { text: '"pass": "Lm2Vp8Rt5Nw1"', secret: "Lm2Vp8Rt5Nw1" },
+  { text: "PASSWORD=plaintextpass", secret: "plaintextpass" },
+  { text: "pwd=Qz3mNv6pKd8w", secret: "Qz3mNv6pKd8w" },
 ];
 
 /** Text that mentions keys, tokens and passwords without holding one: left exactly as is. */
@@ -60,4 +78,13 @@ export const NOT_SECRETS: readonly string[] = [
   "use the AWS_SECRET_ACCESS_KEY environment variable",
   "auth_token = self.session.token",
   "client_secret: process.env.CLIENT_SECRET",
+  "password: <your password>",
+  "password_field = forms.CharField(widget=forms.PasswordInput)",
+  "request 123e4567-e89b-12d3-a456-426614174000 used token caching",
+  "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+  "data: SGVsbG8gd29ybGQsIHRoaXMgaXMgYSB0ZXN0",
+  "mysql -u root -p app_db",
+  "docker login -u me --password-stdin registry.io",
+  "postgres://app:${PGPASSWORD}@db/app",
+  "tokenizer: cl100k_base",
 ];

@@ -56,7 +56,7 @@ describe("redaction pre-screen on the screen thread", () => {
     }
     expect(ra.appended).toBe(msgs.length);
     expect(ra.redactions).toEqual(found);
-    expect(Object.keys(found).sort()).toEqual(["bearer_token", "openai_key", "password_assignment", "url_password"]);
+    expect(Object.keys(found).sort()).toEqual(["bearer_token", "openai_key", "password_assignment", "secret_assignment", "url_password"]);
     const rows = (store: typeof bulk.store, id: number) => store.getMessages(id).map((m) => ({ message: m.message, hash: m.hash, redacted: m.redacted }));
     expect(rows(bulk.store, a.id)).toEqual(rows(small.store, b.id));
     expect(JSON.stringify(rows(bulk.store, a.id))).not.toContain("Ab3dEf6hIj9k");

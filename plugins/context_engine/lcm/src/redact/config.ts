@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { BUILTIN_RULES } from "./rules.js";
+import { BUILTIN_SECRET_KINDS } from "@context-engine/core";
 import type { RedactionConfig } from "./types.js";
 
-const kinds = BUILTIN_RULES.map((r) => r.kind) as [string, ...string[]];
+const kinds = BUILTIN_SECRET_KINDS as unknown as [string, ...string[]];
 
 /** `engines.lcm.redaction` in config.yaml (snake_case on the outside). */
 export const RedactionConfigSchema = z

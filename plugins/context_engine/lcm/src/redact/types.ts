@@ -1,28 +1,7 @@
-/** Names of the built-in secret detectors; each becomes `[REDACTED:<kind>]` in text. */
-export type BuiltinSecretKind =
-  | "private_key"
-  | "aws_access_key"
-  | "openai_key"
-  | "anthropic_key"
-  | "github_token"
-  | "slack_token"
-  | "google_api_key"
-  | "stripe_key"
-  | "jwt"
-  | "bearer_token"
-  | "url_password"
-  | "password_assignment"
-  | "secret_assignment"
-  | "generic_api_key"
-  | "saas_token"
-  | "azure_key";
+import type { BuiltinSecretKind, CustomSecretRule, RedactionResult } from "@context-engine/core";
 
-/** A user-supplied detector: a JS regular expression (source) and the kind it reports. */
-export interface CustomSecretRule {
-  kind: string;
-  pattern: string;
-  flags?: string;
-}
+/** The built-in detector names and result shape come from `@context-engine/core`, shared with the compressor. */
+export type { BuiltinSecretKind, CustomSecretRule, RedactionResult };
 
 /** How redaction behaves. Every field is optional; defaults: on, every built-in kind. */
 export interface RedactionConfig {
@@ -33,12 +12,6 @@ export interface RedactionConfig {
   extra?: readonly CustomSecretRule[];
   /** Exact strings never redacted (e.g. a known test token). */
   allow?: readonly string[];
-}
-
-export interface RedactionResult {
-  text: string;
-  /** Count per kind; empty when nothing was found. */
-  found: Record<string, number>;
 }
 
 /** A compiled redactor. `redactText` is pure and fast on text with no candidates. */

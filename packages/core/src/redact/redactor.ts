@@ -1,0 +1,130 @@
+import { BUILTIN_SECRET_RULES } from "./rules.js";
+import type { RedactionResult, SecretRule, SecretRuleOptions } from "./types.js";
+
+/** The placeholder a secret is replaced with. Never matched by any rule (idempotent). */
+export function redactionMarker(kind: string): string {
+  return `[REDACTED:${kind}]`;
+}
+
+const NOTHING: Readonly<Record<string, number>> = Object.freeze({});
+const SECRET_GROUPS = ["secret", "secret2", "secret3", "secret4", "secret5", "secret6"];
+
+/**
+ * `a1|a2|b1` as `a(?:1|2)|b1`, grouped by (case-folded) first character: V8 tries a regex's top-level
+ * alternatives one by one at every position, so fewer of them scan faster. Alternatives that do not
+ * start with a letter, digit, `_`, `:` or `-` (a literal character) are kept as they are.
+ */
+export function factorByFirstChar(alternatives: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  const loose: string[] = [];
+  for (const a of new Set(alternatives)) {
+    if (!/^[A-Za-z0-9_:-]/.test(a)) {
+      loose.push(a);
+      continue;
+    }
+    const key = a[0]!.toLowerCase();
+    const rests = groups.get(key) ?? [];
+    rests.push(a.slice(1));
+    groups.set(key, rests);
+  }
+  const factored = [...groups].map(([c, rests]) => (rests.length === 1 ? c + rests[0] : `${c}(?:${rests.join("|")})`));
+  return [...factored, ...loose].join("|");
+}
+
+/**
+ * One case-insensitive regex that matches wherever any of `rules` could: a
+ * text it does not match holds no secret those rules find (no global flag, so
+ * `test` keeps no state).
+ */
+export function buildSecretScreen(rules: readonly SecretRule[]): RegExp {
+  return new RegExp(factorByFirstChar(rules.flatMap((r) => r.screen)), "i");
+}
+
+/** The default screen over every built-in rule. */
+export const SECRET_SCREEN: RegExp = buildSecretScreen(BUILTIN_SECRET_RULES);
+
+export interface SecretRedactor {
+  redactText(text: string): RedactionResult;
+  /** The pre-screen `redactText` runs first, when every rule has one (no custom rules). */
+  readonly screen?: RegExp;
+  readonly rules: readonly SecretRule[];
+}
+
+interface CompiledRule {
+  rule: SecretRule;
+  hint: RegExp | null;
+}
+
+function compileExtra(options: SecretRuleOptions): SecretRule[] {
+  return (options.extra ?? []).map((extra, i) => {
+    let pattern: RegExp;
+    try {
+      const flags = new Set((extra.flags ?? "").split(""));
+      flags.add("g");
+      pattern = new RegExp(extra.pattern, [...flags].join(""));
+    } catch (error) {
+      throw new Error(`redaction.extra[${i}] (${extra.kind}): invalid pattern: ${(error as Error).message}`);
+    }
+    if (pattern.test("")) throw new Error(`redaction.extra[${i}] (${extra.kind}): the pattern matches the empty string`);
+    return { kind: extra.kind, pattern, screen: [] };
+  });
+}
+
+/** Replace one match (or only its `secret` group) with the marker, unless the rule or the allow list vetoes it. */
+function replacer(rule: SecretRule, allow: ReadonlySet<string>, count: (kind: string) => void) {
+  return (...args: unknown[]): string => {
+    const match = args[0] as string;
+    const last = args[args.length - 1];
+    const groups = (typeof last === "object" && last !== null ? last : undefined) as Record<string, string | undefined> | undefined;
+    const secret = groups ? SECRET_GROUPS.map((g) => groups[g]).find((v) => v !== undefined) : undefined;
+    const target = secret ?? match;
+    if (target.startsWith("[REDACTED:") || allow.has(target)) return match;
+    if (rule.accept && !rule.accept(target, match, groups)) return match;
+    count(rule.kind);
+    if (secret === undefined) return redactionMarker(rule.kind);
+    const at = match.lastIndexOf(secret);
+    return match.slice(0, at) + redactionMarker(rule.kind) + match.slice(at + secret.length);
+  };
+}
+
+/**
+ * Compile a redactor from the built-in families (minus `disable`), plus
+ * `extra` rules. Invalid custom patterns throw here, naming the rule, never
+ * while redacting.
+ */
+export function createSecretRedactor(options: SecretRuleOptions = {}): SecretRedactor {
+  const disabled = new Set(options.disable ?? []);
+  const allow = new Set(options.allow ?? []);
+  const builtins = BUILTIN_SECRET_RULES.filter((r) => !disabled.has(r.kind));
+  const extra = compileExtra(options);
+  const rules: SecretRule[] = [...builtins, ...extra];
+  const compiled: CompiledRule[] = rules.map((rule) => ({ rule, hint: rule.screen.length ? new RegExp(factorByFirstChar(rule.screen), "i") : null }));
+  const screen = extra.length ? undefined : disabled.size ? buildSecretScreen(builtins) : SECRET_SCREEN;
+
+  const redactText = (text: string): RedactionResult => {
+    if (!text || text.length < 8) return { text, found: NOTHING as Record<string, number> };
+    // One scan decides whether any rule can match at all (most text holds no secret).
+    if (screen && !screen.test(text)) return { text, found: NOTHING as Record<string, number> };
+    let out = text;
+    let found: Record<string, number> | null = null;
+    const count = (kind: string) => {
+      found ??= {};
+      found[kind] = (found[kind] ?? 0) + 1;
+    };
+    for (const { rule, hint } of compiled) {
+      if (hint && !hint.test(out)) continue;
+      rule.pattern.lastIndex = 0;
+      out = out.replace(rule.pattern, replacer(rule, allow, count));
+    }
+    return { text: out, found: found ?? (NOTHING as Record<string, number>) };
+  };
+  return screen ? { redactText, screen, rules } : { redactText, rules };
+}
+
+let defaultRedactor: SecretRedactor | undefined;
+
+/** `text` with every secret the built-in rules find replaced by `[REDACTED:<kind>]`. */
+export function redactSecrets(text: string): string {
+  defaultRedactor ??= createSecretRedactor();
+  return defaultRedactor.redactText(text).text;
+}
