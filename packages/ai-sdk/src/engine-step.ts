@@ -1,6 +1,6 @@
 import type { ContextEngine, Message } from "@context-engine/core";
 import { overridesHook } from "@context-engine/core";
-import { attempt, conversationProblem, guarded } from "./guard.js";
+import { acceptList, attempt, guarded } from "./guard.js";
 
 export type AdapterEvent =
   | { type: "compressed"; before: number; after: number }
@@ -52,46 +52,48 @@ export async function runEngineStep(
   let kept = history;
   let compressed = false;
   if (compress) {
+    // compress may edit its input in place (legacy contract): it gets its own copy.
     const input = structuredClone(history);
-    const outcome = await guarded(options.timeoutMs, (signal) =>
-      engine.compress(input, {
+    const outcome = await guarded(options.timeoutMs, async (signal) => {
+      const returned = await engine.compress(input, {
         currentTokens: engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined,
         signal,
         sessionId: options.sessionId,
-      }),
-    );
-    const problem = outcome.ok ? conversationProblem(outcome.value) : outcome.reason;
-    if (problem) fail("compress", problem);
-    else if (outcome.ok && outcome.value !== input) {
-      kept = outcome.value;
+      });
+      return returned === input ? null : acceptList(returned);
+    });
+    const accepted = outcome.ok ? outcome.value : { ok: false as const, reason: outcome.reason };
+    if (accepted && !accepted.ok) fail("compress", accepted.reason);
+    else if (accepted) {
+      kept = accepted.messages;
       compressed = true;
       options.onEvent?.({ type: "compressed", before: history.length, after: kept.length });
     }
   }
   let request = kept;
   if (selects) {
-    const outcome = await guarded(options.timeoutMs, () =>
-      engine.selectContext(structuredClone(kept), {
-        conversationMessages: structuredClone(kept),
-        incomingMessage: lastUser(kept),
+    // Request-only by contract: one copy serves as both the request and the conversation.
+    const given = structuredClone(kept);
+    const outcome = await guarded(options.timeoutMs, async () => {
+      const returned = await engine.selectContext(given, {
+        conversationMessages: given,
+        incomingMessage: lastUser(given),
         budgetTokens: engine.contextLength || 0,
         sessionId: options.sessionId,
-      }),
-    );
-    if (!outcome.ok) fail("selectContext", outcome.reason);
-    else if (outcome.value !== null && outcome.value !== undefined) {
-      const problem = conversationProblem(outcome.value);
-      if (problem) fail("selectContext", problem);
-      else {
-        request = outcome.value as Message[];
-        options.onEvent?.({ type: "selected", messages: request.length });
-      }
+      });
+      return returned === null || returned === undefined ? null : acceptList(returned);
+    });
+    const accepted = outcome.ok ? outcome.value : { ok: false as const, reason: outcome.reason };
+    if (accepted && !accepted.ok) fail("selectContext", accepted.reason);
+    else if (accepted) {
+      request = accepted.messages;
+      options.onEvent?.({ type: "selected", messages: request.length });
     }
   }
   return { history: kept, request, compressed };
 }
 
 function lastUser(messages: Message[]): Message | null {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return structuredClone(messages[i] as Message);
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return messages[i] as Message;
   return null;
 }

@@ -1,5 +1,6 @@
 import type { ContextEngine, Message, ToolSchema } from "@context-engine/core";
 import { ToolSchemaSchema, toolError } from "@context-engine/core";
+import type { ToolSet } from "ai";
 import { attempt, guarded } from "./guard.js";
 
 /** A Standard Schema with JSON Schema (both SDK majors accept it as `inputSchema`), passing input through. */
@@ -15,7 +16,8 @@ function standardJsonSchema(parameters: Record<string, unknown>) {
 }
 
 export interface EngineToolOptions {
-  timeoutMs: number;
+  /** Bound on each handler call; default 30 s. */
+  timeoutMs?: number;
   /** The engine's current view of the conversation, handed to tool handlers (read-only). */
   messages?: () => readonly Message[];
   sessionId?: string;
@@ -27,7 +29,8 @@ export interface EngineToolOptions {
  * returns a non-string answers the model with a JSON error instead of
  * failing the step.
  */
-export function engineTools(engine: ContextEngine, options: EngineToolOptions): Record<string, unknown> {
+export function engineTools(engine: ContextEngine, options: EngineToolOptions = {}): ToolSet {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const schemas = attempt(() => engine.getToolSchemas());
   if (!schemas.ok || !Array.isArray(schemas.value)) {
     options.onError?.("getToolSchemas", schemas.ok ? "did not return a list" : schemas.reason);
@@ -46,7 +49,7 @@ export function engineTools(engine: ContextEngine, options: EngineToolOptions): 
       description: schema.description,
       inputSchema: standardJsonSchema(schema.parameters),
       execute: async (input: unknown, ctx: { abortSignal?: AbortSignal } = {}) => {
-        const outcome = await guarded(options.timeoutMs, (signal) =>
+        const outcome = await guarded(timeoutMs, (signal) =>
           engine.handleToolCall(schema.name, input, {
             messages: options.messages?.(),
             sessionId: options.sessionId,
@@ -59,7 +62,8 @@ export function engineTools(engine: ContextEngine, options: EngineToolOptions): 
       },
     };
   }
-  return tools;
+  // Built structurally (one build serves both SDK majors); each entry is a valid `Tool` of either.
+  return tools as ToolSet;
 }
 
 function describeValue(value: unknown): string {
