@@ -5,10 +5,14 @@ import { acceptList, attempt, guarded } from "./guard.js";
 export type AdapterEvent =
   | { type: "compressed"; before: number; after: number }
   | { type: "selected"; messages: number }
-  | { type: "engine-error"; where: string; reason: string };
+  | { type: "engine-error"; where: string; reason: string }
+  /** The main engine failed in this request; the fallback engine decided it instead. */
+  | { type: "fallback"; engine: string; reason: string };
 
 export interface StepOptions {
   timeoutMs: number;
+  /** Decides the request when the main engine fails in it (e.g. the compressor in front of LCM). */
+  fallback?: ContextEngine;
   sessionId?: string;
   onEvent?: (event: AdapterEvent) => void;
 }
@@ -29,13 +33,15 @@ export interface StepDecision {
 export interface StepPlan {
   compress: boolean;
   selects: boolean;
+  /** shouldCompress threw: the step needs the fallback engine, if there is one. */
+  failed: boolean;
 }
 
 /** The synchronous part: does the engine want to compress, does it select? (Asked once per request.) */
 export function planEngineStep(engine: ContextEngine, options: StepOptions): StepPlan {
   const should = attempt(() => engine.shouldCompress(engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined));
   if (!should.ok) options.onEvent?.({ type: "engine-error", where: "shouldCompress", reason: should.reason });
-  return { compress: should.ok && should.value === true, selects: overridesHook(engine, "selectContext") };
+  return { compress: should.ok && should.value === true, selects: overridesHook(engine, "selectContext"), failed: !should.ok };
 }
 
 export async function runEngineStep(
@@ -44,7 +50,27 @@ export async function runEngineStep(
   options: StepOptions,
   plan: StepPlan = planEngineStep(engine, options),
 ): Promise<StepDecision | null> {
-  const fail = (where: string, reason: string) => options.onEvent?.({ type: "engine-error", where, reason });
+  let failure: string | null = plan.failed ? "shouldCompress failed" : null;
+  const fail = (where: string, reason: string) => {
+    failure ??= `${where} failed: ${reason}`;
+    options.onEvent?.({ type: "engine-error", where, reason });
+  };
+  const decision = await decideWith(engine, view, options, plan, fail);
+  const { fallback } = options;
+  if (failure === null || !fallback) return decision;
+  // A broken engine must not leave an over-long request as it is when another engine can shorten it.
+  options.onEvent?.({ type: "fallback", engine: engineName(fallback), reason: failure });
+  const rescue = await runEngineStep(fallback, view, { ...options, fallback: undefined });
+  return rescue ?? decision;
+}
+
+async function decideWith(
+  engine: ContextEngine,
+  view: () => Message[],
+  options: StepOptions,
+  plan: StepPlan,
+  fail: (where: string, reason: string) => void,
+): Promise<StepDecision | null> {
   const { compress, selects } = plan;
   // Nothing to decide: the messages are not even converted (the no-op path costs next to nothing).
   if (!compress && !selects) return null;
@@ -91,6 +117,11 @@ export async function runEngineStep(
     }
   }
   return { history: kept, request, compressed };
+}
+
+function engineName(engine: ContextEngine): string {
+  const named = attempt(() => engine.name);
+  return named.ok && typeof named.value === "string" ? named.value : "fallback";
 }
 
 function lastUser(messages: Message[]): Message | null {

@@ -3,7 +3,7 @@ import { overridesHook } from "@context-engine/core";
 import { runEngineStep } from "./engine-step.js";
 import type { AdapterEvent } from "./engine-step.js";
 import { convertFromOpenAI } from "./from-openai.js";
-import { guarded } from "./guard.js";
+import { attempt, guarded } from "./guard.js";
 import { deepEqual } from "./json-safe.js";
 import { toOpenAIMessages } from "./to-openai.js";
 import { asSdk } from "./types.js";
@@ -18,6 +18,8 @@ export interface ContextMiddlewareOptions<V extends MiddlewareVersion = Middlewa
   sessionId?: string;
   timeoutMs?: number;
   onEvent?: (event: AdapterEvent) => void;
+  /** An engine that decides a prompt when the main one fails in it (e.g. the compressor); it learns the same usage. */
+  fallback?: ContextEngine;
 }
 
 /**
@@ -59,11 +61,11 @@ export function contextEngineMiddleware<V extends MiddlewareVersion = "v4">(
   let replaced: SdkMessage[] = [];
   let compacted: Message[] = [];
 
+  const engines = options.fallback ? [engine, options.fallback] : [engine];
   const feed = (usage: unknown) => {
-    try {
-      engine.updateFromResponse(toEngineUsage(usage));
-    } catch (error) {
-      emit("updateFromResponse", String(error));
+    for (const e of engines) {
+      const fed = attempt(() => e.updateFromResponse(toEngineUsage(usage)));
+      if (!fed.ok) emit("updateFromResponse", fed.reason);
     }
   };
   const turnComplete = async (prompt: readonly SdkMessageLike[], answer: SdkMessage, usage: unknown) => {
@@ -83,7 +85,7 @@ export function contextEngineMiddleware<V extends MiddlewareVersion = "v4">(
       let history: Message[] | null = null;
       const view = () =>
         (history ??= reuse ? [...structuredClone(compacted), ...toOpenAIMessages(prompt.slice(replaced.length))] : toOpenAIMessages(prompt));
-      const decision = await runEngineStep(engine, view, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent });
+      const decision = await runEngineStep(engine, view, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent, fallback: options.fallback });
       if (!decision) return reuse ? { ...params, prompt: convertFromOpenAI(view(), dialect) } : params;
       if (decision.compressed) {
         replaced = prompt;

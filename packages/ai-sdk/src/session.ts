@@ -1,6 +1,6 @@
 import type { Message } from "@context-engine/core";
 import { ContextEngine, overridesHook } from "@context-engine/core";
-import { guarded } from "./guard.js";
+import { attempt, guarded } from "./guard.js";
 import { planEngineStep, runEngineStep } from "./engine-step.js";
 import type { AdapterEvent, StepOptions, StepPlan } from "./engine-step.js";
 import { convertFromOpenAI } from "./from-openai.js";
@@ -22,6 +22,13 @@ export interface ContextSessionOptions {
   /** The system prompt, for SDK majors whose `prepareStep` does not receive it (ai@6). */
   instructions?: string;
   onEvent?: (event: AdapterEvent) => void;
+  /**
+   * An engine that decides a request when the main one fails in it (throws,
+   * hangs, returns something unusable): e.g. `new ContextCompressor(...)` in
+   * front of LCM, so a store that cannot open never lets an over-long request
+   * through unshortened. It gets the same usage and model figures.
+   */
+  fallback?: ContextEngine;
 }
 
 interface StepLike {
@@ -120,9 +127,10 @@ export class ContextSession {
     const messages = asSdk(input.messages);
     if (input.stepNumber === 0) this.#beginCall(messages, input.instructions);
     else this.#absorb(this.#stepAdditions(messages));
-    const stepOptions = { timeoutMs: this.#timeoutMs, sessionId: this.#options.sessionId, onEvent: this.#options.onEvent };
+    const { sessionId, onEvent, fallback } = this.#options;
+    const stepOptions: StepOptions = { timeoutMs: this.#timeoutMs, sessionId, onEvent, fallback };
     const plan = planEngineStep(this.engine, stepOptions);
-    if (!plan.compress && !plan.selects && !this.#diverged) {
+    if (!plan.compress && !plan.selects && !plan.failed && !this.#diverged) {
       this.#lastSent = messages;
       return undefined;
     }
@@ -177,8 +185,10 @@ export class ContextSession {
         if (!start.ok) this.#options.onEvent?.({ type: "engine-error", where: "onSessionStart", reason: start.reason });
       }
       if (model !== undefined && contextLength !== undefined) {
-        const update = await guarded(this.#timeoutMs, () => this.engine.updateModel(model, contextLength));
-        if (!update.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateModel", reason: update.reason });
+        for (const engine of this.#engines()) {
+          const update = await guarded(this.#timeoutMs, () => engine.updateModel(model, contextLength));
+          if (!update.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateModel", reason: update.reason });
+        }
       }
       this.#ready = true;
     })();
@@ -189,12 +199,16 @@ export class ContextSession {
     for (const step of steps) {
       if (!step || typeof step !== "object" || this.#fed.has(step)) continue;
       this.#fed.add(step);
-      try {
-        this.engine.updateFromResponse(toEngineUsage(step.usage));
-      } catch (error) {
-        this.#options.onEvent?.({ type: "engine-error", where: "updateFromResponse", reason: String(error) });
+      for (const engine of this.#engines()) {
+        const fed = attempt(() => engine.updateFromResponse(toEngineUsage(step.usage)));
+        if (!fed.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateFromResponse", reason: fed.reason });
       }
     }
+  }
+
+  /** The main engine, and the fallback when there is one: both learn usage and the model. */
+  #engines(): ContextEngine[] {
+    return this.#options.fallback ? [this.engine, this.#options.fallback] : [this.engine];
   }
 
   /** A new call: keep what the engine holds when the caller continues from it, else start over. */

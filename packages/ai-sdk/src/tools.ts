@@ -1,5 +1,5 @@
 import type { ContextEngine, Message, ToolSchema } from "@context-engine/core";
-import { ToolSchemaSchema, toolError } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, ToolSchemaSchema, exceedsDepth, toolError } from "@context-engine/core";
 import type { ToolSet } from "ai";
 import { attempt, guarded } from "./guard.js";
 
@@ -31,7 +31,8 @@ export interface EngineToolOptions {
  */
 export function engineTools(engine: ContextEngine, options: EngineToolOptions = {}): ToolSet {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const schemas = attempt(() => engine.getToolSchemas());
+  // Copied into plain JSON data inside the guard: a cyclic schema, a throwing getter or a Proxy fails here, not in the SDK.
+  const schemas = attempt(() => plainList(engine.getToolSchemas()));
   if (!schemas.ok || !Array.isArray(schemas.value)) {
     options.onError?.("getToolSchemas", schemas.ok ? "did not return a list" : schemas.reason);
     return {};
@@ -64,6 +65,18 @@ export function engineTools(engine: ContextEngine, options: EngineToolOptions = 
   }
   // Built structurally (one build serves both SDK majors); each entry is a valid `Tool` of either.
   return tools as ToolSet;
+}
+
+/** A JSON copy of each item of a list (an item that is not plain JSON data becomes null and is skipped as invalid). */
+function plainList(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((item: unknown) => {
+    try {
+      return exceedsDepth(item, MAX_RESULT_DEPTH) ? null : (JSON.parse(JSON.stringify(item)) as unknown);
+    } catch {
+      return null;
+    }
+  });
 }
 
 function describeValue(value: unknown): string {
