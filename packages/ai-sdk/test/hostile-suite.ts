@@ -4,7 +4,6 @@ import { join } from "node:path";
 import type { Message, Usage } from "@context-engine/core";
 import { checkConversation } from "@context-engine/core";
 import { ContextCompressor } from "@context-engine/compressor";
-import { LcmEngine } from "@context-engine/lcm";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contextEngineMiddleware, createContextSession, toOpenAIMessages } from "../src/index.js";
@@ -117,6 +116,8 @@ export function hostileSuite(kit: SdkKit) {
       try {
         const path = join(dir, "lcm.db");
         mkdirSync(path); // a directory where the database file should be
+        // Imported here: under Node 24 the addon built for Node 20 may not load, which is the same failure seen from the outside.
+        const { LcmEngine } = await import("@context-engine/lcm");
         const engine = new LcmEngine({ config: { database_path: path }, contextLength: 16_000 });
         const events: AdapterEvent[] = [];
         const session = createContextSession(engine, { model: "mock", contextLength: 16_000, onEvent: (e) => events.push(e) });
