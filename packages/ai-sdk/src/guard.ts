@@ -54,8 +54,10 @@ export function acceptList(returned: unknown): Accepted {
   return url ? { ok: false, reason: url } : base;
 }
 
-// What the SDK (and a provider) accepts in an image or file part; `javascript:`, `file:` and the like are refused.
-const SENDABLE_URL = /^(https?:|data:)/i;
+// A URL scheme other than these (`javascript:`, `file:`, …) is refused; scheme-less data (raw base64) is left to the provider.
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const SENDABLE_SCHEMES = new Set(["http", "https", "data", "ai-sdk-reference"]); // the last: to-openai.ts's own placeholder
+const sendable = (url: unknown) => typeof url === "string" && SENDABLE_SCHEMES.has((SCHEME.exec(url.trim())?.[1] ?? "data").toLowerCase());
 
 /** The first image or file URL that could not be sent, described, or null. */
 function unsafeUrl(messages: readonly Message[]): string | null {
@@ -65,7 +67,7 @@ function unsafeUrl(messages: readonly Message[]): string | null {
     for (const part of content as unknown[]) {
       const p = part as { type?: unknown; image_url?: { url?: unknown }; file?: { file_data?: unknown } };
       const url = p.type === "image_url" ? p.image_url?.url : p.type === "file" ? p.file?.file_data : undefined;
-      if (url !== undefined && (typeof url !== "string" || !SENDABLE_URL.test(url))) {
+      if (url !== undefined && !sendable(url)) {
         return `message ${i} has a ${String(p.type)} part whose URL is not http(s) or data: (${String(url).slice(0, 40)})`;
       }
     }
