@@ -84,7 +84,8 @@ export function contextEngineMiddleware<V extends MiddlewareVersion = "v4">(
       const reuse = replaced.length > 0 && replaced.length <= prompt.length && replaced.every((m, i) => deepEqual(m, prompt[i]));
       let history: Message[] | null = null;
       const view = () =>
-        (history ??= reuse ? [...structuredClone(compacted), ...toOpenAIMessages(prompt.slice(replaced.length))] : toOpenAIMessages(prompt));
+        // No copy: `compacted` is the adapter's own accepted list, and engines only ever get copies of the view.
+        (history ??= reuse ? [...compacted, ...toOpenAIMessages(prompt.slice(replaced.length))] : toOpenAIMessages(prompt));
       const decision = await runEngineStep(engine, view, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent, fallback: options.fallback });
       if (!decision) return reuse ? { ...params, prompt: convertFromOpenAI(view(), dialect) } : params;
       if (decision.compressed) {
