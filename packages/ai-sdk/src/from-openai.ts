@@ -3,7 +3,7 @@ import { contentText, toolCallsOf } from "@context-engine/core";
 import { decodeJsonSafe, deepEqual } from "./json-safe.js";
 import { META_KEY, convertMessage } from "./to-openai.js";
 import type { MessageMeta } from "./to-openai.js";
-import type { SdkDialect, SdkMessage, SdkPart } from "./types.js";
+import type { ModelMessage, SdkDialect, SdkMessage, SdkPart } from "./types.js";
 
 /**
  * Convert OpenAI messages (as an engine returned them) back to SDK messages.
@@ -11,7 +11,15 @@ import type { SdkDialect, SdkMessage, SdkPart } from "./types.js";
  * order, provider options, reasoning, approvals); one it changed or wrote is
  * built from its OpenAI fields, keeping what the original tool calls carried.
  */
-export function fromOpenAIMessages(messages: readonly Message[], dialect: SdkDialect = "model-message"): SdkMessage[] {
+export function fromOpenAIMessages(messages: readonly Message[], dialect?: "model-message"): ModelMessage[];
+/** Provider-prompt dialects (`prompt-v3`, `prompt-v4`) give the language-model prompt's message shapes. */
+export function fromOpenAIMessages(messages: readonly Message[], dialect: SdkDialect): SdkMessage[];
+export function fromOpenAIMessages(messages: readonly Message[], dialect: SdkDialect = "model-message"): SdkMessage[] | ModelMessage[] {
+  return convertFromOpenAI(messages, dialect);
+}
+
+/** Internal form of `fromOpenAIMessages`: the adapter's own loose message shape. */
+export function convertFromOpenAI(messages: readonly Message[], dialect: SdkDialect = "model-message"): SdkMessage[] {
   const out: SdkMessage[] = [];
   const toolNames = new Map<string, string>();
   const callMeta = new Map<string, SdkPart>();

@@ -1,5 +1,5 @@
 import type { Message } from "@context-engine/core";
-import { acceptSelection, checkConversation, describeError } from "@context-engine/core";
+import { checkConversation, checkList, describeError } from "@context-engine/core";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -36,11 +36,41 @@ export function attempt<T>(call: () => T): Outcome<T> {
   }
 }
 
-/** Why a list an engine returned cannot be sent, or null when it is a valid conversation. */
-export function conversationProblem(returned: unknown): string | null {
-  if (!Array.isArray(returned)) return `returned ${returned === null ? "null" : typeof returned}, not a list`;
-  if (returned.length === 0) return "returned an empty list";
-  if (acceptSelection([] as Message[], returned) !== returned) return "returned a list with non-message items";
-  const problems = checkConversation(returned);
-  return problems.length ? problems.map((p) => p.message).join("; ") : null;
+export type Accepted = { ok: true; messages: Message[] } | { ok: false; reason: string };
+
+/**
+ * Check a list an engine returned, inside the guard: it is copied into plain
+ * JSON data first (a throwing getter, a Proxy trap or a cycle becomes a
+ * reason, never an exception in the app), then must be a valid conversation
+ * with intact tool pairs and only URLs the SDK can send. The accepted list is
+ * that copy, so the engine cannot change it afterwards.
+ */
+export function acceptList(returned: unknown): Accepted {
+  const base = checkList(returned);
+  if (!base.ok) return base;
+  const problems = checkConversation(base.messages);
+  if (problems.length) return { ok: false, reason: problems.map((p) => p.message).join("; ") };
+  const url = unsafeUrl(base.messages);
+  return url ? { ok: false, reason: url } : base;
+}
+
+// A URL scheme other than these (`javascript:`, `file:`, …) is refused; scheme-less data (raw base64) is left to the provider.
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const SENDABLE_SCHEMES = new Set(["http", "https", "data", "ai-sdk-reference"]); // the last: to-openai.ts's own placeholder
+const sendable = (url: unknown) => typeof url === "string" && SENDABLE_SCHEMES.has((SCHEME.exec(url.trim())?.[1] ?? "data").toLowerCase());
+
+/** The first image or file URL that could not be sent, described, or null. */
+function unsafeUrl(messages: readonly Message[]): string | null {
+  for (let i = 0; i < messages.length; i++) {
+    const content = messages[i]?.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content as unknown[]) {
+      const p = part as { type?: unknown; image_url?: { url?: unknown }; file?: { file_data?: unknown } };
+      const url = p.type === "image_url" ? p.image_url?.url : p.type === "file" ? p.file?.file_data : undefined;
+      if (url !== undefined && !sendable(url)) {
+        return `message ${i} has a ${String(p.type)} part whose URL is not http(s) or data: (${String(url).slice(0, 40)})`;
+      }
+    }
+  }
+  return null;
 }

@@ -8,4 +8,4 @@ export { toOpenAIMessages, META_KEY } from "./to-openai.js";
 export { fromOpenAIMessages } from "./from-openai.js";
 export { toEngineUsage } from "./usage.js";
 export type { AdapterEvent } from "./engine-step.js";
-export type { SdkDialect, SdkMessage, SdkPart } from "./types.js";
+export type { ModelMessage, SdkDialect, SdkMessage, SdkMessageLike, SdkPart } from "./types.js";

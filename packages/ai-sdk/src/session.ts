@@ -1,13 +1,15 @@
 import type { Message } from "@context-engine/core";
 import { ContextEngine, overridesHook } from "@context-engine/core";
-import { guarded } from "./guard.js";
+import { attempt, guarded } from "./guard.js";
 import { planEngineStep, runEngineStep } from "./engine-step.js";
 import type { AdapterEvent, StepOptions, StepPlan } from "./engine-step.js";
-import { fromOpenAIMessages } from "./from-openai.js";
+import { convertFromOpenAI } from "./from-openai.js";
 import { deepEqual } from "./json-safe.js";
 import { engineTools } from "./tools.js";
 import { toOpenAIMessages } from "./to-openai.js";
-import type { SdkMessage } from "./types.js";
+import { asModel, asSdk } from "./types.js";
+import type { ModelMessage, SdkMessage, SdkMessageLike } from "./types.js";
+import type { ToolSet } from "ai";
 import { toEngineUsage } from "./usage.js";
 
 export interface ContextSessionOptions {
@@ -20,21 +22,29 @@ export interface ContextSessionOptions {
   /** The system prompt, for SDK majors whose `prepareStep` does not receive it (ai@6). */
   instructions?: string;
   onEvent?: (event: AdapterEvent) => void;
+  /**
+   * An engine that decides a request when the main one fails in it (throws,
+   * hangs, returns something unusable): e.g. `new ContextCompressor(...)` in
+   * front of LCM, so a store that cannot open never lets an over-long request
+   * through unshortened. It gets the same usage and model figures.
+   */
+  fallback?: ContextEngine;
 }
 
 interface StepLike {
   usage?: unknown;
 }
 
+/** What `prepareStep` reads from the SDK's call (any major's `ModelMessage` fits). */
 export interface PrepareStepInput {
   stepNumber: number;
   steps: readonly StepLike[];
-  messages: SdkMessage[];
+  messages: readonly SdkMessageLike[];
   instructions?: unknown;
 }
 
 export interface PrepareStepOutput {
-  messages: SdkMessage[];
+  messages: ModelMessage[];
   instructions?: string;
   system?: string;
 }
@@ -42,8 +52,9 @@ export interface PrepareStepOutput {
 /** What `finish` reads from a `generateText` result (or an awaited `streamText` result). */
 export interface FinishInput {
   steps?: readonly StepLike[] | PromiseLike<readonly StepLike[]>;
-  responseMessages?: readonly SdkMessage[] | PromiseLike<readonly SdkMessage[]>;
-  response?: { messages?: readonly SdkMessage[] } | PromiseLike<{ messages?: readonly SdkMessage[] }>;
+  responseMessages?: readonly SdkMessageLike[] | PromiseLike<readonly SdkMessageLike[]>;
+  response?: { messages?: readonly SdkMessageLike[] } | PromiseLike<{ messages?: readonly SdkMessageLike[] }>;
+  /** A value (generateText) or a promise of one (streamText). */
   totalUsage?: unknown;
 }
 
@@ -85,10 +96,10 @@ export class ContextSession {
   }
 
   /** The conversation as the engine decided it, as SDK messages: start the next call from it. */
-  history(): SdkMessage[] {
-    if (!this.#diverged) return [...this.#source];
-    this.#historySdk ??= fromOpenAIMessages(this.#view()).filter((m, i) => !(i === 0 && m.role === "system" && this.#systemText !== undefined));
-    return [...this.#historySdk];
+  history(): ModelMessage[] {
+    if (!this.#diverged) return asModel([...this.#source]);
+    this.#historySdk ??= convertFromOpenAI(this.#view()).filter((m, i) => !(i === 0 && m.role === "system" && this.#systemText !== undefined));
+    return asModel([...this.#historySdk]);
   }
 
   /** The engine's conversation in OpenAI format (read-only copy). */
@@ -97,7 +108,7 @@ export class ContextSession {
   }
 
   /** The engine's tools as AI SDK tools; merge them into the call's `tools`. */
-  tools(): Record<string, unknown> {
+  tools(): ToolSet {
     return engineTools(this.engine, {
       timeoutMs: this.#timeoutMs,
       messages: () => this.#view(),
@@ -113,12 +124,14 @@ export class ContextSession {
   prepareStep(input: PrepareStepInput): PrepareStepOutput | undefined | Promise<PrepareStepOutput | undefined> {
     if (!this.#ready) return this.#start().then(() => this.prepareStep(input));
     this.#feedSteps(input.steps);
-    if (input.stepNumber === 0) this.#beginCall(input.messages, input.instructions);
-    else this.#absorb(this.#stepAdditions(input.messages));
-    const stepOptions = { timeoutMs: this.#timeoutMs, sessionId: this.#options.sessionId, onEvent: this.#options.onEvent };
+    const messages = asSdk(input.messages);
+    if (input.stepNumber === 0) this.#beginCall(messages, input.instructions);
+    else this.#absorb(this.#stepAdditions(messages));
+    const { sessionId, onEvent, fallback } = this.#options;
+    const stepOptions: StepOptions = { timeoutMs: this.#timeoutMs, sessionId, onEvent, fallback };
     const plan = planEngineStep(this.engine, stepOptions);
-    if (!plan.compress && !plan.selects && !this.#diverged) {
-      this.#lastSent = input.messages;
+    if (!plan.compress && !plan.selects && !plan.failed && !this.#diverged) {
+      this.#lastSent = messages;
       return undefined;
     }
     return this.#decide(input, plan, stepOptions);
@@ -133,7 +146,7 @@ export class ContextSession {
       this.#diverged = true;
     }
     if (!this.#diverged && (!decision || decision.request === this.#history)) {
-      this.#lastSent = input.messages;
+      this.#lastSent = asSdk(input.messages);
       return undefined;
     }
     return this.#toRequest(decision?.request ?? this.#view());
@@ -144,15 +157,16 @@ export class ContextSession {
   }
 
   /** After the call: record the final step's messages and usage, and tell the engine the turn is complete. */
-  async finish(result: FinishInput): Promise<SdkMessage[]> {
+  async finish(result: FinishInput): Promise<ModelMessage[]> {
     const steps = (await result.steps) ?? [];
     this.#feedSteps(steps);
-    const all = (await result.responseMessages) ?? (await result.response)?.messages ?? [];
+    const all = asSdk((await result.responseMessages) ?? (await result.response)?.messages ?? []);
     const seen = this.#callKnown - this.#callInitial;
     this.#absorb(all.slice(seen));
+    const totalUsage: unknown = await result.totalUsage;
     if (overridesHook(this.engine, "onTurnComplete")) {
       const outcome = await guarded(this.#timeoutMs, () =>
-        this.engine.onTurnComplete(structuredClone(this.#view()), result.totalUsage ? toEngineUsage(result.totalUsage) : null, {
+        this.engine.onTurnComplete(structuredClone(this.#view()), totalUsage ? toEngineUsage(totalUsage) : null, {
           sessionId: this.#options.sessionId,
           apiCallCount: steps.length,
         }),
@@ -171,8 +185,10 @@ export class ContextSession {
         if (!start.ok) this.#options.onEvent?.({ type: "engine-error", where: "onSessionStart", reason: start.reason });
       }
       if (model !== undefined && contextLength !== undefined) {
-        const update = await guarded(this.#timeoutMs, () => this.engine.updateModel(model, contextLength));
-        if (!update.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateModel", reason: update.reason });
+        for (const engine of this.#engines()) {
+          const update = await guarded(this.#timeoutMs, () => engine.updateModel(model, contextLength));
+          if (!update.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateModel", reason: update.reason });
+        }
       }
       this.#ready = true;
     })();
@@ -183,12 +199,16 @@ export class ContextSession {
     for (const step of steps) {
       if (!step || typeof step !== "object" || this.#fed.has(step)) continue;
       this.#fed.add(step);
-      try {
-        this.engine.updateFromResponse(toEngineUsage(step.usage));
-      } catch (error) {
-        this.#options.onEvent?.({ type: "engine-error", where: "updateFromResponse", reason: String(error) });
+      for (const engine of this.#engines()) {
+        const fed = attempt(() => engine.updateFromResponse(toEngineUsage(step.usage)));
+        if (!fed.ok) this.#options.onEvent?.({ type: "engine-error", where: "updateFromResponse", reason: fed.reason });
       }
     }
+  }
+
+  /** The main engine, and the fallback when there is one: both learn usage and the model. */
+  #engines(): ContextEngine[] {
+    return this.#options.fallback ? [this.engine, this.#options.fallback] : [this.engine];
   }
 
   /** A new call: keep what the engine holds when the caller continues from it, else start over. */
@@ -200,7 +220,7 @@ export class ContextSession {
       else if (this.#history.length === 0 && this.#pending.length === 0) this.#history.push({ role: "system", content: instructions });
     }
     const fresh = this.#source.length === 0;
-    const mine = this.#diverged ? this.history() : null;
+    const mine = this.#diverged ? asSdk(this.history()) : null;
     const fromHistory = mine && startsWith(messages, mine) ? mine.length : -1;
     const fromSource = fromHistory < 0 && startsWith(messages, this.#source) ? this.#source.length : -1;
     if (!fresh && (fromHistory >= 0 || fromSource >= 0)) {
@@ -242,14 +262,14 @@ export class ContextSession {
   }
 
   #toRequest(request: Message[]): PrepareStepOutput {
-    const sdk = fromOpenAIMessages(request);
+    const sdk = convertFromOpenAI(request);
     let lead = 0;
     const system: string[] = [];
     while (lead < sdk.length && sdk[lead]?.role === "system") system.push(String(sdk[lead]?.content ?? "")), lead++;
     // ai@7 rejects system messages inside `messages`; one an engine placed mid-list speaks as the user.
     const messages = sdk.slice(lead).map((m) => (m.role === "system" ? { role: "user" as const, content: String(m.content) } : m));
     this.#lastSent = messages;
-    const out: PrepareStepOutput = { messages };
+    const out: PrepareStepOutput = { messages: asModel(messages) };
     const text = system.join("\n\n");
     if (system.length && text !== this.#systemText) {
       out.instructions = text;

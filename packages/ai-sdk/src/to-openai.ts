@@ -1,6 +1,7 @@
 import type { ContentPart, Message, ToolCall } from "@context-engine/core";
 import { encodeJsonSafe } from "./json-safe.js";
-import type { SdkMessage, SdkPart } from "./types.js";
+import { asSdk } from "./types.js";
+import type { SdkMessage, SdkMessageLike, SdkPart } from "./types.js";
 
 /** Field on each OpenAI message carrying what the engine cannot see, for an exact way back. */
 export const META_KEY = "ai_sdk";
@@ -17,10 +18,10 @@ export interface MessageMeta {
 }
 
 /** Convert SDK messages (ModelMessage or provider prompt) to OpenAI chat messages with round-trip metadata. */
-export function toOpenAIMessages(messages: readonly SdkMessage[]): Message[] {
+export function toOpenAIMessages(messages: readonly SdkMessageLike[]): Message[] {
   const out: Message[] = [];
   let leading: unknown[] = [];
-  for (const m of messages) {
+  for (const m of asSdk(messages)) {
     const converted = convertMessage(m);
     if (converted.length === 0) {
       // Nothing the engine could read; it rides on the message before it, so it is not lost.

@@ -1,5 +1,6 @@
 import type { ContextEngine, Message, ToolSchema } from "@context-engine/core";
-import { ToolSchemaSchema, toolError } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, ToolSchemaSchema, exceedsDepth, toolError } from "@context-engine/core";
+import type { ToolSet } from "ai";
 import { attempt, guarded } from "./guard.js";
 
 /** A Standard Schema with JSON Schema (both SDK majors accept it as `inputSchema`), passing input through. */
@@ -15,7 +16,8 @@ function standardJsonSchema(parameters: Record<string, unknown>) {
 }
 
 export interface EngineToolOptions {
-  timeoutMs: number;
+  /** Bound on each handler call; default 30 s. */
+  timeoutMs?: number;
   /** The engine's current view of the conversation, handed to tool handlers (read-only). */
   messages?: () => readonly Message[];
   sessionId?: string;
@@ -27,8 +29,10 @@ export interface EngineToolOptions {
  * returns a non-string answers the model with a JSON error instead of
  * failing the step.
  */
-export function engineTools(engine: ContextEngine, options: EngineToolOptions): Record<string, unknown> {
-  const schemas = attempt(() => engine.getToolSchemas());
+export function engineTools(engine: ContextEngine, options: EngineToolOptions = {}): ToolSet {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  // Copied into plain JSON data inside the guard: a cyclic schema, a throwing getter or a Proxy fails here, not in the SDK.
+  const schemas = attempt(() => plainList(engine.getToolSchemas()));
   if (!schemas.ok || !Array.isArray(schemas.value)) {
     options.onError?.("getToolSchemas", schemas.ok ? "did not return a list" : schemas.reason);
     return {};
@@ -46,7 +50,7 @@ export function engineTools(engine: ContextEngine, options: EngineToolOptions): 
       description: schema.description,
       inputSchema: standardJsonSchema(schema.parameters),
       execute: async (input: unknown, ctx: { abortSignal?: AbortSignal } = {}) => {
-        const outcome = await guarded(options.timeoutMs, (signal) =>
+        const outcome = await guarded(timeoutMs, (signal) =>
           engine.handleToolCall(schema.name, input, {
             messages: options.messages?.(),
             sessionId: options.sessionId,
@@ -59,7 +63,20 @@ export function engineTools(engine: ContextEngine, options: EngineToolOptions): 
       },
     };
   }
-  return tools;
+  // Built structurally (one build serves both SDK majors); each entry is a valid `Tool` of either.
+  return tools as ToolSet;
+}
+
+/** A JSON copy of each item of a list (an item that is not plain JSON data becomes null and is skipped as invalid). */
+function plainList(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((item: unknown) => {
+    try {
+      return exceedsDepth(item, MAX_RESULT_DEPTH) ? null : (JSON.parse(JSON.stringify(item)) as unknown);
+    } catch {
+      return null;
+    }
+  });
 }
 
 function describeValue(value: unknown): string {

@@ -1,5 +1,5 @@
-import type { EngineInitContext } from "@context-engine/core";
-import { overridesHook } from "@context-engine/core";
+import type { ContextEngine, EngineFactory, EngineInitContext } from "@context-engine/core";
+import { isContextEngine, overridesHook } from "@context-engine/core";
 import { AIMessage, RemoveMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Command, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
@@ -27,6 +27,14 @@ export interface ContextEngineMiddlewareOptions {
   onEvent?: (event: AdapterEvent) => void;
   /** Middleware name (must be unique within an agent). */
   name?: string;
+  /**
+   * An engine (or a factory, one per thread) that decides the compaction when
+   * the main engine fails before a model call (throws, hangs, returns
+   * something unusable): e.g. `new ContextCompressor(...)` in front of LCM, so
+   * a store that cannot open never lets an over-long history through
+   * unshortened. It learns the same usage and model figures.
+   */
+  fallback?: EngineSource;
 }
 
 type ModelLike = { model?: unknown; modelName?: unknown; profile?: { maxInputTokens?: unknown }; _llmType?: () => string };
@@ -70,6 +78,7 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
     return typeof id === "string" && id ? id : typeof id === "number" ? String(id) : defaultSessionId;
   };
   const deps = { emit, compressTimeoutMs: timeouts.compressMs, selectTimeoutMs: timeouts.selectMs };
+  const fallbacks = options.fallback ? new FallbackEngines(options.fallback, options.engineContext ?? {}) : null;
 
   /** Tell the engine the model and window when they change (once per change, not per step). */
   function syncModel(session: ReturnType<EngineSessions["get"]>, model: ModelLike | undefined): void {
@@ -81,8 +90,11 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
     const key = `${name}@${contextLength}`;
     if (session.modelKey === key) return;
     session.modelKey = key;
+    const fallback = fallbacks?.get(session.id);
     session.pendingModelUpdate = bounded(() => session.engine.updateModel(name, contextLength), timeouts.hookMs).then((r) => {
       if (!r.ok) emit({ type: "hook.failed", sessionId: session.id, hook: "updateModel", error: r.error });
+      const f = fallback ? guarded(() => fallback.updateModel(name, contextLength), undefined) : null;
+      if (f?.error) emit({ type: "hook.failed", sessionId: session.id, hook: "fallback.updateModel", error: f.error });
       session.pendingModelUpdate = null;
     });
   }
@@ -100,8 +112,18 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
       if (session.pendingModelUpdate) await session.pendingModelUpdate;
       session.systemMessage = request.systemMessage;
       const history = request.state.messages as BaseMessage[];
-      const hint = compactionHint(session, deps);
-      const compacted = hint === false ? null : await compactionStep(session, hint, history, request.runtime.signal, deps);
+      let failure: string | null = null;
+      const watch = { ...deps, emit: (event: AdapterEvent) => ((failure ??= failureOf(event)), emit(event)) };
+      const hint = compactionHint(session, watch);
+      let compacted = hint === false ? null : await compactionStep(session, hint, history, request.runtime.signal, watch);
+      const fallback = failure !== null ? fallbacks?.get(session.id) : undefined;
+      if (fallback) {
+        // A broken engine must not leave an over-long history as it is when another engine can shorten it.
+        emit({ type: "fallback", sessionId: session.id, engine: nameOf(fallback), reason: failure! });
+        const rescue = { ...session, engine: fallback };
+        const again = compactionHint(rescue, deps);
+        compacted = again === false ? null : await compactionStep(rescue, again, history, request.runtime.signal, deps);
+      }
       // An outer middleware's request-only edit wins for this request; the compaction is still persisted.
       const base = compacted && request.messages === history ? compacted : request.messages;
       const selection = !overridesHook(session.engine, "selectContext") ? null : await selectionStep(session, request.systemMessage, base, request.runtime.signal, deps);
@@ -116,6 +138,9 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
         session.lastUsage = usage;
         const r = guarded(() => session.engine.updateFromResponse({ ...usage }), undefined);
         if (r.error) emit({ type: "hook.failed", sessionId: session.id, hook: "updateFromResponse", error: r.error });
+        const backup = fallbacks?.get(session.id);
+        const f = backup ? guarded(() => backup.updateFromResponse({ ...usage }), undefined) : null;
+        if (f?.error) emit({ type: "hook.failed", sessionId: session.id, hook: "fallback.updateFromResponse", error: f.error });
       }
       // Only a plain answer can carry the history update (a structured-output
       // result is the framework's own shape); the engine keeps its state either way.
@@ -142,6 +167,40 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
     /** End a thread's engine session (`onSessionEnd`, bounded) and forget its engine. */
     endSession: (threadId: string, messages: readonly BaseMessage[] = []) => sessions.end(threadId, toOpenAIMessages(messages)),
   });
+}
+
+/** What makes a step need the fallback: the engine failed deciding the compaction. */
+function failureOf(event: AdapterEvent): string | null {
+  if (event.type === "compaction.failed") return `compress failed: ${event.error}`;
+  if (event.type === "hook.failed" && (event.hook === "shouldCompress" || event.hook === "shouldCompressPreflight")) return `${event.hook} failed: ${event.error}`;
+  return null;
+}
+
+function nameOf(engine: ContextEngine): string {
+  const named = guarded(() => engine.name, "fallback");
+  return typeof named.value === "string" ? named.value : "fallback";
+}
+
+/** The fallback engine of each thread: one shared engine, or one from the factory per thread. */
+class FallbackEngines {
+  readonly #byThread = new Map<string, ContextEngine>();
+  constructor(
+    readonly source: EngineSource,
+    readonly init: EngineInitContext,
+  ) {
+    if (typeof source !== "function" && !isContextEngine(source)) throw new TypeError("contextEngineMiddleware: `fallback` must be a ContextEngine or an EngineFactory");
+  }
+  get(threadId: string): ContextEngine | undefined {
+    if (typeof this.source !== "function") return this.source;
+    let engine = this.#byThread.get(threadId);
+    if (!engine) {
+      const built = guarded(() => (this.source as EngineFactory)(this.init), null);
+      if (!built.value || !isContextEngine(built.value)) return undefined;
+      engine = built.value;
+      this.#byThread.set(threadId, engine);
+    }
+    return engine;
+  }
 }
 
 function modelName(model: ModelLike | undefined): string | undefined {

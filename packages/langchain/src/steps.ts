@@ -1,5 +1,5 @@
 import type { ContextEngine, Message } from "@context-engine/core";
-import { ContextEngine as BaseEngine, lastUserMessage, overridesHook } from "@context-engine/core";
+import { ContextEngine as BaseEngine, checkConversation, lastUserMessage, overridesHook } from "@context-engine/core";
 import { SystemMessage } from "@langchain/core/messages";
 import type { BaseMessage } from "@langchain/core/messages";
 import { bounded, guarded } from "./bounded.js";
@@ -8,7 +8,7 @@ import { fromOpenAIMessage } from "./convert/from-openai.js";
 import { toOpenAIMessage } from "./convert/to-openai.js";
 import type { AdapterEventSink } from "./events.js";
 import type { SessionState } from "./sessions.js";
-import { rejectionReason } from "./validate.js";
+import { acceptReturned } from "./validate.js";
 
 export interface StepDeps {
   emit: AdapterEventSink;
@@ -61,7 +61,9 @@ export async function compactionStep(
   const build = () => (given ??= [...systemHead(session.systemMessage), ...codec.toOpenAI(history)]);
   if (hint === "preflight" && !(await preflightSaysYes(engine, build, session, deps))) return null;
   const input = build();
-  const snapshot = structuredClone(input);
+  // compress may edit its input in place (legacy contract): remember it as text, not as a second copy.
+  const snapshot = JSON.stringify(input);
+  const givenProblems = checkConversation(input).length;
   const currentTokens = engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined;
   const result = await bounded(
     (abort) => engine.compress(input, { signal: abort, sessionId: session.id, ...(currentTokens ? { currentTokens } : {}) }),
@@ -72,13 +74,14 @@ export async function compactionStep(
     deps.emit({ type: "compaction.failed", sessionId: session.id, error: result.error, timedOut: result.timedOut });
     return null;
   }
-  const reason = rejectionReason(result.value, snapshot);
-  if (reason) {
-    deps.emit({ type: "compaction.failed", sessionId: session.id, error: `compress returned an unusable list: ${reason}`, timedOut: false });
+  // Copied and validated before anything reads it: a hostile value becomes an event, never an exception.
+  const accepted = acceptReturned(result.value, givenProblems);
+  if (!accepted.ok) {
+    deps.emit({ type: "compaction.failed", sessionId: session.id, error: `compress returned an unusable list: ${accepted.reason}`, timedOut: false });
     return null;
   }
-  const compacted = result.value as Message[];
-  if (compacted === input && JSON.stringify(compacted) === JSON.stringify(snapshot)) {
+  const compacted = accepted.messages;
+  if (result.value === input && JSON.stringify(compacted) === snapshot) {
     deps.emit({ type: "compaction.unchanged", sessionId: session.id });
     return null;
   }
@@ -122,12 +125,14 @@ export async function selectionStep(
   const codec = new MessageCodec();
   const head = systemHead(systemMessage);
   const request = [...head, ...codec.toOpenAI(messages)];
-  const snapshot = structuredClone(request);
+  // A fresh conversion, and request-only by contract: no copies. What is compared afterwards is kept as text.
+  const headText = head.length > 0 ? JSON.stringify(head[0]) : null;
+  const givenProblems = checkConversation(request).length;
   const result = await bounded(
     () =>
       engine.selectContext(request, {
-        conversationMessages: structuredClone(snapshot),
-        incomingMessage: structuredClone(lastUserMessage(snapshot)?.message ?? null),
+        conversationMessages: request,
+        incomingMessage: lastUserMessage(request)?.message ?? null,
         budgetTokens: engine.contextLength || 0,
         sessionId: session.id,
       }),
@@ -139,18 +144,18 @@ export async function selectionStep(
     return null;
   }
   if (result.value === null || result.value === undefined) return null;
-  const reason = rejectionReason(result.value, snapshot);
-  if (reason) {
-    deps.emit({ type: "selection.ignored", sessionId: session.id, reason, failed: true });
+  const accepted = acceptReturned(result.value, givenProblems);
+  if (!accepted.ok) {
+    deps.emit({ type: "selection.ignored", sessionId: session.id, reason: accepted.reason, failed: true });
     return null;
   }
-  const selected = result.value as Message[];
+  const selected = accepted.messages;
   try {
     const first = selected[0]!;
     const leadingSystem = first.role === "system" || first.role === "developer";
     const sys = !leadingSystem
       ? new SystemMessage("")
-      : head.length > 0 && JSON.stringify(first) === JSON.stringify(head[0])
+      : headText !== null && JSON.stringify(first) === headText
         ? systemMessage
         : (fromOpenAIMessage(first) as SystemMessage);
     const rest = codec.fromOpenAI(leadingSystem ? selected.slice(1) : selected);

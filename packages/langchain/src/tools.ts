@@ -1,4 +1,4 @@
-import { ToolSchemaSchema, toolError } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, ToolSchemaSchema, describeError, exceedsDepth, toolError } from "@context-engine/core";
 import type { ContextEngine } from "@context-engine/core";
 import { tool } from "@langchain/core/tools";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -23,15 +23,16 @@ export function engineTools(template: ContextEngine, deps: EngineToolDeps) {
   let schemas: unknown[] = [];
   try {
     const listed: unknown = template.getToolSchemas();
-    schemas = Array.isArray(listed) ? listed : [];
+    // Each schema as plain JSON data: a cyclic one, a throwing getter or a Proxy is skipped here, not thrown later.
+    schemas = Array.isArray(listed) ? listed.map(plainCopy) : [];
   } catch (error) {
-    deps.emit({ type: "hook.failed", sessionId: "", hook: "getToolSchemas", error: String(error) });
+    deps.emit({ type: "hook.failed", sessionId: "", hook: "getToolSchemas", error: describeError(error) });
   }
   const tools = [];
   for (const raw of schemas) {
     const parsed = ToolSchemaSchema.safeParse(raw);
     if (!parsed.success) {
-      deps.emit({ type: "hook.failed", sessionId: "", hook: "getToolSchemas", error: `invalid tool schema skipped: ${JSON.stringify(raw)?.slice(0, 120)}` });
+      deps.emit({ type: "hook.failed", sessionId: "", hook: "getToolSchemas", error: `invalid tool schema skipped: ${raw === null ? "not plain JSON data" : JSON.stringify(raw)?.slice(0, 120)}` });
       continue;
     }
     const schema = parsed.data;
@@ -61,4 +62,13 @@ export function engineTools(template: ContextEngine, deps: EngineToolDeps) {
     );
   }
   return tools;
+}
+
+/** A JSON copy of one schema, or null when it is not plain JSON data (cyclic, too deep, throwing). */
+function plainCopy(item: unknown): unknown {
+  try {
+    return exceedsDepth(item, MAX_RESULT_DEPTH) ? null : (JSON.parse(JSON.stringify(item)) as unknown);
+  } catch {
+    return null;
+  }
 }

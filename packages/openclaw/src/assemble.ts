@@ -4,7 +4,7 @@ import { assistantTemplateOf, fromOpenAiMessages } from "./convert-from-openai.j
 import { fingerprint, toOpenAiMessages } from "./convert-to-openai.js";
 import type { OriginIndex } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
-import { bounded, guarded, rejectMessages } from "./guard.js";
+import { acceptMessages, bounded, guarded } from "./guard.js";
 import type { OcAgentMessage, OcAssembleParams, OcAssembleResult } from "./openclaw-types.js";
 import type { SessionEntry } from "./sessions.js";
 
@@ -63,13 +63,15 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const { working, origins, hostConverted } = workingList(entry, host);
   let current = working;
   if (compress) {
+    // The engine's own copy: one that edits it and then throws leaves the view untouched.
+    const given = structuredClone(working);
     const outcome = await bounded("compress", deps.timeoutMs, deps.logger, (signal) =>
-      engine.compress(working, { signal, sessionId: entry.sessionId, ...(tokens !== undefined ? { currentTokens: tokens } : {}) }),
+      engine.compress(given, { signal, sessionId: entry.sessionId, ...(tokens !== undefined ? { currentTokens: tokens } : {}) }),
     );
-    const rejection = outcome.ok ? rejectMessages(working, outcome.value) : outcome.reason;
-    if (outcome.ok && rejection) deps.logger.warn(`[context-engine/openclaw] compress result rejected: ${rejection}`);
-    if (outcome.ok && !rejection && outcome.value !== working) {
-      current = outcome.value;
+    const checked = outcome.ok ? acceptMessages(working, outcome.value) : null;
+    if (checked && !checked.ok) deps.logger.warn(`[context-engine/openclaw] compress result rejected: ${checked.reason}`);
+    if (checked?.ok && !sameMessages(checked.value, working)) {
+      current = checked.value;
       adoptView(entry, current, hostConverted);
     }
   }
@@ -81,11 +83,12 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
         sessionId: entry.sessionId,
       }),
     );
-    if (outcome.ok) {
-      const accepted = acceptSelection(current, outcome.value);
-      const rejection = accepted === current ? null : rejectMessages(current, accepted);
-      if (rejection) deps.logger.warn(`[context-engine/openclaw] selectContext result rejected: ${rejection}`);
-      else current = accepted;
+    // null, undefined, [] and non-message items fall open silently (the contract's "no selection"); anything else is checked.
+    const chosen = outcome.ok ? guarded("selectContext result", deps.logger, () => acceptSelection(current, outcome.value)) : null;
+    if (chosen?.ok && chosen.value !== current) {
+      const checked = acceptMessages(current, chosen.value);
+      if (!checked.ok) deps.logger.warn(`[context-engine/openclaw] selectContext result rejected: ${checked.reason}`);
+      else current = checked.value;
     }
   }
   if (current === hostConverted || sameMessages(current, hostConverted)) return passThrough(host);

@@ -3,7 +3,7 @@ import type { EngineFactory, EngineInitContext, Logger, Usage } from "@context-e
 import { adoptView, assembleWithEngine, workingList } from "./assemble.js";
 import { toOpenAiMessages } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
-import { bounded, guarded, rejectMessages } from "./guard.js";
+import { acceptMessages, bounded, guarded } from "./guard.js";
 import type {
   OcAgentMessage,
   OcCompactParams,
@@ -157,9 +157,12 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
 
     async dispose() {
       if (!ownsSessions) return;
-      for (const entry of sessions.entries()) {
-        await bounded("onSessionEnd", stepMs, logger, () => entry.engine.onSessionEnd(entry.sessionId, entry.lastHost ? toOpenAiMessages(entry.lastHost).messages : []));
-      }
+      // All at once, each bounded: hung sessions cost one step deadline in total, not one each.
+      await Promise.all(
+        sessions.entries().map((entry) =>
+          bounded("onSessionEnd", stepMs, logger, () => entry.engine.onSessionEnd(entry.sessionId, entry.lastHost ? toOpenAiMessages(entry.lastHost).messages : [])),
+        ),
+      );
       sessions.clear();
     },
   };
@@ -169,12 +172,14 @@ async function compactSession(entry: SessionEntry, params: OcCompactParams, time
   if (!entry.lastHost || entry.lastHost.length === 0) return { ok: true, compacted: false, reason: "nothing assembled for this session yet" };
   const { working, hostConverted } = workingList(entry, entry.lastHost);
   const tokensBefore = defaultTokenCounter.countMessages(working);
+  // The engine's own copy: one that edits it and then throws leaves the view untouched.
+  const given = structuredClone(working);
   const outcome = await bounded(
     "compress",
     timeoutMs,
     logger,
     (signal) =>
-      entry.engine.compress(working, {
+      entry.engine.compress(given, {
         force: params.force ?? true,
         signal,
         sessionId: entry.sessionId,
@@ -184,9 +189,9 @@ async function compactSession(entry: SessionEntry, params: OcCompactParams, time
     params.abortSignal,
   );
   if (!outcome.ok) return { ok: false, compacted: false, reason: outcome.reason };
-  const rejection = rejectMessages(working, outcome.value);
-  if (rejection) return { ok: false, compacted: false, reason: `engine returned an invalid conversation: ${rejection}` };
-  if (outcome.value === working) return { ok: true, compacted: false, reason: "engine had nothing to compact" };
-  adoptView(entry, outcome.value, hostConverted);
-  return { ok: true, compacted: true, result: { tokensBefore, tokensAfter: defaultTokenCounter.countMessages(outcome.value) } };
+  const checked = acceptMessages(working, outcome.value);
+  if (!checked.ok) return { ok: false, compacted: false, reason: `engine returned an invalid conversation: ${checked.reason}` };
+  if (outcome.value === given && JSON.stringify(checked.value) === JSON.stringify(working)) return { ok: true, compacted: false, reason: "engine had nothing to compact" };
+  adoptView(entry, checked.value, hostConverted);
+  return { ok: true, compacted: true, result: { tokensBefore, tokensAfter: defaultTokenCounter.countMessages(checked.value) } };
 }

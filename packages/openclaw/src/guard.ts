@@ -1,4 +1,4 @@
-import { MessageSchema, checkConversation, describeError } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, MessageSchema, checkConversation, describeError, exceedsDepth } from "@context-engine/core";
 import type { Logger, Message } from "@context-engine/core";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -53,6 +53,25 @@ export function guarded<T>(label: string, logger: Logger, fn: () => T): Outcome<
     logger.warn(`[context-engine/openclaw] ${reason}; OpenClaw keeps the unmodified messages`);
     return { ok: false, reason };
   }
+}
+
+/**
+ * An engine's message list as plain data the adapter owns, or why not: it is
+ * copied first (a throwing getter, a Proxy trap, a cycle or excessive depth
+ * becomes a reason, never an exception in OpenClaw), then checked by
+ * `rejectMessages` against `input`.
+ */
+export function acceptMessages(input: readonly Message[], returned: unknown): Outcome<Message[]> {
+  let copy: unknown;
+  try {
+    if (!Array.isArray(returned)) return { ok: false, reason: `returned ${returned === null ? "null" : typeof returned}, not a list` };
+    if (exceedsDepth(returned, MAX_RESULT_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_RESULT_DEPTH} levels` };
+    copy = JSON.parse(JSON.stringify(returned));
+  } catch (err) {
+    return { ok: false, reason: `not plain JSON data (${describeError(err)})` };
+  }
+  const reason = rejectMessages(input, copy);
+  return reason ? { ok: false, reason } : { ok: true, value: copy as Message[] };
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { ContextEngine, EngineFactory, EngineInitContext, Message } from "@context-engine/core";
+import { describeError, isContextEngine } from "@context-engine/core";
+import { InertEngine } from "./inert-engine.js";
 import type { OcAgentMessage } from "./openclaw-types.js";
 
 /** What the adapter remembers per OpenClaw session. */
@@ -42,7 +44,7 @@ export class SessionEngines {
     if (!entry) {
       entry = {
         sessionId,
-        engine: this.#factory({ ...this.#init }),
+        engine: this.#build(sessionId),
         started: null,
         model: undefined,
         budget: undefined,
@@ -58,6 +60,19 @@ export class SessionEngines {
       this.#entries.set(sessionId, entry);
     }
     return entry;
+  }
+
+  /** The factory's engine; one that throws gets an inert stand-in (OpenClaw keeps its own messages) and a logged error. */
+  #build(sessionId: string): ContextEngine {
+    try {
+      const engine = this.#factory({ ...this.#init });
+      if (isContextEngine(engine)) return engine;
+      throw new TypeError("the factory did not return a ContextEngine");
+    } catch (err) {
+      const reason = describeError(err);
+      this.#init.logger?.error(`[context-engine/openclaw] the engine factory failed for session ${sessionId}: ${reason}; OpenClaw keeps the unmodified messages`);
+      return new InertEngine(reason);
+    }
   }
 
   entries(): SessionEntry[] {

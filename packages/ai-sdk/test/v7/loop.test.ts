@@ -2,6 +2,7 @@ import { generateText, modelMessageSchema, stepCountIs, streamText, wrapLanguage
 import { MockLanguageModelV4 } from "ai/test";
 import { loopSuite } from "../loop-suite.js";
 import { realEnginesSuite } from "../real-engines-suite.js";
+import { hostileSuite } from "../hostile-suite.js";
 import { roundTripSuite } from "../round-trip-suite.js";
 
 const kit = {
@@ -19,3 +20,4 @@ const kit = {
 loopSuite(kit);
 roundTripSuite(kit);
 realEnginesSuite(kit);
+hostileSuite(kit);

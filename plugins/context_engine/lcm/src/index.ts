@@ -2,7 +2,11 @@ import { LcmEngine } from "./engine.js";
 
 // The engine (what context.engine: lcm loads) and its config schema.
 export { LcmEngine } from "./engine.js";
-export { pinNativeObjects } from "./store/native-pin.js";
+import { pinNativeObjects as pinNative } from "./store/native-pin.js";
+import type { PinNativeObjects } from "./store/native-database.js";
+export type { PinNativeObjects, PinnableDatabase } from "./store/native-database.js";
+/** Keep a better-sqlite3 database (and what it prepares) alive where Node 24 needs it; returns `db`. Typed without better-sqlite3's types. */
+export const pinNativeObjects = pinNative as unknown as PinNativeObjects;
 export { configSchema, parseConfig } from "./config.js";
 export type { LcmConfig } from "./config.js";
 export { deterministicSummary, FALLBACK_MARKER } from "./compaction/fallback.js";
