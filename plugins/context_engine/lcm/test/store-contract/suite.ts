@@ -7,6 +7,7 @@ import { messagesContract } from "./messages.js";
 import { retentionContract } from "./retention.js";
 import { searchContract } from "./search.js";
 import { summariesContract } from "./summaries.js";
+import { transferContract } from "./transfer.js";
 
 export type { OpenedStore, StoreContractOptions, StoreFeatures } from "./factory.js";
 
@@ -18,6 +19,7 @@ const CONCERNS = {
   search: searchContract,
   retention: retentionContract,
   deferredIndex: deferredIndexContract,
+  transfer: transferContract,
 } as const;
 
 /** The LCM store contract: every driver runs the same suite from its factory, one concern per file. */
