@@ -6,6 +6,8 @@ import { frontierContract } from "./frontier.js";
 import { messagesContract } from "./messages.js";
 import { retentionContract } from "./retention.js";
 import { searchContract } from "./search.js";
+import { searchInputContract } from "./search-input.js";
+import { searchParityContract } from "./search-parity.js";
 import { summariesContract } from "./summaries.js";
 import { transferContract } from "./transfer.js";
 
@@ -17,6 +19,8 @@ const CONCERNS = {
   summaries: summariesContract,
   frontier: frontierContract,
   search: searchContract,
+  searchParity: searchParityContract,
+  searchInput: searchInputContract,
   retention: retentionContract,
   deferredIndex: deferredIndexContract,
   transfer: transferContract,
