@@ -13,10 +13,18 @@ describe.skipIf(!reachable)("PostgreSQL (127.0.0.1:5432)", () => {
     features: { trigram: true, regexNarrowing: true, deferredIndex: false },
     async open(options = {}) {
       const schema = randomSchema();
-      const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });
+      const storeOptions = options.redaction === undefined ? {} : { redaction: options.redaction };
+      const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, storeOptions);
+      const others: PostgresLcmStore[] = [];
       return {
         store,
+        async again() {
+          const other = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, storeOptions);
+          others.push(other);
+          return other;
+        },
         async dispose() {
+          for (const o of others) await o.close();
           await store.close();
           const admin = new pg.Client({ connectionString: POSTGRES_URL });
           await admin.connect();

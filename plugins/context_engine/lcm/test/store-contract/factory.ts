@@ -16,6 +16,8 @@ export interface StoreFeatures {
 
 export interface OpenedStore {
   store: LcmStoreDriver;
+  /** A second handle on the same store (another connection or pool, as a second process has); closed by `dispose`. */
+  again(): Promise<LcmStoreDriver>;
   /** Close the store and remove everything it wrote (file, schema). */
   dispose(): Promise<void>;
 }
@@ -36,6 +38,10 @@ export function storeScope(options: StoreContractOptions) {
       const o = await options.open(extra);
       opened.push(o);
       return o.store;
+    },
+    /** A second handle on the store `open` returned last. */
+    async again(): Promise<LcmStoreDriver> {
+      return opened[opened.length - 1]!.again();
     },
     async disposeAll(): Promise<void> {
       for (const o of opened.splice(0)) await o.dispose();

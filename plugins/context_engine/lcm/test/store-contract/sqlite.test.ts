@@ -10,9 +10,16 @@ storeContract({
   async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "lcm-contract-"));
     const store = openLcmStore({ dataDir: dir, ...options });
+    const others: Array<{ close(): void }> = [];
     return {
       store,
+      async again() {
+        const other = openLcmStore({ dataDir: dir, ...options });
+        others.push(other);
+        return other;
+      },
       async dispose() {
+        for (const o of others) o.close();
         store.close();
         rmSync(dir, { recursive: true, force: true });
       },

@@ -147,6 +147,19 @@ export function transferContract(options: StoreContractOptions): void {
         expect(await exportConversation(store, sessionId)).toEqual({ ...doc, sessionId });
       }
     });
+
+    it("the same holds for two handles on one store (two connections, as two processes have)", async () => {
+      const store = await scope.open({ redaction: false });
+      const other = await scope.again();
+      const doc = baseDoc();
+      for (let round = 0; round < 3; round++) {
+        const sessionId = `race2-${round}`;
+        const results = await Promise.allSettled([importConversation(store, { ...clone(doc), sessionId }), importConversation(other, { ...clone(doc), sessionId })]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        expect(String((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason)).toMatch(/already holds|is in use|another writer at the same time/);
+        expect(await exportConversation(other, sessionId)).toEqual({ ...doc, sessionId });
+      }
+    });
   });
 }
 
