@@ -37,6 +37,12 @@ function issue(ctx: Ctx, path: Array<string | number>, message: string): void {
   ctx.addIssue({ code: "custom", path, message });
 }
 
+/** Record an issue and answer null (no span for an invalid summary). */
+function refuse(ctx: Ctx, path: Array<string | number>, message: string): null {
+  issue(ctx, path, message);
+  return null;
+}
+
 export function checkDocumentRules(doc: DocShape, ctx: Ctx): void {
   checkToolPairing(doc, ctx);
   const spans = checkSummaries(doc, ctx);
@@ -90,29 +96,29 @@ function checkSummaries(doc: DocShape, ctx: Ctx): Span[] | null {
 }
 
 function checkLeaf(doc: DocShape, s: DocShape["summaries"][number], k: number, ctx: Ctx): Span | null {
-  if (s.children !== undefined) return issue(ctx, ["summaries", k, "children"], "a leaf covers messages, not summaries"), null;
-  if (s.depth !== 0) return issue(ctx, ["summaries", k, "depth"], "0 for a leaf"), null;
+  if (s.children !== undefined) return refuse(ctx, ["summaries", k, "children"], "a leaf covers messages, not summaries");
+  if (s.depth !== 0) return refuse(ctx, ["summaries", k, "depth"], "0 for a leaf");
   const positions = s.messages ?? [];
-  if (positions.length === 0) return issue(ctx, ["summaries", k, "messages"], "a leaf covers at least one message"), null;
+  if (positions.length === 0) return refuse(ctx, ["summaries", k, "messages"], "a leaf covers at least one message");
   for (const [j, p] of positions.entries()) {
-    if (p >= doc.messages.length) return issue(ctx, ["summaries", k, "messages", j], `message ${p} is not in this conversation (${doc.messages.length} messages)`), null;
-    if (j > 0 && p <= positions[j - 1]!) return issue(ctx, ["summaries", k, "messages", j], "message positions ascending, each once"), null;
+    if (p >= doc.messages.length) return refuse(ctx, ["summaries", k, "messages", j], `message ${p} is not in this conversation (${doc.messages.length} messages)`);
+    if (j > 0 && p <= positions[j - 1]!) return refuse(ctx, ["summaries", k, "messages", j], "message positions ascending, each once");
   }
   return { first: positions[0]!, last: positions[positions.length - 1]! };
 }
 
 function checkCondensed(doc: DocShape, s: DocShape["summaries"][number], k: number, spans: Span[], ctx: Ctx): Span | null {
-  if (s.messages !== undefined) return issue(ctx, ["summaries", k, "messages"], "a condensed summary covers summaries, not messages"), null;
+  if (s.messages !== undefined) return refuse(ctx, ["summaries", k, "messages"], "a condensed summary covers summaries, not messages");
   const children = s.children ?? [];
-  if (children.length === 0) return issue(ctx, ["summaries", k, "children"], "a condensed summary covers at least one summary"), null;
+  if (children.length === 0) return refuse(ctx, ["summaries", k, "children"], "a condensed summary covers at least one summary");
   let first = Number.POSITIVE_INFINITY;
   let last = -1;
   for (const [j, c] of children.entries()) {
-    if (c >= k) return issue(ctx, ["summaries", k, "children", j], `summary ${c} must come earlier in summaries (children before parents)`), null;
+    if (c >= k) return refuse(ctx, ["summaries", k, "children", j], `summary ${c} must come earlier in summaries (children before parents)`);
     const span = spans[c]!;
-    if (span.first < 0) return issue(ctx, ["summaries", k, "children", j], `summary ${c} is itself invalid`), null;
-    if (j > 0 && span.first <= spans[children[j - 1]!]!.first) return issue(ctx, ["summaries", k, "children", j], "children in conversation order, each once"), null;
-    if (doc.summaries[c]!.depth >= s.depth) return issue(ctx, ["summaries", k, "depth"], `deeper than every child (summary ${c} has depth ${doc.summaries[c]!.depth})`), null;
+    if (span.first < 0) return refuse(ctx, ["summaries", k, "children", j], `summary ${c} is itself invalid`);
+    if (j > 0 && span.first <= spans[children[j - 1]!]!.first) return refuse(ctx, ["summaries", k, "children", j], "children in conversation order, each once");
+    if (doc.summaries[c]!.depth >= s.depth) return refuse(ctx, ["summaries", k, "depth"], `deeper than every child (summary ${c} has depth ${doc.summaries[c]!.depth})`);
     first = Math.min(first, span.first);
     last = Math.max(last, span.last);
   }

@@ -48,6 +48,7 @@ export const INVALID: Mutation[] = [
   ["an empty tool_calls list", (d) => (d.messages[4].message.tool_calls = []), /export\.messages\.4\.message\.tool_calls/],
   ["a tool result without its call", (d) => (d.messages[3].message.tool_call_id = "c9"), /export\.messages\.3\.message\.tool_call_id: answers call "c9"/],
   ["a tool result before its call", (d) => ([d.messages[2], d.messages[3]] = [d.messages[3], d.messages[2]]), /export\.messages\.2\.message\.tool_call_id/],
+  ["a call id twice in one message", (d) => d.messages[2].message.tool_calls.push({ ...d.messages[2].message.tool_calls[0] }), /export\.messages\.2\.message\.tool_calls\.1\.id: call id "c1" appears twice/],
   ["a tool result without tool_call_id", (d) => delete d.messages[3].message.tool_call_id, /export\.messages\.3\.message\.tool_call_id/],
   ["an unpaired surrogate", (d) => (d.messages[4].message.content = "a\uD800b"), /export\.messages\.4\.message\.content/],
   ["a message larger than the bound", (d) => (d.messages[4].message.content = "x".repeat(MAX_MESSAGE_CHARS)), /export\.messages\.4\.message: a message of at most/],
