@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { InputError, UsageError } from "../errors.js";
 
@@ -43,25 +43,20 @@ export function readBounded(path: string, shown: string, maxBytes = MAX_IMPORT_B
 const SQLITE_HEADER = "SQLite format 3\u0000";
 
 /**
- * A SQLite store path must be missing (import creates it) or an SQLite database: anything else
- * (a directory, a device, an empty or foreign file) is refused before it is opened, so it stays as it was.
+ * A SQLite store path must be missing (import creates it, with its directory) or an SQLite database:
+ * anything else (a directory, a device, a foreign or empty file) is refused before it is opened, so it
+ * stays as it was. (A live store in WAL mode may have an empty main file while its -wal file holds the data.)
  */
 export function checkSqliteStore(path: string, mustExist: boolean): void {
   let st;
   try {
     st = statSync(path);
   } catch {
-    if (mustExist) throw new InputError(`lcm export: no LCM store at ${path}`);
-    let dir;
-    try {
-      dir = statSync(dirname(path));
-    } catch {
-      throw new InputError(`lcm import: the directory of ${path} does not exist`);
-    }
-    if (!dir.isDirectory()) throw new InputError(`lcm import: ${dirname(path)} is not a directory`);
+    if (mustExist) throw new InputError(`lcm export: no LCM store at ${path}; nothing was created`);
     return;
   }
-  if (!st.isFile()) throw new InputError(`lcm: ${path} is not an SQLite database (not a regular file)`);
+  if (!st.isFile()) throw new InputError(`lcm: ${path} is not an SQLite database (not a regular file); nothing was changed`);
+  if (st.size === 0 && existsSync(`${path}-wal`)) return;
   const header = Buffer.alloc(16);
   const fd = openSync(path, "r");
   try {

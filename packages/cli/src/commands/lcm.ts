@@ -69,7 +69,7 @@ async function run(sub: "export" | "import", rest: string[], values: LcmValues, 
     ? await lcm.openPostgresStore({ url: target, ...(values.schema ? { schema: values.schema } : {}) }).catch((error: unknown) => {
         throw new InputError(`lcm: cannot open the PostgreSQL store ${shown}: ${error instanceof Error ? error.message : String(error)}`);
       })
-    : lcm.openLcmStore({ path: resolve(io.cwd, target) });
+    : openSqlite(lcm, resolve(io.cwd, target));
   try {
     if (sub === "export") {
       const doc = await lcm.exportConversation(store, values.session!);
@@ -87,5 +87,13 @@ async function run(sub: "export" | "import", rest: string[], values: LcmValues, 
     return EXIT.ok;
   } finally {
     await store.close();
+  }
+}
+
+function openSqlite(lcm: typeof import("@context-engine/lcm"), path: string) {
+  try {
+    return lcm.openLcmStore({ path });
+  } catch (error) {
+    throw new InputError(`lcm: cannot open the SQLite store ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
