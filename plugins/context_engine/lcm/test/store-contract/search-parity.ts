@@ -34,10 +34,12 @@ const query = fc.oneof(
   fc.tuple(word, word).map(([a, b]) => `${a} AND ${b}`),
 );
 
-async function matches(store: LcmStoreDriver, conversationId: number, q: string): Promise<number[] | string> {
+/** Seqs of the matching messages, or (scope "summaries") positions of the matching summaries in `summaryIds`. */
+async function matches(store: LcmStoreDriver, conversationId: number, q: string, summaryIds?: string[]): Promise<number[] | string> {
   try {
-    const r = await searchHistory(store, { query: q, conversationId, scope: "messages", limit: 100, sort: "recency" });
-    return r.hits.map((h) => h.seq!).sort((a, b) => a - b);
+    const scope = summaryIds ? "summaries" : "messages";
+    const r = await searchHistory(store, { query: q, conversationId, scope, limit: 100, sort: "recency" });
+    return r.hits.map((h) => (summaryIds ? summaryIds.indexOf(h.summaryId!) : h.seq!)).sort((a, b) => a - b);
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }
@@ -53,7 +55,7 @@ export function searchParityContract(options: StoreContractOptions): void {
       for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     });
 
-    it("stop words, stemming, accents and punctuation answer alike (generated corpus and queries)", async () => {
+    it("stop words, stemming, accents and punctuation answer alike in messages and summaries (generated corpus and queries)", async () => {
       const store = await scope.open({ redaction: false });
       const dir = mkdtempSync(join(tmpdir(), "lcm-parity-"));
       dirs.push(dir);
@@ -69,6 +71,22 @@ export function searchParityContract(options: StoreContractOptions): void {
             const b = reference.conversation(session);
             reference.ingest(b.id, messages, { mode: "append", index: "now" });
             for (const q of queries) expect(await matches(store, a.id, q), `query ${JSON.stringify(q)} over ${JSON.stringify(texts)}`).toEqual(await matches(reference, b.id, q));
+            // summaries: one leaf per message, its text reversed word by word, searched alone
+            const ids = { store: [] as string[], reference: [] as string[] };
+            const storeMessages = await store.getMessages(a.id);
+            const referenceMessages = reference.getMessages(b.id);
+            for (const [i, t] of texts.entries()) {
+              const content = t.split(" ").reverse().join(" ") || "empty";
+              const leafOf = (conversationId: number, messageId: number) => ({ conversationId, kind: "leaf" as const, depth: 0, content, tokens: 1, sourceMessageIds: [messageId] });
+              const x = await store.commitSummary(leafOf(a.id, storeMessages[i]!.id));
+              const y = reference.commitSummary(leafOf(b.id, referenceMessages[i]!.id));
+              if (!x.ok || !y.ok) throw new Error("summary refused");
+              ids.store.push(x.summary.id);
+              ids.reference.push(y.summary.id);
+            }
+            for (const q of queries) {
+              expect(await matches(store, a.id, q, ids.store), `summaries: query ${JSON.stringify(q)}`).toEqual(await matches(reference, b.id, q, ids.reference));
+            }
           }),
           { numRuns: 40 },
         );
