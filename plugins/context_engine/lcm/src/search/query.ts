@@ -131,7 +131,9 @@ export function parseQuery(rawInput: string, options: { keepStopWords?: boolean 
     raw.push(t.raw);
   }
   if (current.length) groups.push(current);
-  return { groups, terms: groups.flat(), excluded, raw, dropped, hasCjk: CJK_RE.test(input) };
+  // The trigram path serves searched CJK words; a CJK word that is only excluded stays a full-text exclusion
+  // (SQLite's trigram index holds only rows with CJK, so routing such a query there would lose the rest).
+  return { groups, terms: groups.flat(), excluded, raw, dropped, hasCjk: raw.some((t) => CJK_RE.test(t)) };
 }
 
 /** FTS5 expression over the body column: the OR of the AND-groups, minus exclusions. */

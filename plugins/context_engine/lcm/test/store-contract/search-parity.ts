@@ -103,6 +103,8 @@ export function searchParityContract(options: StoreContractOptions): void {
       const expected: Array<[string, number[]]> = [
         ["between", [0]], ["once", [1]], ["does", [2]], ["cafe", [3]], ["CAFÉ", [3]], ["resume", [4]], ["résumés", [4]],
         ["doc", [5]], ["server", [6]], ["servers", [6]], ["possible", [7]], ["caf*", [3]],
+        // an excluded CJK word keeps the query on the full-text index (found by the generated parity test)
+        ["between -静默模式", [0]],
       ];
       for (const [q, seqs] of expected) expect(await matches(store, conv.id, q), q).toEqual(seqs);
     });
