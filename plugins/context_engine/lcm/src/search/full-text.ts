@@ -35,6 +35,7 @@ export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState |
   if (parsed.terms.length === 0) {
     throw new Error('query has no searchable words (use mode "regex" to search for punctuation or symbols)');
   }
+  if (/[\u0000-\u001f\u007f]/.test(q.query.replace(/[\t\n\r]/g, ""))) ctx.notes.push("control characters (such as NUL) in the query were read as spaces");
   if (parsed.dropped.length) ctx.notes.push(`ignored common words: ${parsed.dropped.join(", ")} (quote a word to search for it)`);
   const scope = q.scope ?? "both";
   const recency = (q.sort ?? "relevance") === "recency";

@@ -29,6 +29,22 @@ export interface ParsedQuery {
 
 const TOKEN_RE = /(-?)"([^"]*)"?|(\S+)/g;
 
+/** Longest query accepted (characters), on every store: a bound on parsing and on the database's work. */
+export const MAX_QUERY_CHARS = 4_000;
+/** Most terms (searched and excluded) in one query; each is a phrase the index looks up and ranks. */
+export const MAX_QUERY_TERMS = 64;
+
+/**
+ * Control characters (NUL above all, which PostgreSQL text cannot hold) separate words, as FTS5's
+ * unicode61 tokenizer reads them: "hel\0lo" searches "hel" and "lo", on every store.
+ */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** Refuse a query over the size bounds, with what to do about it. */
+export function checkQuerySize(input: string): void {
+  if (input.length > MAX_QUERY_CHARS) throw new Error(`query is ${input.length} characters long; at most ${MAX_QUERY_CHARS} are searched (use fewer, rarer words)`);
+}
+
 export function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
@@ -73,8 +89,12 @@ function tokenize(input: string): Token[] {
   return out;
 }
 
-export function parseQuery(input: string, options: { keepStopWords?: boolean } = {}): ParsedQuery {
+export function parseQuery(rawInput: string, options: { keepStopWords?: boolean } = {}): ParsedQuery {
+  checkQuerySize(rawInput);
+  const input = rawInput.replace(CONTROL, " ");
   const tokens = tokenize(input);
+  const terms = tokens.filter((t) => t.kind === "term").length;
+  if (terms > MAX_QUERY_TERMS) throw new Error(`query has ${terms} terms; at most ${MAX_QUERY_TERMS} are searched at once (use fewer, rarer words)`);
   const positives = tokens.filter((t): t is Extract<Token, { kind: "term" }> => t.kind === "term" && !t.negative);
   // Drop stop words only if something meaningful remains ("the" alone is still searched).
   const drop = (t: Extract<Token, { kind: "term" }>) => !options.keepStopWords && t.plain && isStopWord(t.raw);
@@ -111,7 +131,9 @@ export function parseQuery(input: string, options: { keepStopWords?: boolean } =
     raw.push(t.raw);
   }
   if (current.length) groups.push(current);
-  return { groups, terms: groups.flat(), excluded, raw, dropped, hasCjk: CJK_RE.test(input) };
+  // The trigram path serves searched CJK words; a CJK word that is only excluded stays a full-text exclusion
+  // (SQLite's trigram index holds only rows with CJK, so routing such a query there would lose the rest).
+  return { groups, terms: groups.flat(), excluded, raw, dropped, hasCjk: raw.some((t) => CJK_RE.test(t)) };
 }
 
 /** FTS5 expression over the body column: the OR of the AND-groups, minus exclusions. */

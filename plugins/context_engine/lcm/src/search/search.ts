@@ -2,6 +2,7 @@ import type { LcmSearchStore, SearchFilter } from "../store/search-types.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import { decodeCursor, queryKey } from "./cursor.js";
 import { fullTextSearch } from "./full-text.js";
+import { checkQuerySize } from "./query.js";
 import { regexSearch } from "./regex-search.js";
 import type { SearchQuery, SearchResult } from "./types.js";
 
@@ -13,6 +14,12 @@ const MAX_LIMIT = 100;
  * cursors or regexes, which the tool layer turns into JSON.
  */
 export async function searchHistory(store: Pick<LcmStoreDriver, "searchStore"> | LcmSearchStore, q: SearchQuery): Promise<SearchResult> {
+  if (typeof q.query !== "string") throw new Error("query must be a string");
+  checkQuerySize(q.query);
+  if (q.mode === "regex" && q.query.includes("\u0000")) {
+    // PostgreSQL stores searchable text without NUL, so a pattern holding one would answer differently per store.
+    throw new Error("regex pattern contains a NUL character; remove it (stored text is searched without NUL)");
+  }
   const search = "searchStore" in store ? await store.searchStore() : store;
   const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(q.limit ?? 10)));
   const filter: SearchFilter = {

@@ -13,7 +13,9 @@ describe.skipIf(!reachable)("PostgreSQL (127.0.0.1:5432)", () => {
     features: { trigram: true, regexNarrowing: true, deferredIndex: false },
     async open(options = {}) {
       const schema = randomSchema();
-      const connect = () => PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, options.redaction === undefined ? {} : { redaction: options.redaction });
+      const storeOptions = options.redaction === undefined ? {} : { redaction: options.redaction };
+      const connect = () => PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 }, storeOptions);
+      const others: PostgresLcmStore[] = [];
       const opened = {
         store: await connect(),
         async reopen() {
@@ -21,7 +23,13 @@ describe.skipIf(!reachable)("PostgreSQL (127.0.0.1:5432)", () => {
           opened.store = await connect();
           return opened.store;
         },
+        async again() {
+          const other = await connect();
+          others.push(other);
+          return other;
+        },
         async dispose() {
+          for (const o of others) await o.close();
           await opened.store.close();
           const admin = new pg.Client({ connectionString: POSTGRES_URL });
           await admin.connect();

@@ -88,7 +88,7 @@ describe.skipIf(!reachable)("PostgreSQL store: schema, immutability, locks, hard
     await migratePostgres(c);
     await seed(c, "s");
     const ranked = await c.pool.query<{ body: string; rank: number }>(
-      "SELECT body, ts_rank_cd(search, q, 32) AS rank FROM messages, websearch_to_tsquery('english', $1) q WHERE search @@ q ORDER BY rank DESC",
+      "SELECT body, ts_rank_cd(search, q, 32) AS rank FROM messages, phraseto_tsquery('lcm_search', lcm_fold($1)) q WHERE search @@ q ORDER BY rank DESC",
       ["timing"],
     );
     expect(ranked.rows.map((r) => r.body)).toEqual(["the payment service keeps timing out"]);

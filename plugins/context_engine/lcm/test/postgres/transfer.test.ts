@@ -53,7 +53,7 @@ async function roundTrip(target: LcmStoreDriver) {
   const top = (await target.listSummaries(conv.id, { depth: 1 }))[0]!;
   expect((await target.getMessagesByIds(await target.descendantMessageIds(top.id))).map((m) => m.message)).toEqual(msgs.slice(1, 5));
   await expect(importConversation(target, exported)).rejects.toThrow(/already holds 7 messages/);
-  await expect(importConversation(target, { ...exported, frontier: [{ summary: 9 }] }, { as: "other" })).rejects.toThrow(/frontier.0 refers to 9/);
+  await expect(importConversation(target, { ...exported, frontier: [{ summary: 9 }] }, { as: "other" })).rejects.toThrow(/export.frontier.0.summary: summary 9 is not in this document/);
   await expect(importConversation(target, { format: "nope" })).rejects.toThrow(/invalid LCM conversation export: export.format/);
 }
 

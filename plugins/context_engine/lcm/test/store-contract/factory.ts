@@ -18,6 +18,8 @@ export interface OpenedStore {
   store: LcmStoreDriver;
   /** Close the handle and open a fresh one on the same database (a process restart); `store` is then the new one. */
   reopen(): Promise<LcmStoreDriver>;
+  /** A second handle on the same store (another connection or pool, as a second process has); closed by `dispose`. */
+  again(): Promise<LcmStoreDriver>;
   /** Close the store and remove everything it wrote (file, schema). */
   dispose(): Promise<void>;
 }
@@ -44,6 +46,9 @@ export function storeScope(options: StoreContractOptions) {
       const o = opened.find((x) => x.store === store);
       if (!o) throw new Error("reopen: not a store of this scope");
       return o.reopen();
+    /** A second handle on the store `open` returned last. */
+    async again(): Promise<LcmStoreDriver> {
+      return opened[opened.length - 1]!.again();
     },
     async disposeAll(): Promise<void> {
       for (const o of opened.splice(0)) await o.dispose();

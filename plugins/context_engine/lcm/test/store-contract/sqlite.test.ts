@@ -9,6 +9,7 @@ storeContract({
   features: { trigram: true, regexNarrowing: true, deferredIndex: true },
   async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "lcm-contract-"));
+    const others: Array<{ close(): void }> = [];
     const opened = {
       store: openLcmStore({ dataDir: dir, ...options }),
       async reopen() {
@@ -16,7 +17,13 @@ storeContract({
         opened.store = openLcmStore({ dataDir: dir, ...options });
         return opened.store;
       },
+      async again() {
+        const other = openLcmStore({ dataDir: dir, ...options });
+        others.push(other);
+        return other;
+      },
       async dispose() {
+        for (const o of others) o.close();
         opened.store.close();
         rmSync(dir, { recursive: true, force: true });
       },

@@ -7,7 +7,10 @@ import { messagesContract } from "./messages.js";
 import { repeatsContract } from "./repeats.js";
 import { retentionContract } from "./retention.js";
 import { searchContract } from "./search.js";
+import { searchInputContract } from "./search-input.js";
+import { searchParityContract } from "./search-parity.js";
 import { summariesContract } from "./summaries.js";
+import { transferContract } from "./transfer.js";
 
 export type { OpenedStore, StoreContractOptions, StoreFeatures } from "./factory.js";
 
@@ -18,8 +21,11 @@ const CONCERNS = {
   summaries: summariesContract,
   frontier: frontierContract,
   search: searchContract,
+  searchParity: searchParityContract,
+  searchInput: searchInputContract,
   retention: retentionContract,
   deferredIndex: deferredIndexContract,
+  transfer: transferContract,
 } as const;
 
 /** The LCM store contract: every driver runs the same suite from its factory, one concern per file. */

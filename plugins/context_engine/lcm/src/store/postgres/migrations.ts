@@ -153,7 +153,50 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 3,
+    name: "full-text search normalised as on SQLite (lcm_fold, porter stemming, no stop words)",
+    async up(client) {
+      await client.query(V3_SEARCH);
+    },
+  },
 ];
+
+/**
+ * Version 3: full-text search that finds what SQLite's FTS5 finds (`porter unicode61 remove_diacritics 2`),
+ * so the same plain query answers alike on both stores. `lcm_fold` (below, and `foldWords` in tsquery.ts
+ * for prefixes) does what unicode61 and FTS5's porter do around the stemmer:
+ * 1. lower case, Latin accents removed (é → e), every run of characters that are not letters or digits a
+ *    separator (so no host, path, version or hyphenated-word tokens of PostgreSQL's own parser);
+ * 2. the two rules of the revised Porter algorithm FTS5 has and Snowball's `porter` lacks
+ *    (-bly → -ble, -logy/-logies → -log, when the stem has a vowel and a consonant);
+ * 3. words FTS5 leaves unstemmed (1–2 or more than 64 ASCII characters) get the tail `qx0`, which the
+ *    stemmer never touches.
+ * The `lcm_search` configuration then stems every word with Snowball's `porter` (the Porter algorithm
+ * FTS5 uses: identical stems on the 6,972 distinct words of the recorded sessions once folded) and
+ * keeps every word, as FTS5 does (no stop words: the query side drops the same ones on both stores,
+ * search/stop-words.ts). The query side goes through the same function and configuration (tsquery.ts).
+ */
+export const LCM_FOLD_SQL = String.raw`regexp_replace(regexp_replace(regexp_replace(
+    regexp_replace(regexp_replace(normalize(lower(t), NFD), '[\u0300-\u036f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'),
+    '\m([a-z]*[aeiouy][b-df-hj-np-tv-xz][a-z]*)bly\M', '\1ble', 'g'),
+    '\m([a-z]*[aeiouy][b-df-hj-np-tv-xz][a-z]*)log(y|ies)\M', '\1log', 'g'),
+    '\m([a-z0-9]{1,2}|[a-z0-9]{65,})\M', '\1qx0', 'g')`;
+
+const V3_SEARCH = `
+CREATE FUNCTION lcm_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $f$
+  SELECT ${LCM_FOLD_SQL}
+$f$;
+CREATE TEXT SEARCH DICTIONARY lcm_porter (TEMPLATE = snowball, LANGUAGE = porter);
+CREATE TEXT SEARCH CONFIGURATION lcm_search (PARSER = pg_catalog.default);
+ALTER TEXT SEARCH CONFIGURATION lcm_search ADD MAPPING FOR asciiword, word, numword, int, uint, float, sfloat WITH lcm_porter;
+ALTER TABLE messages DROP COLUMN search;
+ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('lcm_search', lcm_fold(body))) STORED;
+CREATE INDEX messages_search ON messages USING gin (search);
+ALTER TABLE summaries DROP COLUMN search;
+ALTER TABLE summaries ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('lcm_search', lcm_fold(content))) STORED;
+CREATE INDEX summaries_search ON summaries USING gin (search);
+`;
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
 

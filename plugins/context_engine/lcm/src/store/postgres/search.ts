@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import type { Pool, QueryResult } from "pg";
 import type { Role } from "@context-engine/core";
 import type {
   LcmSearchStore,
@@ -13,14 +13,31 @@ import type {
 } from "../search-types.js";
 import { rankSql, toTsQuery } from "./tsquery.js";
 
+/**
+ * PostgreSQL text cannot hold NUL: drop it from every text parameter. Message bodies are stored
+ * without it too (ingest), so a literal with NUL removed matches what was stored.
+ */
+function withoutNul(v: unknown): unknown {
+  if (typeof v === "string") return v.includes("\u0000") ? v.replace(/\u0000/g, "") : v;
+  if (Array.isArray(v)) return v.map(withoutNul);
+  return v;
+}
+
 /** Numbered parameters for one statement. */
 class Params {
   readonly values: unknown[] = [];
   add(v: unknown): string {
-    this.values.push(v);
+    this.values.push(withoutNul(v));
     return `$${this.values.length}`;
   }
 }
+
+/** Server refusals a search can meet, said plainly (SQLSTATE: canceled by a timeout, too complex, out of memory). */
+const SEARCH_LIMITS: Record<string, string> = {
+  "57014": "the search took longer than the server allows (statement_timeout); narrow the query",
+  "54001": "the query is too complex for the server; use fewer words",
+  "53200": "the server ran out of memory for this query; use fewer words",
+};
 
 function messageWhere(f: SearchFilter, p: Params): string {
   const parts: string[] = [];
@@ -44,7 +61,7 @@ function summaryWhere(f: SearchFilter, p: Params): string {
 /** A tsquery of `expression` with its parameters added to `p`. */
 function tsq(expression: string, p: Params): string {
   const q = toTsQuery(expression, p.values.length + 1);
-  p.values.push(...q.params);
+  p.values.push(...q.params.map(withoutNul));
   return `(${q.sql})`;
 }
 
@@ -70,6 +87,17 @@ export class PostgresSearchStore implements LcmSearchStore {
     this.#pool = pool;
   }
 
+  /** One statement; a server limit comes back as a clear error. */
+  async #query(text: string, values?: unknown[]): Promise<QueryResult> {
+    try {
+      return await this.#pool.query(text, values?.map(withoutNul));
+    } catch (error) {
+      const limit = SEARCH_LIMITS[String((error as { code?: unknown }).code)];
+      if (limit) throw new Error(`search: ${limit}`);
+      throw error;
+    }
+  }
+
   indexPending(): { remaining: number } {
     return { remaining: 0 };
   }
@@ -78,7 +106,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id AS rowid, ${rankSql("m.search", q)} AS score, m.created_at FROM messages m WHERE m.search @@ ${q}${w}
        ORDER BY score DESC, m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
       p.values,
@@ -90,7 +118,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id AS rowid, 0 AS score, m.created_at FROM messages m WHERE m.search @@ ${q}${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
       p.values,
     );
@@ -103,7 +131,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const w = messageWhere(filter, p);
     const like = terms.map((t) => ` AND m.body ILIKE ${p.add(likeEscape(t))}`).join("");
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id AS rowid, 1 AS score, m.created_at FROM messages m WHERE TRUE${w}${like} ORDER BY m.id DESC LIMIT ${p.add(limit)}`,
       p.values,
     );
@@ -114,7 +142,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     if (!ids.length) return new Map();
     const p = new Params();
     const q = tsq(expression, p);
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id AS rowid, ${rankSql("m.search", q)} AS score FROM messages m WHERE m.id = ANY(${p.add(ids)}::bigint[]) AND m.search @@ ${q}`,
       p.values,
     );
@@ -127,7 +155,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const w = messageWhere(filter, p);
     const r = p.add(radius);
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id, c.id AS of, abs(m.seq - c.seq) AS distance, m.created_at, (TRUE${w}) AS in_scope
        FROM messages c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.seq - ${r}::int AND c.seq + ${r}::int AND m.id <> c.id
        WHERE c.id = ANY(${p.add(ids)}::bigint[])`,
@@ -139,7 +167,7 @@ export class PostgresSearchStore implements LcmSearchStore {
   async summaryAlone(summaryRowid: number, expression: string): Promise<boolean> {
     const p = new Params();
     const q = tsq(expression, p);
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT 1 FROM summaries s WHERE s.rid = ${p.add(summaryRowid)} AND s.search @@ ${q}
          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq AND m.search @@ ${q})`,
       p.values,
@@ -150,15 +178,15 @@ export class PostgresSearchStore implements LcmSearchStore {
   async documentFrequency(expression: string): Promise<number> {
     const p = new Params();
     const q = tsq(expression, p);
-    return Number((await this.#pool.query(`SELECT count(*) AS n FROM messages m WHERE m.search @@ ${q}`, p.values)).rows[0].n);
+    return Number((await this.#query(`SELECT count(*) AS n FROM messages m WHERE m.search @@ ${q}`, p.values)).rows[0].n);
   }
 
   async messageCorpus(): Promise<MessageCorpusStats> {
-    return { docs: Number((await this.#pool.query("SELECT COALESCE(sum(message_count), 0) AS n FROM conversations")).rows[0].n) };
+    return { docs: Number((await this.#query("SELECT COALESCE(sum(message_count), 0) AS n FROM conversations")).rows[0].n) };
   }
 
   async timeSpan(conversationId: number | null): Promise<{ first: number; last: number }> {
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       "SELECT min(created_at) AS first, max(created_at) AS last FROM messages WHERE $1::bigint IS NULL OR conversation_id = $1",
       [conversationId],
     );
@@ -167,7 +195,7 @@ export class PostgresSearchStore implements LcmSearchStore {
   }
 
   async idSpan(conversationId: number | null): Promise<{ lo: number; hi: number }> {
-    const { rows } = await this.#pool.query("SELECT min(id) AS lo, max(id) AS hi FROM messages WHERE $1::bigint IS NULL OR conversation_id = $1", [conversationId]);
+    const { rows } = await this.#query("SELECT min(id) AS lo, max(id) AS hi FROM messages WHERE $1::bigint IS NULL OR conversation_id = $1", [conversationId]);
     return rows[0]?.lo == null ? { lo: 1, hi: 0 } : { lo: Number(rows[0].lo), hi: Number(rows[0].hi) };
   }
 
@@ -176,11 +204,11 @@ export class PostgresSearchStore implements LcmSearchStore {
     if (expression === null) {
       const w = summaryWhere(filter, p);
       const like = substrings.map((t) => ` AND s.content ILIKE ${p.add(likeEscape(t))}`).join("");
-      return (await this.#pool.query(`SELECT * FROM summaries s WHERE TRUE${w}${like} ORDER BY s.rid DESC LIMIT ${p.add(limit)}`, p.values)).rows.map(summaryRow);
+      return (await this.#query(`SELECT * FROM summaries s WHERE TRUE${w}${like} ORDER BY s.rid DESC LIMIT ${p.add(limit)}`, p.values)).rows.map(summaryRow);
     }
     const q = tsq(expression, p);
     const w = summaryWhere(filter, p);
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT * FROM summaries s WHERE s.search @@ ${q}${w} ORDER BY ${rankSql("s.search", q)} DESC, s.rid DESC LIMIT ${p.add(limit)}`,
       p.values,
     );
@@ -188,14 +216,14 @@ export class PostgresSearchStore implements LcmSearchStore {
   }
 
   async summaryMeanChars(conversationId: number | null): Promise<number> {
-    const { rows } = await this.#pool.query("SELECT avg(length(content)) AS a FROM summaries WHERE $1::bigint IS NULL OR conversation_id = $1", [conversationId]);
+    const { rows } = await this.#query("SELECT avg(length(content)) AS a FROM summaries WHERE $1::bigint IS NULL OR conversation_id = $1", [conversationId]);
     return rows[0]?.a == null ? 1 : Number(rows[0].a);
   }
 
   async summaryTexts(filter: SearchFilter, offset: number, limit: number): Promise<SummaryTextRow[]> {
     const p = new Params();
     const w = summaryWhere(filter, p);
-    return (await this.#pool.query(`SELECT * FROM summaries s WHERE TRUE${w} ORDER BY s.rid DESC LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`, p.values)).rows.map(summaryRow);
+    return (await this.#query(`SELECT * FROM summaries s WHERE TRUE${w} ORDER BY s.rid DESC LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`, p.values)).rows.map(summaryRow);
   }
 
   async scanMessages(
@@ -209,7 +237,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const word = narrow.word ? ` AND m.search @@ ${tsq(narrow.word, p)}` : "";
     const w = messageWhere(filter, p);
     const literal = narrow.literal ? ` AND m.body ILIKE ${p.add(likeEscape(narrow.literal))}` : "";
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id, m.created_at, substr(m.body, 1, ${Math.trunc(maxChars)}) AS body FROM messages m
        WHERE m.id > ${p.add(ids.above)} AND m.id < ${p.add(ids.below)}${word}${w}${literal} ORDER BY m.id DESC LIMIT 5000`,
       p.values,
@@ -219,13 +247,13 @@ export class PostgresSearchStore implements LcmSearchStore {
 
   async messageBodies(ids: readonly number[]): Promise<Map<number, string>> {
     if (!ids.length) return new Map();
-    const { rows } = await this.#pool.query("SELECT id, body FROM messages WHERE id = ANY($1::bigint[])", [ids]);
+    const { rows } = await this.#query("SELECT id, body FROM messages WHERE id = ANY($1::bigint[])", [ids]);
     return new Map(rows.map((r) => [Number(r.id), String(r.body)]));
   }
 
   async messageHits(ids: readonly number[]): Promise<Map<number, MessageHitRow>> {
     if (!ids.length) return new Map();
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `SELECT m.id, m.conversation_id, m.seq, m.role, m.created_at,
          EXISTS (SELECT 1 FROM frontier fr WHERE fr.conversation_id = m.conversation_id AND fr.message_id = m.id) AS in_context
        FROM messages m WHERE m.id = ANY($1::bigint[])`,
@@ -241,7 +269,7 @@ export class PostgresSearchStore implements LcmSearchStore {
 
   async summaryHits(rowids: readonly number[]): Promise<Map<number, SummaryHitRow>> {
     if (!rowids.length) return new Map();
-    const { rows } = await this.#pool.query("SELECT * FROM summaries WHERE rid = ANY($1::bigint[])", [rowids]);
+    const { rows } = await this.#query("SELECT * FROM summaries WHERE rid = ANY($1::bigint[])", [rowids]);
     return new Map(
       rows.map((r) => [
         Number(r.rid),
@@ -252,7 +280,7 @@ export class PostgresSearchStore implements LcmSearchStore {
 
   async coveringChain(messageId: number): Promise<string[]> {
     // Nearest covering summary, then its parents, bounded like the SQLite store.
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query(
       `WITH RECURSIVE chain(id, n) AS (
          (SELECT summary_id, 1 FROM summary_messages WHERE message_id = $1 ORDER BY summary_id LIMIT 1)
          UNION ALL
@@ -264,6 +292,6 @@ export class PostgresSearchStore implements LcmSearchStore {
   }
 
   async sessionOf(conversationId: number): Promise<string> {
-    return ((await this.#pool.query("SELECT session_id FROM conversations WHERE id = $1", [conversationId])).rows[0]?.session_id as string | undefined) ?? "";
+    return ((await this.#query("SELECT session_id FROM conversations WHERE id = $1", [conversationId])).rows[0]?.session_id as string | undefined) ?? "";
   }
 }

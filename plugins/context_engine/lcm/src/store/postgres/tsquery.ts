@@ -2,9 +2,11 @@
  * The full-text expressions `search/query.ts` builds (FTS5 syntax: quoted
  * terms, `"prefix"*`, AND / OR / NOT, parentheses, `body:(…)` column filters)
  * as a PostgreSQL tsquery expression. Every term becomes a bound parameter
- * of `phraseto_tsquery` (a phrase or a word, stemmed like the indexed
- * `tsvector`) or `to_tsquery` with `:*` (a prefix), combined with the
- * tsquery operators `&&`, `||` and `!!`; no text of the query reaches SQL.
+ * of `phraseto_tsquery` (a phrase or a word, folded by `lcm_fold` and stemmed
+ * by the `lcm_search` configuration exactly like the indexed `tsvector`, see
+ * migration 3) or `to_tsquery` with `:*` (a prefix, folded here the same way),
+ * combined with the tsquery operators `&&`, `||` and `!!`; no text of the
+ * query reaches SQL.
  */
 export interface TsQuery {
   /** SQL of one tsquery value; `$n` placeholders start at `firstParam`. */
@@ -54,22 +56,49 @@ function tokenize(expression: string): Tok[] {
   return out;
 }
 
+/**
+ * Prefix words as `lcm_fold` (migration 3) prepares indexed words: lower case, Latin accents removed,
+ * split on anything not a letter or digit, the two revised Porter rules applied. (No `qx0` tail: a prefix
+ * must match the longer words too; `prefixQuery` keeps short ones unstemmed instead.)
+ */
+export function foldWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((w) => w.replace(/^([a-z]*[aeiouy][b-df-hj-np-tv-xz][a-z]*)bly$/, "$1ble").replace(/^([a-z]*[aeiouy][b-df-hj-np-tv-xz][a-z]*)log(y|ies)$/, "$1log"));
+}
+
+/** FTS5's porter stems a prefix term as it stems words, except 1–2 and 64+ character ASCII terms. */
+const UNSTEMMED = /^(?:[a-z0-9]{1,2}|[a-z0-9]{65,})$/;
+
+/** `to_tsquery` source text for prefix words: `'w':*` each, AND-ed; null when none. */
+function prefixSource(words: string[]): string | null {
+  return words.length ? words.map((w) => `'${w.replace(/'/g, "''")}':*`).join(" & ") : null;
+}
+
 /** Translate `expression`; parameters are numbered from `firstParam`. */
 export function toTsQuery(expression: string, firstParam = 1): TsQuery {
   const toks = tokenize(expression);
   const params: string[] = [];
   let pos = 0;
   const leaf = (text: string, prefix: boolean): string => {
-    if (prefix) {
-      // A prefix: every word of it stemmed as a prefix lexeme, quoted for to_tsquery's own syntax.
-      const words = text.split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
-      if (!words.length) return "''::tsquery";
-      params.push(words.map((w) => `'${w.replace(/'/g, "''")}':*`).join(" & "));
-    } else {
+    if (!prefix) {
       params.push(text);
+      return `phraseto_tsquery('lcm_search', lcm_fold($${firstParam + params.length - 1}))`;
     }
-    const n = firstParam + params.length - 1;
-    return prefix ? `to_tsquery('english', $${n})` : `phraseto_tsquery('english', $${n})`;
+    // A prefix: every word of it as a prefix lexeme, stemmed like indexed words unless FTS5 would not stem it.
+    const words = foldWords(text);
+    const parts: string[] = [];
+    for (const [config, list] of [["lcm_search", words.filter((w) => !UNSTEMMED.test(w))], ["simple", words.filter((w) => UNSTEMMED.test(w))]] as const) {
+      const source = prefixSource(list);
+      if (source === null) continue;
+      params.push(source);
+      parts.push(`to_tsquery('${config}', $${firstParam + params.length - 1})`);
+    }
+    return parts.length ? `(${parts.join(" && ")})` : "''::tsquery";
   };
   const peek = () => toks[pos];
   // FTS5: NOT and AND bind tighter than OR ("a OR b AND c" = "a OR (b AND c)"); "a NOT b" = a AND NOT b.

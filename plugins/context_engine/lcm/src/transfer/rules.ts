@@ -1,0 +1,160 @@
+import type { z } from "zod";
+
+/**
+ * The rules of an export document that span fields, checked before an import
+ * writes anything (each refusal names the offending field):
+ *
+ * - tool pairing: a tool result answers a call made by an earlier assistant
+ *   message; call ids are unique within one assistant message;
+ * - leaves (depth 0) cover messages of this conversation, ascending, without
+ *   repeats, and have no children;
+ * - condensed summaries cover earlier summaries (so lineage is a DAG of this
+ *   document's own summaries), in conversation order, without repeats, and sit
+ *   deeper than every child;
+ * - summaries come in the order an export writes them (depth, then span, then
+ *   time, content): children before parents, and the same document back;
+ * - no two summaries are the same summary (a store keeps one);
+ * - the frontier names existing items, each once, in conversation order,
+ *   without overlapping spans.
+ */
+interface DocShape {
+  messages: Array<{ message: Record<string, unknown> }>;
+  summaries: Array<{
+    kind: "leaf" | "condensed";
+    depth: number;
+    content: string;
+    createdAt: number;
+    messages?: number[] | undefined;
+    children?: number[] | undefined;
+  }>;
+  frontier: Array<{ message: number } | { summary: number }>;
+}
+
+type Ctx = z.core.$RefinementCtx<DocShape>;
+type Span = { first: number; last: number };
+
+function issue(ctx: Ctx, path: Array<string | number>, message: string): void {
+  ctx.addIssue({ code: "custom", path, message });
+}
+
+/** Record an issue and answer null (no span for an invalid summary). */
+function refuse(ctx: Ctx, path: Array<string | number>, message: string): null {
+  issue(ctx, path, message);
+  return null;
+}
+
+export function checkDocumentRules(doc: DocShape, ctx: Ctx): void {
+  checkToolPairing(doc, ctx);
+  const spans = checkSummaries(doc, ctx);
+  if (spans) checkFrontier(doc, spans, ctx);
+}
+
+function checkToolPairing(doc: DocShape, ctx: Ctx): void {
+  const called = new Set<string>();
+  doc.messages.forEach(({ message }, i) => {
+    const calls = message.tool_calls as Array<{ id: string }> | undefined;
+    if (calls) {
+      const own = new Set<string>();
+      calls.forEach((c, k) => {
+        if (own.has(c.id)) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} appears twice in this message`);
+        own.add(c.id);
+        called.add(c.id);
+      });
+    }
+    if (message.role === "tool" && !called.has(message.tool_call_id as string)) {
+      issue(ctx, ["messages", i, "message", "tool_call_id"], `answers call ${JSON.stringify(message.tool_call_id)}, which no earlier assistant message makes`);
+    }
+  });
+}
+
+/** Seq spans of every summary, or null when a rule failed (the frontier check needs them). */
+function checkSummaries(doc: DocShape, ctx: Ctx): Span[] | null {
+  const spans: Span[] = [];
+  const identities = new Map<string, number>();
+  let ok = true;
+  doc.summaries.forEach((s, k) => {
+    const span = s.kind === "leaf" ? checkLeaf(doc, s, k, ctx) : checkCondensed(doc, s, k, spans, ctx);
+    if (!span) {
+      ok = false;
+      spans.push({ first: -1, last: -1 });
+      return;
+    }
+    spans.push(span);
+    const identity = JSON.stringify([s.kind, s.depth, s.content, s.messages ?? s.children]);
+    const twin = identities.get(identity);
+    if (twin !== undefined) {
+      issue(ctx, ["summaries", k], `the same summary as summaries.${twin} (kind, depth, sources and content)`);
+      ok = false;
+    }
+    identities.set(identity, k);
+    if (k > 0 && spans[k - 1]!.first >= 0 && compareSummaries(doc.summaries[k - 1]!, spans[k - 1]!, s, span) > 0) {
+      issue(ctx, ["summaries", k], "summaries in export order: by depth, then first and last message, then createdAt, then content");
+      ok = false;
+    }
+  });
+  return ok ? spans : null;
+}
+
+function checkLeaf(doc: DocShape, s: DocShape["summaries"][number], k: number, ctx: Ctx): Span | null {
+  if (s.children !== undefined) return refuse(ctx, ["summaries", k, "children"], "a leaf covers messages, not summaries");
+  if (s.depth !== 0) return refuse(ctx, ["summaries", k, "depth"], "0 for a leaf");
+  const positions = s.messages ?? [];
+  if (positions.length === 0) return refuse(ctx, ["summaries", k, "messages"], "a leaf covers at least one message");
+  for (const [j, p] of positions.entries()) {
+    if (p >= doc.messages.length) return refuse(ctx, ["summaries", k, "messages", j], `message ${p} is not in this conversation (${doc.messages.length} messages)`);
+    if (j > 0 && p <= positions[j - 1]!) return refuse(ctx, ["summaries", k, "messages", j], "message positions ascending, each once");
+  }
+  return { first: positions[0]!, last: positions[positions.length - 1]! };
+}
+
+function checkCondensed(doc: DocShape, s: DocShape["summaries"][number], k: number, spans: Span[], ctx: Ctx): Span | null {
+  if (s.messages !== undefined) return refuse(ctx, ["summaries", k, "messages"], "a condensed summary covers summaries, not messages");
+  const children = s.children ?? [];
+  if (children.length === 0) return refuse(ctx, ["summaries", k, "children"], "a condensed summary covers at least one summary");
+  let first = Number.POSITIVE_INFINITY;
+  let last = -1;
+  for (const [j, c] of children.entries()) {
+    if (c >= k) return refuse(ctx, ["summaries", k, "children", j], `summary ${c} must come earlier in summaries (children before parents)`);
+    const span = spans[c]!;
+    if (span.first < 0) return refuse(ctx, ["summaries", k, "children", j], `summary ${c} is itself invalid`);
+    if (j > 0 && span.first <= spans[children[j - 1]!]!.first) return refuse(ctx, ["summaries", k, "children", j], "children in conversation order, each once");
+    if (doc.summaries[c]!.depth >= s.depth) return refuse(ctx, ["summaries", k, "depth"], `deeper than every child (summary ${c} has depth ${doc.summaries[c]!.depth})`);
+    first = Math.min(first, span.first);
+    last = Math.max(last, span.last);
+  }
+  return { first, last };
+}
+
+/** The order `exportConversation` writes summaries in (independent of store ids). */
+export function compareSummaries(a: DocShape["summaries"][number], sa: Span, b: DocShape["summaries"][number], sb: Span): number {
+  return (
+    a.depth - b.depth ||
+    sa.first - sb.first ||
+    sa.last - sb.last ||
+    a.createdAt - b.createdAt ||
+    (a.content < b.content ? -1 : a.content > b.content ? 1 : 0) ||
+    (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) ||
+    compareLists(a.messages ?? a.children ?? [], b.messages ?? b.children ?? [])
+  );
+}
+
+function compareLists(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+function checkFrontier(doc: DocShape, spans: Span[], ctx: Ctx): void {
+  let last = -1;
+  for (const [k, ref] of doc.frontier.entries()) {
+    let span: Span;
+    if ("message" in ref) {
+      if (ref.message >= doc.messages.length) return issue(ctx, ["frontier", k, "message"], `message ${ref.message} is not in this conversation`);
+      span = { first: ref.message, last: ref.message };
+    } else {
+      if (ref.summary >= doc.summaries.length) return issue(ctx, ["frontier", k, "summary"], `summary ${ref.summary} is not in this document`);
+      span = spans[ref.summary]!;
+    }
+    if (span.first <= last) return issue(ctx, ["frontier", k], "items in conversation order, without overlapping another item");
+    last = span.last;
+  }
+}

@@ -1,0 +1,201 @@
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import type { LcmStoreDriver } from "../../src/store/types.js";
+import { exportConversation, importConversation, MAX_MESSAGE_CHARS, type ConversationExport } from "../../src/transfer/index.js";
+import { storeScope, type StoreContractOptions } from "./factory.js";
+
+type Doc = ConversationExport;
+const T0 = 1_700_000_000_000;
+
+/** A valid document: a tool exchange, two leaves under a condensed summary, and a frontier. */
+export function baseDoc(): Doc {
+  const messages: Array<Record<string, unknown>> = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "read a.ts" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "export const a = 1;" },
+    { role: "assistant", content: "a is 1" },
+    { role: "user", content: [{ type: "text", text: "thanks" }, { type: "image_url", image_url: { url: "https://example.com/x.png" } }] },
+  ];
+  return {
+    format: "lcm-conversation",
+    version: 1,
+    sessionId: "doc-1",
+    messages: messages.map((message, i) => ({ message, createdAt: T0 + i * 1000 })) as Doc["messages"],
+    summaries: [
+      { kind: "leaf", depth: 0, content: "asked to read a.ts", tokens: 4, level: "normal", model: "m", meta: null, createdAt: T0 + 10_000, messages: [1, 2] },
+      { kind: "leaf", depth: 0, content: "a.ts exports a = 1", tokens: 5, level: "normal", model: "m", meta: { prompt: "v1" }, createdAt: T0 + 10_000, messages: [3, 4] },
+      { kind: "condensed", depth: 1, content: "read a.ts: a = 1", tokens: 5, level: "fallback", model: null, meta: null, createdAt: T0 + 20_000, children: [0, 1] },
+    ],
+    frontier: [{ message: 0 }, { summary: 2 }, { message: 5 }],
+  };
+}
+
+const clone = (d: Doc): Doc => structuredClone(d);
+type Mutation = [name: string, mutate: (d: any) => void, path: RegExp];
+
+/** Each breaks one rule the stores enforce when they write; the error names the field. */
+export const INVALID: Mutation[] = [
+  ["unknown role", (d) => (d.messages[1].message.role = "wizard"), /export\.messages\.1\.message\.role/],
+  ["missing role", (d) => delete d.messages[1].message.role, /export\.messages\.1\.message\.role/],
+  ["content of the wrong type", (d) => (d.messages[1].message.content = 42), /export\.messages\.1\.message\.content/],
+  ["missing content", (d) => delete d.messages[4].message.content, /export\.messages\.4\.message\.content/],
+  ["a text part without text", (d) => (d.messages[5].message.content[0] = { type: "text", text: 7 }), /export\.messages\.5\.message\.content\.0/],
+  ["a timestamp far in the future", (d) => (d.messages[2].createdAt = 1e300), /export\.messages\.2\.createdAt/],
+  ["a negative timestamp", (d) => (d.messages[2].createdAt = -1), /export\.messages\.2\.createdAt/],
+  ["a fractional timestamp", (d) => (d.summaries[0].createdAt = 1.5), /export\.summaries\.0\.createdAt/],
+  ["tool calls on a user message", (d) => (d.messages[1].message.tool_calls = d.messages[2].message.tool_calls), /export\.messages\.1\.message\.tool_calls/],
+  ["an empty tool_calls list", (d) => (d.messages[4].message.tool_calls = []), /export\.messages\.4\.message\.tool_calls/],
+  ["a tool result without its call", (d) => (d.messages[3].message.tool_call_id = "c9"), /export\.messages\.3\.message\.tool_call_id: answers call "c9"/],
+  ["a tool result before its call", (d) => ([d.messages[2], d.messages[3]] = [d.messages[3], d.messages[2]]), /export\.messages\.2\.message\.tool_call_id/],
+  ["a call id twice in one message", (d) => d.messages[2].message.tool_calls.push({ ...d.messages[2].message.tool_calls[0] }), /export\.messages\.2\.message\.tool_calls\.1\.id: call id "c1" appears twice/],
+  ["a tool result without tool_call_id", (d) => delete d.messages[3].message.tool_call_id, /export\.messages\.3\.message\.tool_call_id/],
+  ["an unpaired surrogate", (d) => (d.messages[4].message.content = "a\uD800b"), /export\.messages\.4\.message\.content/],
+  ["a message larger than the bound", (d) => (d.messages[4].message.content = "x".repeat(MAX_MESSAGE_CHARS)), /export\.messages\.4\.message: a message of at most/],
+  ["a leaf source outside the conversation", (d) => (d.summaries[0].messages = [1, 60]), /export\.summaries\.0\.messages\.1: message 60 is not in this conversation/],
+  ["a leaf without sources", (d) => (d.summaries[0].messages = []), /export\.summaries\.0\.messages: a leaf covers at least one message/],
+  ["a leaf with children", (d) => (d.summaries[1].children = [0]), /export\.summaries\.1\.children: a leaf covers messages/],
+  ["a leaf deeper than 0", (d) => (d.summaries[0].depth = 1), /export\.summaries\.0\.depth/],
+  ["repeated leaf sources", (d) => (d.summaries[0].messages = [1, 1]), /export\.summaries\.0\.messages\.1/],
+  ["a condensed summary without children", (d) => (d.summaries[2].children = []), /export\.summaries\.2\.children/],
+  ["a condensed summary with messages", (d) => (d.summaries[2].messages = [1]), /export\.summaries\.2\.messages/],
+  ["a cycle (a summary covering itself)", (d) => (d.summaries[2].children = [0, 2]), /export\.summaries\.2\.children\.1: summary 2 must come earlier/],
+  ["a child outside the document", (d) => (d.summaries[2].children = [0, 7]), /export\.summaries\.2\.children\.1/],
+  ["a condensed summary not deeper than its children", (d) => (d.summaries[2].depth = 0), /export\.summaries\.2\.depth/],
+  ["summaries out of export order", (d) => (d.summaries = [d.summaries[1], d.summaries[0], { ...d.summaries[2], children: [1, 0] }]), /export\.summaries\.1: summaries in export order/],
+  ["the same summary twice", (d) => (d.summaries = [d.summaries[0], { ...d.summaries[0] }]), /export\.summaries\.1: the same summary as summaries\.0/],
+  ["a summary with an empty content", (d) => (d.summaries[0].content = ""), /export\.summaries\.0\.content/],
+  ["a NUL in a summary", (d) => (d.summaries[0].content = "a\u0000b"), /export\.summaries\.0\.content/],
+  ["a frontier item out of range", (d) => (d.frontier = [{ summary: 9 }]), /export\.frontier\.0\.summary: summary 9 is not in this document/],
+  ["a frontier item twice", (d) => (d.frontier = [{ message: 0 }, { message: 0 }]), /export\.frontier\.1: items in conversation order/],
+  ["a frontier overlapping a summary", (d) => (d.frontier = [{ summary: 2 }, { message: 3 }]), /export\.frontier\.1: items in conversation order/],
+  ["an unknown top-level field", (d) => (d.extra = 1), /export: Unrecognized key/],
+  ["a missing session id", (d) => (d.sessionId = ""), /export\.sessionId/],
+];
+
+async function nothingWritten(store: LcmStoreDriver): Promise<void> {
+  expect(await store.listConversations()).toEqual([]);
+}
+
+export function transferContract(options: StoreContractOptions): void {
+  describe("export / import", () => {
+    const scope = storeScope(options);
+    afterEach(() => scope.disposeAll());
+
+    it("round-trips a document exactly, and refuses a session that is not fresh", async () => {
+      const store = await scope.open({ redaction: false });
+      const doc = baseDoc();
+      expect(await importConversation(store, clone(doc))).toMatchObject({ messages: 6, summaries: 3 });
+      expect(await exportConversation(store, "doc-1")).toEqual(doc);
+      await expect(importConversation(store, clone(doc))).rejects.toThrow(/session "doc-1" already holds 6 messages/);
+    });
+
+    it("refuses each broken rule before its first write, naming the field", async () => {
+      const store = await scope.open({ redaction: false });
+      for (const [name, mutate, path] of INVALID) {
+        const doc: any = clone(baseDoc());
+        mutate(doc);
+        await expect(importConversation(store, doc), name).rejects.toThrow(path);
+        await nothingWritten(store);
+      }
+    });
+
+    // The largest allowed message (8 MiB) takes a while on a loaded machine: a generous timeout, no timing asserted.
+    it("round-trips edge cases: empty content, unusual unicode, NUL in a message, the largest allowed message", { timeout: 120_000 }, async () => {
+      const store = await scope.open({ redaction: false });
+      const doc = baseDoc();
+      const odd = "e\u0301 \u{1F469}\u200D\u{1F4BB} \u202Eevil\u202C \u2028 \uFEFF \u{10FFFF} 𝔘𝔫𝔦 \u0000 end";
+      const big = "y".repeat(MAX_MESSAGE_CHARS - 64);
+      doc.messages.push(
+        { message: { role: "user", content: "" }, createdAt: T0 + 30_000 } as Doc["messages"][number],
+        { message: { role: "assistant", content: odd, name: "ünï", custom: { k: [1, null, "\u0000"] } }, createdAt: T0 + 31_000 } as Doc["messages"][number],
+        { message: { role: "user", content: big }, createdAt: T0 + 32_000 } as Doc["messages"][number],
+        { message: { role: "user", content: [] }, createdAt: 0 } as Doc["messages"][number],
+      );
+      doc.frontier.push({ message: 6 }, { message: 7 }, { message: 8 }, { message: 9 });
+      await importConversation(store, JSON.parse(JSON.stringify(doc)));
+      const back = await exportConversation(store, "doc-1");
+      expect(back).toEqual(doc);
+    });
+
+    it("round-trips generated documents, and refuses generated breakage with nothing written", async () => {
+      const store = await scope.open({ redaction: false });
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(generatedDoc, fc.integer({ min: 0, max: INVALID.length - 1 }), async (generated, broken) => {
+          const doc = { ...generated, sessionId: `${generated.sessionId}#${run++}` };
+          const before = (await store.listConversations()).length;
+          await importConversation(store, clone(doc));
+          expect(await exportConversation(store, doc.sessionId)).toEqual(doc);
+          const bad: any = clone(baseDoc());
+          INVALID[broken]![1](bad);
+          await expect(importConversation(store, bad)).rejects.toThrow(/invalid LCM conversation export/);
+          expect(await store.listConversations()).toHaveLength(before + 1);
+        }),
+        { numRuns: 25 },
+      );
+    });
+
+    it("of two imports of one conversation at once, one is stored and the other refused: rows never interleave", async () => {
+      const store = await scope.open({ redaction: false });
+      const doc = baseDoc();
+      for (let round = 0; round < 3; round++) {
+        const sessionId = `race-${round}`;
+        const results = await Promise.allSettled([importConversation(store, { ...clone(doc), sessionId }), importConversation(store, { ...clone(doc), sessionId })]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+        expect(String(refused.reason)).toMatch(/already holds|is in use|another writer at the same time/);
+        expect(await exportConversation(store, sessionId)).toEqual({ ...doc, sessionId });
+      }
+    });
+
+    it("the same holds for two handles on one store (two connections, as two processes have)", async () => {
+      const store = await scope.open({ redaction: false });
+      const other = await scope.again();
+      const doc = baseDoc();
+      for (let round = 0; round < 3; round++) {
+        const sessionId = `race2-${round}`;
+        const results = await Promise.allSettled([importConversation(store, { ...clone(doc), sessionId }), importConversation(other, { ...clone(doc), sessionId })]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        expect(String((results.find((r) => r.status === "rejected") as PromiseRejectedResult).reason)).toMatch(/already holds|is in use|another writer at the same time/);
+        expect(await exportConversation(other, sessionId)).toEqual({ ...doc, sessionId });
+      }
+    });
+  });
+}
+
+/** Valid documents: text, tool exchanges and unicode; leaves over consecutive runs, one condensed on top. */
+const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom("", "café résumé", "静默模式", "\u{1F600}", "a\u0000b"));
+const generatedDoc: fc.Arbitrary<Doc> = fc
+  .record({
+    turns: fc.array(fc.tuple(text, text, fc.boolean()), { minLength: 1, maxLength: 8 }),
+    leafSize: fc.integer({ min: 1, max: 4 }),
+    session: fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes("\u0000")),
+  })
+  .map(({ turns, leafSize, session }) => {
+    const messages: Array<Record<string, unknown>> = [];
+    turns.forEach(([q, a, tool], i) => {
+      messages.push({ role: "user", content: q });
+      if (tool) messages.push({ role: "assistant", content: null, tool_calls: [{ id: `t${i}`, type: "function", function: { name: "f", arguments: a } }] }, { role: "tool", tool_call_id: `t${i}`, content: a });
+      else messages.push({ role: "assistant", content: a });
+    });
+    const summaries: Doc["summaries"] = [];
+    const covered = Math.floor(messages.length / leafSize / 2) * leafSize * 2;
+    for (let from = 0; from < covered; from += leafSize) {
+      summaries.push({ kind: "leaf", depth: 0, content: `leaf ${from}`, tokens: 3, level: "normal", model: null, meta: null, createdAt: T0, messages: Array.from({ length: leafSize }, (_, k) => from + k) });
+    }
+    const frontier: Doc["frontier"] = [];
+    if (summaries.length >= 2) {
+      summaries.push({ kind: "condensed", depth: 1, content: "all of it", tokens: 2, level: "aggressive", model: "m", meta: { n: summaries.length }, createdAt: T0 + 1, children: summaries.map((_, k) => k) });
+      frontier.push({ summary: summaries.length - 1 });
+    }
+    for (let p = covered; p < messages.length; p++) frontier.push({ message: p });
+    return {
+      format: "lcm-conversation",
+      version: 1,
+      sessionId: session,
+      messages: messages.map((message, i) => ({ message, createdAt: T0 + i })),
+      summaries,
+      frontier,
+    } as Doc;
+  });
