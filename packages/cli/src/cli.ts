@@ -1,4 +1,5 @@
 import { CliError, EXIT, isCliError, type ExitCode } from "./errors.js";
+import { storeProblem } from "./lcm/store-errors.js";
 import { HELP_BY_COMMAND, MAIN_HELP } from "./help.js";
 import type { CliIO } from "./io.js";
 import { cliVersion } from "./version.js";
@@ -80,6 +81,9 @@ export function reportError(error: unknown, io: CliIO, verbose: boolean): number
 /** Errors from our dependencies, recognised by name so duplicated package copies still match. */
 export function classifyError(error: unknown): { code: ExitCode; message: string; hints: readonly string[] } {
   if (isCliError(error)) return { code: error.exitCode, message: error.message, hints: error.hints };
+  // A PostgreSQL server error (SQLSTATE and severity) or a missing pg package is a store problem, not a bug.
+  const store = error instanceof Error && ("severity" in error || /"pg" package/.test(error.message)) ? storeProblem(error) : null;
+  if (store) return { code: store.exitCode, message: store.message, hints: store.hints };
   if (error instanceof Error) {
     switch (error.name) {
       case "ConfigError":

@@ -140,13 +140,19 @@ documented skeleton ContextEngine subclass and a test running the contract kit. 
 `;
 
 export const LCM_HELP = `Usage:
-  context-engine lcm export --session <id> [--store <file|postgres://…>] [--schema <name>] [--out <file>]
+  context-engine lcm list [--store <file|postgres://…>] [--schema <name>] [--json]
+  context-engine lcm export --session <id|prefix> [--store <file|postgres://…>] [--schema <name>] [--out <file>]
   context-engine lcm import <file> [--store <file|postgres://…>] [--schema <name>] [--as <id>]
 
-Moves one conversation of the LCM engine between stores, losslessly: every message as stored, the
-summaries with their lineage, and the active context. The store is a SQLite file (default
-./.lcm/lcm.sqlite) or a postgres:// URL (schema from --schema, default lcm). Import refuses a session
-that already holds messages; --as imports under another session id.
+list shows the stored conversations: id, last use, size and first request. export and import move
+one conversation between stores, losslessly: every message as stored, the summaries with their
+lineage, and the active context. --session takes an id or a prefix naming one conversation.
+
+The store is the one chat uses: engines.lcm.store (or database_path) from config.yaml, else
+$CONTEXT_ENGINE_HOME/data/lcm/lcm.sqlite. --store names another: a SQLite file or a postgres://
+(postgresql://) URL, schema from --schema (default lcm); any other URL scheme is refused. A password
+belongs in PGPASSWORD or ~/.pgpass, and is never printed. Import refuses a session that already holds
+messages; --as imports under another session id.
 `;
 
 export const HELP_BY_COMMAND: Record<string, string> = {

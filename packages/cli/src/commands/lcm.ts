@@ -1,11 +1,16 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseCommandArgs } from "../args.js";
 import { EXIT, InputError, UsageError } from "../errors.js";
 import { LCM_HELP } from "../help.js";
 import type { CliIO } from "../io.js";
+import { listConversations, pickConversation } from "../lcm/list.js";
+import { storeProblem } from "../lcm/store-errors.js";
+import { requireExistingSqlite, resolveStoreTarget, type StoreTarget } from "../lcm/store-target.js";
 
-/** `context-engine lcm export|import`: move one conversation between LCM stores (SQLite file or PostgreSQL). */
+const SUBCOMMANDS = ["list", "export", "import"] as const;
+
+/** `context-engine lcm list|export|import`: see and move conversations of LCM stores (SQLite file or PostgreSQL). */
 export async function lcmCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("lcm", argv, {
     store: { type: "string" },
@@ -13,45 +18,84 @@ export async function lcmCommand(argv: string[], io: CliIO): Promise<number> {
     session: { type: "string" },
     as: { type: "string" },
     out: { type: "string", short: "o" },
+    json: { type: "boolean" },
   });
   const [sub, ...rest] = positionals;
   if (values.help || sub === "help" || sub === undefined) {
     (sub === undefined && !values.help ? io.stderr : io.stdout).write(LCM_HELP);
     return sub === undefined && !values.help ? EXIT.usage : EXIT.ok;
   }
-  if (sub !== "export" && sub !== "import") throw new UsageError(`lcm: unknown subcommand ${JSON.stringify(sub)}`, { hints: ["Use 'context-engine lcm export' or 'context-engine lcm import'."] });
-  const lcm = await import("@context-engine/lcm");
-  const target = values.store ?? resolve(io.cwd, ".lcm", "lcm.sqlite");
-  const store = /^postgres(ql)?:\/\//.test(target)
-    ? await lcm.openPostgresStore({ url: target, ...(values.schema ? { schema: values.schema } : {}) })
-    : lcm.openLcmStore({ path: resolve(io.cwd, target) });
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) {
+    throw new UsageError(`lcm: unknown subcommand ${JSON.stringify(sub)}`, { hints: [`Use one of: ${SUBCOMMANDS.map((s) => `context-engine lcm ${s}`).join(", ")}.`] });
+  }
+  const { loadConfig } = await import("@context-engine/plugin-loader");
+  const loaded = values.store === undefined ? await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) }) : undefined;
+  const target = resolveStoreTarget(values.store, { cwd: io.cwd, env: io.env, ...(loaded ? { loaded } : {}) });
+  if (sub !== "import") requireExistingSqlite(target);
+  if (sub === "export" && rest.length) throw new UsageError(`lcm export: unexpected argument ${JSON.stringify(rest[0])}`);
+  if (sub === "export" && !values.session) throw new UsageError("lcm export: --session <id or prefix> is required", { hints: ["'context-engine lcm list' shows the stored conversations."] });
+
+  const store = await openStore(target, values.schema);
   try {
-    if (sub === "export") {
-      if (!values.session) throw new UsageError("lcm export: --session <id> is required");
-      if (rest.length) throw new UsageError(`lcm export: unexpected argument ${JSON.stringify(rest[0])}`);
-      const doc = await lcm.exportConversation(store, values.session);
-      if (!doc) throw new InputError(`lcm export: no conversation for session ${JSON.stringify(values.session)} in ${target}`);
-      const text = `${JSON.stringify(doc)}\n`;
-      if (values.out) writeFileSync(resolve(io.cwd, values.out), text);
-      else io.stdout.write(text);
-      io.stderr.write(`exported ${doc.messages.length} messages and ${doc.summaries.length} summaries of ${values.session}\n`);
-      return EXIT.ok;
-    }
-    const [file, ...extra] = rest;
-    if (!file) throw new UsageError("lcm import: the export file is required (lcm import <file>)");
-    if (extra.length) throw new UsageError(`lcm import: unexpected argument ${JSON.stringify(extra[0])}`);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(resolve(io.cwd, file), "utf8"));
-    } catch (error) {
-      throw new InputError(`lcm import: ${file} is not a JSON export: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    const report = await lcm.importConversation(store, raw, values.as ? { as: values.as } : {}).catch((error: unknown) => {
-      throw new InputError(error instanceof Error ? error.message : String(error));
-    });
-    io.stdout.write(`imported ${report.messages} messages and ${report.summaries} summaries into ${target}\n`);
-    return EXIT.ok;
+    if (sub === "list") return await listConversations(store, target, io, { json: values.json === true });
+    if (sub === "export") return await exportOne(store, target, values.session!, values.out, io);
+    return await importOne(store, target, rest, values.as, io);
+  } catch (error) {
+    throw storeProblem(error, target.shown) ?? error;
   } finally {
     await store.close();
   }
+}
+
+type Lcm = typeof import("@context-engine/lcm");
+export type OpenedStore = Awaited<ReturnType<Lcm["openPostgresStore"]>>;
+
+async function openStore(target: StoreTarget, schema: string | undefined): Promise<OpenedStore> {
+  const lcm = await import("@context-engine/lcm");
+  try {
+    if (target.kind === "postgres") return await lcm.openPostgresStore({ url: target.url, ...(schema ? { schema } : {}) });
+    if (schema) throw new UsageError("lcm: --schema applies to a postgres:// store only");
+    // The SQLite store's close() is synchronous; awaiting it is the same.
+    return lcm.openLcmStore({ path: target.path }) as unknown as OpenedStore;
+  } catch (error) {
+    throw storeProblem(error, target.shown) ?? error;
+  }
+}
+
+async function exportOne(store: OpenedStore, target: StoreTarget, wanted: string, out: string | undefined, io: CliIO): Promise<number> {
+  const lcm = await import("@context-engine/lcm");
+  const sessionId = await pickConversation(store, wanted, target);
+  const doc = await lcm.exportConversation(store, sessionId);
+  if (!doc) throw new InputError(`lcm export: no conversation for session ${JSON.stringify(sessionId)} in ${target.shown}`);
+  const text = `${JSON.stringify(doc)}\n`;
+  if (out) {
+    const path = resolve(io.cwd, out);
+    try {
+      writeFileSync(path, text, { mode: 0o600 });
+    } catch (error) {
+      // A half-written export is worse than none.
+      rmSync(path, { force: true });
+      throw new InputError(`lcm export: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  } else io.stdout.write(text);
+  io.stderr.write(`exported ${doc.messages.length} messages and ${doc.summaries.length} summaries of ${sessionId}\n`);
+  return EXIT.ok;
+}
+
+async function importOne(store: OpenedStore, target: StoreTarget, rest: string[], as: string | undefined, io: CliIO): Promise<number> {
+  const lcm = await import("@context-engine/lcm");
+  const [file, ...extra] = rest;
+  if (!file) throw new UsageError("lcm import: the export file is required (lcm import <file>)");
+  if (extra.length) throw new UsageError(`lcm import: unexpected argument ${JSON.stringify(extra[0])}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(resolve(io.cwd, file), "utf8"));
+  } catch (error) {
+    throw new InputError(`lcm import: ${file} is not a JSON export: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const report = await lcm.importConversation(store, raw, as ? { as } : {}).catch((error: unknown) => {
+    throw storeProblem(error, target.shown) ?? new InputError(error instanceof Error ? error.message : String(error));
+  });
+  io.stdout.write(`imported ${report.messages} messages and ${report.summaries} summaries into ${target.shown}\n`);
+  return EXIT.ok;
 }
