@@ -75,10 +75,16 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     const line = describeChatEvent(event, err);
     if (line) (view ? view.notice(line) : say(line));
   };
+  // A resumed chat continues with the engine it used (its stored context lives there), unless --engine says otherwise.
+  const recordedEngine = resume && !values.engine ? resume.header.engine : undefined;
+  if (resume && values.engine && values.engine !== resume.header.engine) {
+    say(err.yellow(`⚠ chat ${resume.header.id} used the ${resume.header.engine} engine; continuing with ${values.engine} as asked (the transcript is replayed into it)`));
+  }
   const setup: ChatSetup = await setUpChat({
     io,
     configPath: values.config,
-    engine: values.engine,
+    engine: values.engine ?? recordedEngine,
+    ...(recordedEngine ? { resumedFrom: { id: resume!.header.id, engine: recordedEngine } } : {}),
     model: values.model,
     contextLength,
     systemPrompt: values.system ?? restoredSystem,
@@ -203,17 +209,25 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-/** `--resume [id]`: the id is the next argument when it looks like one (no spaces, not a flag), else the latest chat. */
+/**
+ * `--resume [id]`: the next argument is the id (or a prefix of one) when it is a single word and
+ * not a flag, so `--resume 9d9 "continue please"` resumes 9d9; a message of several words after a
+ * bare `--resume` continues the newest chat. A path-like value is refused later, before anything is sent.
+ */
 function takeResume(argv: string[]): { resumeId: string | null | undefined; rest: string[] } {
   const rest: string[] = [];
   let resumeId: string | null | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
     if (a.startsWith("--resume=")) resumeId = a.slice("--resume=".length) || null;
     else if (a === "--resume" || a === "-r") {
       const next = argv[i + 1];
-      if (next !== undefined && /^[A-Za-z0-9._-]{4,128}$/.test(next) && !next.startsWith("-")) {
-        resumeId = next;
+      if (next !== undefined && next !== "-" && !next.startsWith("-") && next.trim() !== "" && !/\s/.test(next.trim())) {
+        resumeId = next.trim();
         i++;
       } else resumeId = null;
     } else rest.push(a);
