@@ -1,4 +1,5 @@
 import { CliError, EXIT, isCliError, type ExitCode } from "./errors.js";
+import { checkHome } from "./home-check.js";
 import { storeProblem } from "./lcm/store-errors.js";
 import { HELP_BY_COMMAND, MAIN_HELP } from "./help.js";
 import type { CliIO } from "./io.js";
@@ -36,6 +37,8 @@ async function dispatch(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const rest = args.slice(1);
+  // Help needs no home; every command that reads or writes files does.
+  if (first !== "help" && !rest.includes("--help") && !rest.includes("-h")) checkHome(io);
   switch (first) {
     case "help": {
       const topic = rest[0];
