@@ -132,11 +132,15 @@ file:line:column. Exits 3 when the config has errors.
 
 export const NEW_ENGINE_HELP = `Usage:
   context-engine new-engine <name> [--dir <path>] [--description <text>]
+                             [--core-from <folder|tarball>] [--kit-from <folder|tarball>]
 
 Creates ./<name> (or --dir) with an npm engine package: @context-engine/core as a peer
 dependency, a tsc build to dist/, an exports map, the contextEngine field, plugin.yaml, a
 documented skeleton ContextEngine subclass and a test running the contract kit. Then:
   cd <name> && npm install && npm test
+
+Before @context-engine/* is published, --core-from and --kit-from take local copies instead of the
+registry: the package folders, or tarballs made with 'pnpm pack' (see the README's author path).
 `;
 
 export const LCM_HELP = `Usage:
