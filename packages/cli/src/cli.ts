@@ -1,4 +1,5 @@
 import { CliError, EXIT, isCliError, type ExitCode } from "./errors.js";
+import { closest } from "./suggest.js";
 import { checkHome } from "./home-check.js";
 import { storeProblem } from "./lcm/store-errors.js";
 import { HELP_BY_COMMAND, MAIN_HELP } from "./help.js";
@@ -42,7 +43,7 @@ async function dispatch(args: string[], io: CliIO): Promise<number> {
   switch (first) {
     case "help": {
       const topic = rest[0];
-      if (!topic) io.stdout.write(MAIN_HELP);
+      if (!topic || topic === "--help" || topic === "-h" || topic === "help") io.stdout.write(MAIN_HELP);
       else if (HELP_BY_COMMAND[topic]) io.stdout.write(HELP_BY_COMMAND[topic]!);
       else throw unknownCommand(topic);
       return EXIT.ok;
@@ -65,7 +66,7 @@ async function dispatch(args: string[], io: CliIO): Promise<number> {
 }
 
 function unknownCommand(name: string): CliError {
-  const guess = COMMANDS.find((c) => c.startsWith(name.slice(0, 2)));
+  const guess = closest(name, COMMANDS);
   return new CliError(`unknown command ${JSON.stringify(name)}`, EXIT.usage, {
     hints: [guess ? `Did you mean '${guess}'?` : `Commands: ${COMMANDS.join(", ")}.`, "Run 'context-engine --help' for usage."],
   });

@@ -38,7 +38,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     system: { type: "string" },
     list: { type: "boolean" },
     "no-save": { type: "boolean" },
-  });
+  }, ["resume"]);
   if (values.help) {
     io.stdout.write(CHAT_HELP);
     return EXIT.ok;
