@@ -66,12 +66,15 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   // Events arrive before the session exists; the view and the log attach once it does.
   let view: TurnView | null = null;
   let compactions: CompactionLog | null = null;
+  let manualCompaction = false;
   let lastRequest: { messages: readonly Message[]; estimatedTokens: number; selection: string } | null = null;
   const onEvent = (event: HostEvent) => {
     compactions?.observe(event);
     if (event.type === "provider.request") lastRequest = { messages: event.messages, estimatedTokens: event.estimatedTokens, selection: event.selection };
     if (event.type === "provider.request") return view?.request();
     if (event.type === "provider.delta") return;
+    // /compress prints its own result line; the result event would say the same thing a second time.
+    if (manualCompaction && event.type.startsWith("compaction.") && event.type !== "compaction.started") return;
     const line = describeChatEvent(event, err);
     if (line) (view ? view.notice(line) : say(line));
   };
@@ -160,7 +163,13 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         const command = host.parseSlashCommand(trimmed);
         if (!command) return null;
         const idBefore = session.id;
-        const outcome = await host.runSlashCommand(session, command, { resolveContextLength: (m) => host.defaultContextLength(m) });
+        manualCompaction = command.name === "compress";
+        let outcome;
+        try {
+          outcome = await host.runSlashCommand(session, command, { resolveContextLength: (m) => host.defaultContextLength(m) });
+        } finally {
+          manualCompaction = false;
+        }
         if (session.id !== idBefore) saveHeader();
         if (command.name === "help") return `${outcome.output}\n${CHAT_COMMAND_HELP.map(([k, v]) => `${k.padEnd(32)} ${v}`).join("\n")}`;
         return outcome.output;
