@@ -93,4 +93,13 @@ describe("chat --resume <id|prefix> \"message\"", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("7ee70001 (openai-jsonl, 2 messages");
   });
+
+  it("chat --list fits the terminal width", async () => {
+    const long = "a first message long enough to run past any narrow terminal, with more words after it";
+    const s = await withChats([{ file: "5157a001.jsonl", lines: [message("user", long), message("assistant", "ok")] }]);
+    const r = await runBin(["chat", "--list"], { ...s, env: { ...s.env, COLUMNS: "70" } });
+    expect(r.code, r.stderr).toBe(0);
+    for (const line of r.stdout.split("\n").slice(0, 3)) expect(line.length, line).toBeLessThanOrEqual(70);
+    expect(r.stdout).toMatch(/5157a001 .* a first/);
+  });
 });

@@ -1,7 +1,7 @@
 import { resolveHome } from "@context-engine/plugin-loader";
 import { InputError, UsageError } from "../errors.js";
 import { formatInt } from "../format/numbers.js";
-import { renderTable } from "../format/table.js";
+import { renderFitTable } from "../format/fit-table.js";
 import type { CliIO } from "../io.js";
 import { isChatId, TranscriptStore, type LoadedTranscript } from "./transcripts.js";
 
@@ -10,21 +10,22 @@ export function openStore(io: CliIO): TranscriptStore {
   return new TranscriptStore(resolveHome({ env: io.env, cwd: io.cwd }));
 }
 
-export function listChats(store: TranscriptStore): string {
+export function listChats(store: TranscriptStore, width = Number.POSITIVE_INFINITY): string {
   const chats = store.list();
   if (chats.length === 0) return `No saved chats yet (they are kept in ${store.dir}).\n`;
-  const rows = chats.map((c) => [
-    c.id,
-    c.updatedAt.toISOString().slice(0, 16).replace("T", " "),
-    c.model,
-    c.engine,
-    formatInt(c.messages),
-    oneLine(c.firstUser, 50),
-  ]);
-  return `${renderTable(
-    [{ header: "id" }, { header: "last active (UTC)" }, { header: "model" }, { header: "engine" }, { header: "messages", align: "right" }, { header: "first message" }],
-    rows,
-  )}Resume one with: context-engine chat --resume <id>   (the newest: --resume alone)\n`;
+  const rows = chats.map((c) =>
+    [c.id, c.updatedAt.toISOString().slice(0, 16).replace("T", " "), c.model, c.engine, formatInt(c.messages), oneLine(c.firstUser, 200)].map((text) => ({ text })),
+  );
+  const columns = [
+    { header: "id" },
+    { header: "last active (UTC)" },
+    { header: "model", max: 24, flex: "cut" as const },
+    { header: "engine", max: 16 },
+    { header: "messages" },
+    { header: "first message", flex: "cut" as const },
+  ];
+  const table = renderFitTable(columns, rows, Number.isFinite(width) ? width : 10_000);
+  return `${table}Resume one with: context-engine chat --resume <id or prefix>   (the newest: --resume alone)\n`;
 }
 
 /** `--resume <value>`: a value that is a path, not an id, is refused before anything is sent. */

@@ -51,7 +51,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const store = values["no-save"] ? null : openStore(io);
   if (values.list) {
     if (!store) throw new UsageError("chat: --list and --no-save do not go together");
-    io.stdout.write(listChats(store));
+    const columns = (io.stdout as { columns?: number }).columns ?? (Number(io.env.COLUMNS) || undefined);
+    io.stdout.write(listChats(store, columns));
     return EXIT.ok;
   }
 
