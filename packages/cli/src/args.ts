@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "./errors.js";
+import { closest } from "./suggest.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -24,14 +25,17 @@ export interface ParsedCommandArgs<O extends Options> {
  * `util.parseArgs` in strict mode, with its errors turned into a UsageError
  * that names the command, so a typo exits 2 with a hint instead of a stack.
  */
-export function parseCommandArgs<O extends Options>(command: string, argv: string[], options: O): ParsedCommandArgs<O> {
+export function parseCommandArgs<O extends Options>(command: string, argv: string[], options: O, otherOptions: readonly string[] = []): ParsedCommandArgs<O> {
   try {
     const parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
     return { values: parsed.values as ParsedCommandArgs<O>["values"], positionals: parsed.positionals };
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, "");
+    const unknown = /Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    const names = [...Object.keys({ ...COMMON_OPTIONS, ...options }), ...otherOptions].map((n) => `--${n}`);
+    const guess = unknown?.startsWith("--") ? closest(unknown.split("=")[0]!, names) : undefined;
     throw new UsageError(`${command}: ${message}`, {
-      hints: [`Run 'context-engine ${command} --help' for the options.`],
+      hints: [...(guess ? [`Did you mean ${guess}?`] : []), `Run 'context-engine ${command} --help' for the options.`],
     });
   }
 }

@@ -1,4 +1,7 @@
 import { CliError, EXIT, isCliError, type ExitCode } from "./errors.js";
+import { closest } from "./suggest.js";
+import { checkHome } from "./home-check.js";
+import { storeProblem } from "./lcm/store-errors.js";
 import { HELP_BY_COMMAND, MAIN_HELP } from "./help.js";
 import type { CliIO } from "./io.js";
 import { cliVersion } from "./version.js";
@@ -35,10 +38,12 @@ async function dispatch(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const rest = args.slice(1);
+  // Help needs no home; every command that reads or writes files does.
+  if (first !== "help" && !rest.includes("--help") && !rest.includes("-h")) checkHome(io);
   switch (first) {
     case "help": {
       const topic = rest[0];
-      if (!topic) io.stdout.write(MAIN_HELP);
+      if (!topic || topic === "--help" || topic === "-h" || topic === "help") io.stdout.write(MAIN_HELP);
       else if (HELP_BY_COMMAND[topic]) io.stdout.write(HELP_BY_COMMAND[topic]!);
       else throw unknownCommand(topic);
       return EXIT.ok;
@@ -61,7 +66,7 @@ async function dispatch(args: string[], io: CliIO): Promise<number> {
 }
 
 function unknownCommand(name: string): CliError {
-  const guess = COMMANDS.find((c) => c.startsWith(name.slice(0, 2)));
+  const guess = closest(name, COMMANDS);
   return new CliError(`unknown command ${JSON.stringify(name)}`, EXIT.usage, {
     hints: [guess ? `Did you mean '${guess}'?` : `Commands: ${COMMANDS.join(", ")}.`, "Run 'context-engine --help' for usage."],
   });
@@ -80,6 +85,9 @@ export function reportError(error: unknown, io: CliIO, verbose: boolean): number
 /** Errors from our dependencies, recognised by name so duplicated package copies still match. */
 export function classifyError(error: unknown): { code: ExitCode; message: string; hints: readonly string[] } {
   if (isCliError(error)) return { code: error.exitCode, message: error.message, hints: error.hints };
+  // A PostgreSQL server error (SQLSTATE and severity) or a missing pg package is a store problem, not a bug.
+  const store = error instanceof Error && ("severity" in error || /"pg" package/.test(error.message)) ? storeProblem(error) : null;
+  if (store) return { code: store.exitCode, message: store.message, hints: store.hints };
   if (error instanceof Error) {
     switch (error.name) {
       case "ConfigError":

@@ -132,21 +132,31 @@ file:line:column. Exits 3 when the config has errors.
 
 export const NEW_ENGINE_HELP = `Usage:
   context-engine new-engine <name> [--dir <path>] [--description <text>]
+                             [--core-from <folder|tarball>] [--kit-from <folder|tarball>]
 
 Creates ./<name> (or --dir) with an npm engine package: @context-engine/core as a peer
 dependency, a tsc build to dist/, an exports map, the contextEngine field, plugin.yaml, a
 documented skeleton ContextEngine subclass and a test running the contract kit. Then:
   cd <name> && npm install && npm test
+
+Before @context-engine/* is published, --core-from and --kit-from take local copies instead of the
+registry: the package folders, or tarballs made with 'pnpm pack' (see the README's author path).
 `;
 
 export const LCM_HELP = `Usage:
-  context-engine lcm export --session <id> [--store <file|postgres://…>] [--schema <name>] [--out <file>]
+  context-engine lcm list [--store <file|postgres://…>] [--schema <name>] [--json]
+  context-engine lcm export --session <id|prefix> [--store <file|postgres://…>] [--schema <name>] [--out <file>]
   context-engine lcm import <file> [--store <file|postgres://…>] [--schema <name>] [--as <id>]
 
-Moves one conversation of the LCM engine between stores, losslessly: every message as stored, the
-summaries with their lineage, and the active context. The store is a SQLite file (default
-./.lcm/lcm.sqlite) or a postgres:// URL (schema from --schema, default lcm). Import refuses a session
-that already holds messages; --as imports under another session id.
+list shows the stored conversations: id, last use, size and first request. export and import move
+one conversation between stores, losslessly: every message as stored, the summaries with their
+lineage, and the active context. --session takes an id or a prefix naming one conversation.
+
+The store is the one chat uses: engines.lcm.store (or database_path) from config.yaml, else
+$CONTEXT_ENGINE_HOME/data/lcm/lcm.sqlite. --store names another: a SQLite file or a postgres://
+(postgresql://) URL, schema from --schema (default lcm); any other URL scheme is refused. A password
+belongs in PGPASSWORD or ~/.pgpass, and is never printed. Import refuses a session that already holds
+messages; --as imports under another session id.
 `;
 
 export const HELP_BY_COMMAND: Record<string, string> = {

@@ -26,3 +26,25 @@ function safeJson(data: Record<string, unknown>): string {
     return "{…}";
   }
 }
+
+/**
+ * Warnings of a long run as a person reads them: the first of each kind as one plain line (no
+ * data tail; --verbose shows it), repeats only counted, and `summary()` for the end of the run.
+ */
+export function createWarningTally(write: (line: string) => void): { logger: Logger; summary(): string | null } {
+  const counts = new Map<string, number>();
+  const warn = (message: string) => {
+    const n = counts.get(message) ?? 0;
+    counts.set(message, n + 1);
+    if (n === 0) write(`⚠ ${message}`);
+  };
+  return {
+    logger: { debug() {}, info() {}, warn, error: warn },
+    summary() {
+      if (counts.size === 0) return null;
+      const total = [...counts.values()].reduce((a, b) => a + b, 0);
+      const lines = [...counts].sort((a, b) => b[1] - a[1]).map(([message, n]) => `  ${String(n).padStart(4)}× ${message}`);
+      return `${total} warning(s) during the replay (--verbose shows each with its figures):\n${lines.join("\n")}\n`;
+    },
+  };
+}

@@ -177,3 +177,23 @@ describe("chat: transcripts, resume, list, one-shot", () => {
     expect(users).toEqual(["first line \n  second line", "class A:\n    x = 1"]);
   });
 });
+
+describe("chat: a failed or cancelled question is not kept", () => {
+  it("sending a failed message again does not duplicate it, in the request or the transcript", async () => {
+    const s = await setUp((_req, i) => (i === 0 ? { status: 500, body: { error: { message: "boom", type: "server_error" } } } : null), "host:\n  max_retries: 0\n");
+    const r = await runBin(["chat"], { ...s, input: "hello\nhello\n" });
+    expect(r.stderr).toContain("not kept in the conversation");
+    expect(server!.requests.map((q) => q.body.messages.map((m) => m.content))).toEqual([["hello"], ["hello"]]);
+    const file = readdirSync(join(s.home, "chats"))[0]!;
+    const saved = readFileSync(join(s.home, "chats", file), "utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l).message.content);
+    expect(saved).toEqual(["hello", "echo: hello"]);
+  });
+
+  it("a partial answer is reported, not silently dropped", async () => {
+    const s = await setUp((_req, i) => (i === 0 ? { stall: "The answer is" } : null), "  request_timeout_seconds: 1\nhost:\n  max_retries: 0\n");
+    const r = await runBin(["chat"], { ...s, input: "question\nquestion\n" });
+    expect(r.stdout).toContain("The answer is");
+    expect(r.stderr).toMatch(/the answer above is partial \(13 characters streamed before the turn ended\)/);
+    expect(server!.requests.at(-1)!.body.messages.map((m) => m.content)).toEqual(["question"]);
+  });
+});

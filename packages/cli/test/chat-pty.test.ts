@@ -155,4 +155,26 @@ describe.skipIf(ptyMissing !== null)("chat in a terminal (built binary in a pseu
     term.write("/exit\r");
     expect(await term.exited).toBe(0);
   });
+
+  it("text typed while an answer streams is not mixed into it, and waits at the next prompt", async () => {
+    const answer = "A steady answer that streams slowly in many small pieces for the typing test.";
+    server = await startChatServer(() => completion({ content: answer }), { chunkDelayMs: 60 });
+    const s = configure(server.url);
+    term = startPty(["chat"], { cwd: s.cwd, env: { ...s.env, NO_COLOR: "1" } });
+    await term.waitFor("you›");
+    const mark = term.plain().length;
+    term.write("hello\r");
+    await term.waitFor("A steady", { from: mark });
+    term.write("zqxj");
+    await term.waitFor("typing test.", { from: mark });
+    await term.waitFor(/you› zqxj/, { from: mark });
+    const during = term.plain().slice(mark);
+    // Not inside the answer: only once, after it, at the new prompt.
+    expect(during.slice(0, during.indexOf("typing test."))).not.toContain("zqxj");
+    term.write("\r");
+    await term.waitFor(/you›/, { from: term.plain().length });
+    expect(lastUser(server)).toBe("zqxj");
+    term.write("/exit\r");
+    expect(await term.exited).toBe(0);
+  });
 });

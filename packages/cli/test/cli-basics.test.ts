@@ -41,6 +41,14 @@ describe("context-engine (built binary): usage, help, errors", () => {
     expect(opt.code, opt.stderr).toBe(2);
     expect(opt.stderr).toContain("replay: Unknown option '--bogus'");
     expect(opt.stderr).toContain("context-engine replay --help");
+    const typo = await runBin(["replay", "--context-lenght", "4k", "x.jsonl"], s);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("Did you mean --context-length?");
+    const resumeTypo = await runBin(["chat", "--resme", "abc"], s);
+    expect(resumeTypo.stderr).toContain("Did you mean --resume?");
+    const helpHelp = await runBin(["help", "--help"], s);
+    expect(helpHelp.code, helpHelp.stderr).toBe(0);
+    expect(helpHelp.stdout).toContain("context-engine");
     const bad = await runBin(["replay", "--context-length", "lots", "x.jsonl"], s);
     expect(bad.code, bad.stderr).toBe(2);
     expect(bad.stderr).toContain('--context-length: expected a positive whole number (e.g. 16000 or 16k), got "lots"');

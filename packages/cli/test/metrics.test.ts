@@ -85,7 +85,7 @@ describe("MetricsCollector", () => {
     });
     expect(m.summary.overBudget).toBe(0);
     expect(m.summary.tokensSent).toBe(count(sys) + count(u1));
-    expect(m.errors).toEqual(["1 of 4 message(s) are no longer recoverable"]);
+    expect(m.errors).toEqual(["1 of 4 message(s) are no longer recoverable: message #2"]);
   });
 
   it("totals weigh prefix reuse by tokens across sessions", () => {

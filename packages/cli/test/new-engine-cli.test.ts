@@ -20,6 +20,32 @@ describe("context-engine new-engine (built binary)", () => {
   });
 });
 
+describe("context-engine new-engine: names that match imports, local sources", () => {
+  it("new-engine context / context-engine generate a class that does not collide with the imported ContextEngine", async () => {
+    const s = sandbox();
+    for (const name of ["context", "context-engine"]) {
+      const r = await runBin(["new-engine", name], s);
+      expect(r.code, r.stderr).toBe(0);
+      const source = readFileSync(join(s.cwd, name, "src", "index.ts"), "utf8");
+      expect(source).toContain("export default class ContextEngineImpl extends ContextEngine");
+      expect(readFileSync(join(s.cwd, name, "test", "contract.test.ts"), "utf8")).toContain("import ContextEngineImpl from");
+    }
+  });
+
+  it("--core-from takes a local tarball; a missing one is an input error", async () => {
+    const s = sandbox();
+    writeFileSync(join(s.cwd, "context-engine-core-0.1.0.tgz"), "");
+    const r = await runBin(["new-engine", "local-one", "--core-from", "context-engine-core-0.1.0.tgz"], s);
+    expect(r.code, r.stderr).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(s.cwd, "local-one", "package.json"), "utf8"));
+    expect(pkg.devDependencies["@context-engine/core"]).toBe(`file:${join(s.cwd, "context-engine-core-0.1.0.tgz")}`);
+    const missing = await runBin(["new-engine", "local-two", "--core-from", "nope.tgz"], s);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain("--core-from");
+    expect(existsSync(join(s.cwd, "local-two"))).toBe(false);
+  });
+});
+
 describe("plugins list with a broken selected engine", () => {
   it("does not show it as Active", async () => {
     const s = sandbox();

@@ -21,7 +21,12 @@ describe("context-engine plugins (built binary)", () => {
     expect(r.stdout).toMatch(/^ +compressor +builtin +[\d.]+ +ok /m);
     expect(r.stdout).toMatch(/^● +lcm +bundled +[\d.]+ +ok /m);
     expect(r.stdout).toMatch(/^ +broken +user +0\.0\.1 +plugin\.yaml name "other" does not match its directory "broken"/m);
-    expect(r.stdout).toContain(`Active: lcm (context.engine in ${join(s.cwd, "config.yaml")})`);
+    expect(r.stdout).toContain(`Active: lcm (context.engine in ${join(s.cwd, "config.yaml")}:2)`);
+    // A config.yaml that does not set context.engine is not named as its source.
+    writeFileSync(join(s.cwd, "config.yaml"), "model:\n  name: m\n");
+    const unset = await runBin(["plugins", "list"], { ...s, env: { ...s.env, COLUMNS: "200" } });
+    expect(unset.stdout).toContain(`Active: compressor (the default: ${join(s.cwd, "config.yaml")} does not set context.engine)`);
+    writeFileSync(join(s.cwd, "config.yaml"), "context:\n  engine: lcm\n");
     const json = await runBin(["plugins", "list", "--json"], s);
     const parsed = JSON.parse(json.stdout) as { engines: Array<{ name: string; active: boolean; status: string }> };
     expect(parsed.engines.filter((e) => e.active).map((e) => e.name)).toEqual(["lcm"]);

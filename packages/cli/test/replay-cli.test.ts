@@ -146,3 +146,17 @@ describe("the bundled demo session", () => {
     expect(readFileSync(join(dir, "LICENSE-mini-swe-agent.md"), "utf8")).toMatch(/^MIT License/);
   });
 });
+
+describe("replay output people read (built binary)", () => {
+  it("fits a 100- and a 60-column terminal, and turns engine warnings into plain lines and an end summary", async () => {
+    const s = sandbox();
+    for (const columns of ["100", "60"]) {
+      const r = await runBin(["replay", "--demo", "-n", "4k", "--max-turns", "1", "--no-report"], { ...s, env: { ...s.env, COLUMNS: columns } });
+      expect(r.code, r.stderr).toBe(0);
+      for (const line of r.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(Number(columns));
+      expect(r.stderr).not.toMatch(/\[warn\]|\{"/);
+      expect(r.stderr).toMatch(/⚠ request over the window: kept tool output trimmed for this request only\n/);
+      expect(r.stderr).toMatch(/\d+ warning\(s\) during the replay \(--verbose shows each with its figures\):\n +\d+× request over the window/);
+    }
+  });
+});

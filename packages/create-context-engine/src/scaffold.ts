@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ENGINE_NAME } from "./names.js";
 import { engineFiles } from "./templates.js";
@@ -11,6 +11,12 @@ export interface ScaffoldOptions {
   /** Version ranges for `@context-engine/core` and the kit (defaults: any 0.x). */
   coreRange?: string;
   kitRange?: string;
+  /**
+   * A local `@context-engine/core` (a package folder or a tarball from `pnpm pack`) instead of the
+   * registry: the author path before the packages are published. `kitFrom` likewise for the kit.
+   */
+  coreFrom?: string;
+  kitFrom?: string;
 }
 
 export interface ScaffoldResult {
@@ -29,7 +35,11 @@ export function scaffoldEngine(options: ScaffoldOptions): ScaffoldResult {
   if (existsSync(directory) && readdirSync(directory).length > 0) {
     throw new Error(`${directory} already exists and is not empty; choose a new directory`);
   }
+  const coreSource = options.coreFrom ? localSource("core-from", options.coreFrom, "@context-engine/core") : undefined;
+  const kitSource = options.kitFrom ? localSource("kit-from", options.kitFrom, "@context-engine/contract-tests") : undefined;
   const files = engineFiles({
+    ...(coreSource ? { coreSource } : {}),
+    ...(kitSource ? { kitSource } : {}),
     name,
     description: options.description ?? `The ${name} context engine`,
     ...(options.coreRange ? { coreRange: options.coreRange } : {}),
@@ -41,6 +51,21 @@ export function scaffoldEngine(options: ScaffoldOptions): ScaffoldResult {
     writeFileSync(path, text);
   }
   return { directory, name, files: Object.keys(files) };
+}
+
+/** A `file:` spec for a local package folder or tarball, checked to exist and to be that package when it can be read. */
+export function localSource(flag: string, path: string, packageName: string): string {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new Error(`--${flag}: ${abs} does not exist (a ${packageName} folder, or a .tgz from pnpm pack)`);
+  if (statSync(abs).isDirectory()) {
+    const manifest = join(abs, "package.json");
+    if (!existsSync(manifest)) throw new Error(`--${flag}: ${abs} has no package.json; give the ${packageName} package folder or its .tgz`);
+    const found = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name;
+    if (found !== packageName) throw new Error(`--${flag}: ${abs} holds ${JSON.stringify(found)}, not ${packageName}`);
+  } else if (!/\.(tgz|tar\.gz)$/.test(abs)) {
+    throw new Error(`--${flag}: ${abs} is neither a package folder nor a .tgz tarball`);
+  }
+  return `file:${abs}`;
 }
 
 /** What to tell the user after scaffolding. */

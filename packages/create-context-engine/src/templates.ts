@@ -6,6 +6,9 @@ export interface TemplateInput {
   description: string;
   coreRange?: string;
   kitRange?: string;
+  /** npm specs of local copies (`file:…` folder or tarball) used instead of the registry, before the packages are published. */
+  coreSource?: string;
+  kitSource?: string;
 }
 
 /** Every file of a new engine package, by relative path. */
@@ -31,15 +34,17 @@ export function engineFiles(input: TemplateInput): Record<string, string> {
     // The host brings its own copy of core: one ContextEngine class for everybody.
     peerDependencies: { "@context-engine/core": input.coreRange ?? CORE_RANGE },
     devDependencies: {
-      "@context-engine/contract-tests": input.kitRange ?? KIT_RANGE,
-      "@context-engine/core": input.coreRange ?? CORE_RANGE,
+      "@context-engine/contract-tests": input.kitSource ?? input.kitRange ?? KIT_RANGE,
+      "@context-engine/core": input.coreSource ?? input.coreRange ?? CORE_RANGE,
       "@types/node": TYPES_NODE_VERSION,
       typescript: TYPESCRIPT_VERSION,
       vitest: VITEST_VERSION,
     },
   };
+  // A local core must also be the one the kit uses (the kit depends on core): pin it everywhere.
+  const withOverrides = input.coreSource ? { ...pkg, overrides: { "@context-engine/core": "$@context-engine/core" } } : pkg;
   return {
-    "package.json": `${JSON.stringify(pkg, null, 2)}\n`,
+    "package.json": `${JSON.stringify(withOverrides, null, 2)}\n`,
     "plugin.yaml": `name: ${name}\ndescription: ${JSON.stringify(description)}\nversion: 0.1.0\nentry: dist/index.js\n`,
     "tsconfig.json": `${JSON.stringify(
       {

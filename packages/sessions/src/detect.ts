@@ -41,6 +41,8 @@ export function detectFormatOfContent(content: string): SessionFormat | null {
   try {
     const value = JSON.parse(firstLine) as unknown;
     if (isObject(value) && (typeof value.role === "string" || Array.isArray(value.messages))) return "openai-jsonl";
+    // A context-engine chat transcript: a session header, then message lines.
+    if (isObject(value) && value.type === "session" && typeof value.id === "string") return "openai-jsonl";
   } catch {
     return null;
   }

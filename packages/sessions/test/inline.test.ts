@@ -196,6 +196,17 @@ describe("OpenAI JSONL", () => {
     const [s] = parseSessions(JSON.stringify(msgs[1]), { path: "one.jsonl" });
     expect(s!.messages).toEqual([msgs[1]]);
   });
+  it("reads a context-engine chat transcript (session header, then message lines)", () => {
+    const header = { type: "session", id: "9d9a-chat", startedAt: "2026-01-01T00:00:00Z", model: "gpt-x", engine: "lcm", cwd: "/w" };
+    const text = [header, ...msgs.map((message) => ({ type: "message", at: "2026-01-01T00:00:01Z", message }))].map((l) => JSON.stringify(l)).join("\n");
+    expect(detectFormat(text)).toBe("openai-jsonl");
+    const [s] = parseSessions(text, { path: "/home/chats/9d9a-chat.jsonl" });
+    expect(s!.id).toBe("9d9a-chat");
+    expect(s!.messages).toEqual(msgs);
+    expect(s!.meta?.model).toBe("gpt-x");
+    const bad = [JSON.stringify(header), JSON.stringify({ type: "message", message: { role: "tool", content: "x" } })].join("\n");
+    expect(() => parseSessions(bad, { path: "c.jsonl" })).toThrow(/c\.jsonl: .*line 2.*tool_call_id/);
+  });
   it("names the line and field of a bad message", () => {
     const bad = [JSON.stringify(msgs[0]), JSON.stringify({ role: "tool", content: "x" })].join("\n");
     expect(() => parseSessions(bad, { path: "bad.jsonl" })).toThrow(/bad\.jsonl: .*line 2.*tool_call_id/);

@@ -78,26 +78,39 @@ function engineTable(ctx: ChatContext): string {
   ];
   for (const [key, value] of Object.entries(s.engineStatus ?? {})) {
     if (key === "name") continue;
-    // One level of nesting becomes its own rows (`lcm.database.path`), deeper levels stay compact.
+    // One level of nesting becomes its own rows (`lcm › database › path`), deeper levels stay compact.
     if (value && typeof value === "object" && !Array.isArray(value)) {
       for (const [sub, inner] of Object.entries(value as Record<string, unknown>)) {
         if (inner && typeof inner === "object" && !Array.isArray(inner)) {
-          for (const [leaf, v] of Object.entries(inner as Record<string, unknown>)) rows.push([`${key}.${sub}.${leaf}`, shownValue(v)]);
-        } else rows.push([`${key}.${sub}`, shownValue(inner)]);
+          for (const [leaf, v] of Object.entries(inner as Record<string, unknown>)) rows.push([label(key, sub, leaf), shownValue(v, leaf)]);
+        } else rows.push([label(key, sub), shownValue(inner, sub)]);
       }
-    } else rows.push([key, shownValue(value)]);
+    } else rows.push([label(key), shownValue(value, key)]);
   }
   return kv(rows);
 }
 
-function shownValue(value: unknown): string {
+/** `thresholdTokens` → `threshold tokens`, `last_compaction_at` → `last compaction at`; nested keys joined with " › ". */
+export function label(...keys: string[]): string {
+  const words = (k: string) => k.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase().trim();
+  const text = keys.map(words).join(" › ");
+  return text[0] ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+/** Epoch milliseconds (2001–2286) under a key that names a time: shown as a date. */
+function isTimestamp(key: string, value: number): boolean {
+  return /(At|Time|Ms?Epoch|_at|_time|^at|^time|date)$/i.test(key) && Number.isInteger(value) && value > 1e12 && value < 1e13;
+}
+
+function shownValue(value: unknown, key = ""): string {
+  if (typeof value === "number" && isTimestamp(key, value)) return new Date(value).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
   if (typeof value === "number") return Number.isInteger(value) ? formatInt(value) : value.toFixed(2);
   if (typeof value === "string") return value;
   if (value === null || value === undefined) return "–";
   if (typeof value === "boolean") return value ? "yes" : "no";
-  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(shownValue).join(", ");
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((v) => shownValue(v)).join(", ");
   const entries = Object.entries(value as Record<string, unknown>);
-  return entries.map(([k, v]) => `${k}=${typeof v === "object" && v !== null ? JSON.stringify(v) : shownValue(v)}`).join(" · ");
+  return entries.map(([k, v]) => `${label(k).toLowerCase()}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : shownValue(v, k)}`).join(" · ");
 }
 
 type Part = "system" | "summaries" | "user" | "assistant" | "tool calls" | "tool results";

@@ -29,6 +29,7 @@ export async function runRepl(o: ReplOptions): Promise<ExitCode> {
   const { io, deps } = o;
   const stdin = io.stdin as Readable & { isTTY?: boolean; setRawMode?: (on: boolean) => void };
   const interactive = stdin.isTTY === true;
+  let current: AbortController | null = null;
   const filter = new PasteFilter();
   const assembler = new LineAssembler(filter.book);
   stdin.pipe(filter);
@@ -42,6 +43,11 @@ export async function runRepl(o: ReplOptions): Promise<ExitCode> {
     stdin.setRawMode?.(true);
     io.stderr.write(BRACKETED_PASTE_ON);
   }
+  // Text typed while an answer streams is kept for the next prompt but not echoed into the answer
+  // (readline draws every keystroke through _writeToOutput; the next prompt() redraws the typed line).
+  const echo = rl as unknown as { _writeToOutput?: (text: string) => void };
+  const draw = echo._writeToOutput?.bind(rl);
+  if (interactive && draw) echo._writeToOutput = (text) => (current ? undefined : draw(text));
   const say = (line: string) => io.stderr.write(`${line}\n`);
   const prompt = () => {
     if (!interactive) return;
@@ -49,7 +55,7 @@ export async function runRepl(o: ReplOptions): Promise<ExitCode> {
     rl.prompt();
   };
 
-  let current: AbortController | null = null;
+
   let exitCode: ExitCode = EXIT.ok;
   let leaveArmedAt = 0;
   let interrupted = false;

@@ -1,50 +1,62 @@
 import { resolveHome } from "@context-engine/plugin-loader";
-import { InputError } from "../errors.js";
+import { InputError, UsageError } from "../errors.js";
 import { formatInt } from "../format/numbers.js";
-import { renderTable } from "../format/table.js";
+import { renderFitTable } from "../format/fit-table.js";
 import type { CliIO } from "../io.js";
-import { TranscriptStore, type LoadedTranscript } from "./transcripts.js";
+import { isChatId, TranscriptStore, type LoadedTranscript } from "./transcripts.js";
 
 /** Transcripts live under the context-engine home (`$CONTEXT_ENGINE_HOME`, else ~/.context-engine). */
 export function openStore(io: CliIO): TranscriptStore {
   return new TranscriptStore(resolveHome({ env: io.env, cwd: io.cwd }));
 }
 
-export function listChats(store: TranscriptStore): string {
+export function listChats(store: TranscriptStore, width = Number.POSITIVE_INFINITY): string {
   const chats = store.list();
   if (chats.length === 0) return `No saved chats yet (they are kept in ${store.dir}).\n`;
-  const rows = chats.map((c) => [
-    c.id,
-    c.updatedAt.toISOString().slice(0, 16).replace("T", " "),
-    c.model,
-    c.engine,
-    formatInt(c.messages),
-    oneLine(c.firstUser, 50),
-  ]);
-  return `${renderTable(
-    [{ header: "id" }, { header: "last active (UTC)" }, { header: "model" }, { header: "engine" }, { header: "messages", align: "right" }, { header: "first message" }],
-    rows,
-  )}Resume one with: context-engine chat --resume <id>   (the newest: --resume alone)\n`;
+  const rows = chats.map((c) =>
+    [c.id, c.updatedAt.toISOString().slice(0, 16).replace("T", " "), c.model, c.engine, formatInt(c.messages), oneLine(c.firstUser, 200)].map((text) => ({ text })),
+  );
+  const columns = [
+    { header: "id" },
+    { header: "last active (UTC)" },
+    { header: "model", max: 24, flex: "cut" as const },
+    { header: "engine", max: 16 },
+    { header: "messages" },
+    { header: "first message", flex: "cut" as const },
+  ];
+  const table = renderFitTable(columns, rows, Number.isFinite(width) ? width : 10_000);
+  return `${table}Resume one with: context-engine chat --resume <id or prefix>   (the newest: --resume alone)\n`;
 }
 
-/** The chat to resume: by id (a unique prefix works), or the newest when `id` is null. */
+/** `--resume <value>`: a value that is a path, not an id, is refused before anything is sent. */
+export function checkResumeId(id: string): void {
+  if (isChatId(id)) return;
+  const pathLike = /[/\\]/.test(id) || id.startsWith(".") || id.startsWith("~");
+  throw new UsageError(`chat --resume: ${JSON.stringify(id)} is ${pathLike ? "a path, not a chat id" : "not a chat id"}`, {
+    hints: ["A chat id (or a prefix of one) has letters, digits, '.', '_' and '-'; 'context-engine chat --list' shows them."],
+  });
+}
+
+/** The chat to resume: by id or unique prefix, or the newest when `id` is null. */
 export function pickResume(store: TranscriptStore | null, id: string | null): LoadedTranscript {
   if (!store) throw new InputError("chat: --resume needs saved transcripts; drop --no-save");
-  const chats = store.list();
+  const ids = store.ids();
   if (id === null) {
-    const latest = chats[0];
+    const latest = ids[0];
     if (!latest) throw new InputError(`chat --resume: no saved chats in ${store.dir}`, { hints: ["Start one with 'context-engine chat'."] });
-    return store.load(latest.id)!;
+    return store.load(latest)!;
   }
-  const matches = chats.filter((c) => c.id === id || c.id.startsWith(id));
-  const exact = matches.find((c) => c.id === id);
-  const chosen = exact ?? (matches.length === 1 ? matches[0] : undefined);
-  if (!chosen) {
-    throw new InputError(matches.length > 1 ? `chat --resume: ${id} matches ${matches.length} chats; give more of the id` : `chat --resume: no saved chat ${id}`, {
-      hints: ["Run 'context-engine chat --list' to see the saved chats."],
+  checkResumeId(id);
+  const matches = ids.includes(id) ? [id] : ids.filter((c) => c.startsWith(id));
+  if (matches.length > 1) {
+    throw new UsageError(`chat --resume: ${JSON.stringify(id)} matches ${matches.length} chats`, {
+      hints: [`Candidates: ${matches.slice(0, 10).join(", ")}${matches.length > 10 ? ", …" : ""}`, "Give more of the id."],
     });
   }
-  return store.load(chosen.id)!;
+  if (matches.length === 0) {
+    throw new InputError(`chat --resume: no saved chat ${JSON.stringify(id)} in ${store.dir}`, { hints: ["Run 'context-engine chat --list' to see the saved chats."] });
+  }
+  return store.load(matches[0]!)!;
 }
 
 function oneLine(text: string, max: number): string {

@@ -9,6 +9,8 @@ export interface ChatSetupOptions {
   io: CliIO;
   configPath: string | undefined;
   engine: string | undefined;
+  /** Set when `engine` is the one a resumed chat recorded (not a flag): its failure says so. */
+  resumedFrom?: { id: string; engine: string };
   model: string | undefined;
   contextLength: number | undefined;
   systemPrompt: string | undefined;
@@ -67,6 +69,11 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
       { cwd: o.io.cwd, env, logger: o.engineLogger, nodeModules: engineSearchPaths(o.io.cwd), ...(o.engine ? { engine: o.engine } : {}) },
     );
   } catch (error) {
+    if (o.resumedFrom && error instanceof Error) {
+      throw new ConfigError(`chat ${o.resumedFrom.id} used the ${o.resumedFrom.engine} engine, which cannot be loaded here: ${error.message}`, {
+        hints: [`Continue it with another engine: --engine <name> (the saved transcript is replayed into it).`, "Run 'context-engine plugins list' to see the engines found."],
+      });
+    }
     // The same unknown engine is a usage error from --engine but a config error from config.yaml.
     if (!o.engine && error instanceof Error && error.name === "EngineLoadError") {
       throw new ConfigError(`${error.message} (context.engine in ${configFile})`, { hints: ["Run 'context-engine plugins list' to see the engines found."] });

@@ -1,7 +1,8 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Message } from "@context-engine/core";
+import { MessageSchema, type Message } from "@context-engine/core";
 import { z } from "zod";
+import { InputError } from "../errors.js";
 
 /**
  * Chat transcripts, one JSON Lines file per session under
@@ -25,7 +26,7 @@ const HeaderSchema = z.looseObject({
   engine: z.string(),
   cwd: z.string().optional().default(""),
 });
-const MessageLineSchema = z.looseObject({ type: z.literal("message"), message: z.looseObject({ role: z.string() }) });
+const MessageLineSchema = z.looseObject({ type: z.literal("message"), message: MessageSchema });
 
 export interface TranscriptSummary {
   id: string;
@@ -42,11 +43,16 @@ export interface TranscriptSummary {
 export interface LoadedTranscript {
   header: TranscriptHeader;
   messages: Message[];
-  /** Lines that could not be read (skipped). */
+  /** Lines that could not be read (always 0: a bad line is an error, never silently dropped). */
   skipped: number;
 }
 
-const ID = /^[A-Za-z0-9._-]{1,128}$/;
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Whether a value can be a chat id (what `fileOf` accepts): never a path. */
+export function isChatId(value: string): boolean {
+  return ID.test(value);
+}
 
 export class TranscriptStore {
   readonly dir: string;
@@ -72,10 +78,32 @@ export class TranscriptStore {
     appendFileSync(this.fileOf(id), `${lines.join("\n")}\n`);
   }
 
+  /** A chat's transcript; an unreadable one, or one whose header names another chat, is an InputError. */
   load(id: string): LoadedTranscript | null {
     const file = this.fileOf(id);
     if (!existsSync(file)) return null;
-    return parseTranscript(readFileSync(file, "utf8"), file);
+    let loaded: LoadedTranscript;
+    try {
+      loaded = parseTranscript(readFileSync(file, "utf8"), file);
+    } catch (error) {
+      throw new InputError(`chat ${id} cannot be resumed: ${(error as Error).message}`, { hints: ["The transcript was edited or damaged; fix or remove that file, or start a new chat."] });
+    }
+    if (loaded.header.id !== id) {
+      throw new InputError(`chat ${id} cannot be resumed: ${file} says it is chat ${JSON.stringify(loaded.header.id)}`, {
+        hints: ["A transcript's file name and its header id must agree; rename the file back or fix the header."],
+      });
+    }
+    return loaded;
+  }
+
+  /** Ids of every transcript file (from the file names), newest first. */
+  ids(): string[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .filter((name) => name.endsWith(".jsonl") && ID.test(name.slice(0, -6)))
+      .map((name) => ({ id: name.slice(0, -6), at: statSync(join(this.dir, name)).mtimeMs }))
+      .sort((a, b) => b.at - a.at)
+      .map((e) => e.id);
   }
 
   /** Every transcript, newest first. */
@@ -115,13 +143,16 @@ export function parseTranscript(text: string, file: string): LoadedTranscript {
   const head = HeaderSchema.safeParse(safeJson(lines[0] ?? ""));
   if (!head.success) throw new TypeError(`${file}: line 1: expected a chat transcript header ({"type":"session",…})`);
   const messages: Message[] = [];
-  let skipped = 0;
-  for (const line of lines.slice(1)) {
+  lines.slice(1).forEach((line, i) => {
     const parsed = MessageLineSchema.safeParse(safeJson(line));
-    if (parsed.success) messages.push(parsed.data.message as unknown as Message);
-    else skipped++;
-  }
-  return { header: { ...head.data, type: "session", cwd: head.data.cwd }, messages, skipped };
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+      throw new TypeError(`${file}: line ${i + 2}: not a valid message line (${where}${issue?.message ?? "invalid"})`);
+    }
+    messages.push(parsed.data.message as Message);
+  });
+  return { header: { ...head.data, type: "session", cwd: head.data.cwd }, messages, skipped: 0 };
 }
 
 function safeJson(line: string): unknown {

@@ -24,6 +24,7 @@ export class TurnView {
   /** Whether stdout is mid-line (streamed text without its newline yet). */
   #midLine = false;
   #running = false;
+  #turnStreamed = 0;
 
   constructor(out: TextSink, err: TextSink, palette: Palette) {
     this.#out = out;
@@ -32,7 +33,13 @@ export class TurnView {
     this.#live = err.isTTY === true;
   }
 
+  /** Characters of answer text streamed in the current turn (a partial answer when the turn then fails). */
+  get streamedChars(): number {
+    return this.#turnStreamed;
+  }
+
   begin(): void {
+    this.#turnStreamed = 0;
     this.#running = true;
     this.#started = Date.now();
     this.#streamed = "";
@@ -51,6 +58,7 @@ export class TurnView {
       this.#clearStatus();
       this.#out.write(delta.text);
       this.#streamed += delta.text;
+      this.#turnStreamed += delta.text.length;
       this.#midLine = !delta.text.endsWith("\n");
       return;
     }

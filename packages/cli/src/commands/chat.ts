@@ -38,7 +38,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     system: { type: "string" },
     list: { type: "boolean" },
     "no-save": { type: "boolean" },
-  });
+  }, ["resume"]);
   if (values.help) {
     io.stdout.write(CHAT_HELP);
     return EXIT.ok;
@@ -51,7 +51,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const store = values["no-save"] ? null : openStore(io);
   if (values.list) {
     if (!store) throw new UsageError("chat: --list and --no-save do not go together");
-    io.stdout.write(listChats(store));
+    const columns = (io.stdout as { columns?: number }).columns ?? (Number(io.env.COLUMNS) || undefined);
+    io.stdout.write(listChats(store, columns));
     return EXIT.ok;
   }
 
@@ -66,19 +67,28 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   // Events arrive before the session exists; the view and the log attach once it does.
   let view: TurnView | null = null;
   let compactions: CompactionLog | null = null;
+  let manualCompaction = false;
   let lastRequest: { messages: readonly Message[]; estimatedTokens: number; selection: string } | null = null;
   const onEvent = (event: HostEvent) => {
     compactions?.observe(event);
     if (event.type === "provider.request") lastRequest = { messages: event.messages, estimatedTokens: event.estimatedTokens, selection: event.selection };
     if (event.type === "provider.request") return view?.request();
     if (event.type === "provider.delta") return;
+    // /compress prints its own result line; the result event would say the same thing a second time.
+    if (manualCompaction && event.type.startsWith("compaction.") && event.type !== "compaction.started") return;
     const line = describeChatEvent(event, err);
     if (line) (view ? view.notice(line) : say(line));
   };
+  // A resumed chat continues with the engine it used (its stored context lives there), unless --engine says otherwise.
+  const recordedEngine = resume && !values.engine ? resume.header.engine : undefined;
+  if (resume && values.engine && values.engine !== resume.header.engine) {
+    say(err.yellow(`⚠ chat ${resume.header.id} used the ${resume.header.engine} engine; continuing with ${values.engine} as asked (the transcript is replayed into it)`));
+  }
   const setup: ChatSetup = await setUpChat({
     io,
     configPath: values.config,
-    engine: values.engine,
+    engine: values.engine ?? recordedEngine,
+    ...(recordedEngine ? { resumedFrom: { id: resume!.header.id, engine: recordedEngine } } : {}),
     model: values.model,
     contextLength,
     systemPrompt: values.system ?? restoredSystem,
@@ -154,7 +164,13 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         const command = host.parseSlashCommand(trimmed);
         if (!command) return null;
         const idBefore = session.id;
-        const outcome = await host.runSlashCommand(session, command, { resolveContextLength: (m) => host.defaultContextLength(m) });
+        manualCompaction = command.name === "compress";
+        let outcome;
+        try {
+          outcome = await host.runSlashCommand(session, command, { resolveContextLength: (m) => host.defaultContextLength(m) });
+        } finally {
+          manualCompaction = false;
+        }
         if (session.id !== idBefore) saveHeader();
         if (command.name === "help") return `${outcome.output}\n${CHAT_COMMAND_HELP.map(([k, v]) => `${k.padEnd(32)} ${v}`).join("\n")}`;
         return outcome.output;
@@ -203,17 +219,25 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-/** `--resume [id]`: the id is the next argument when it looks like one (no spaces, not a flag), else the latest chat. */
+/**
+ * `--resume [id]`: the next argument is the id (or a prefix of one) when it is a single word and
+ * not a flag, so `--resume 9d9 "continue please"` resumes 9d9; a message of several words after a
+ * bare `--resume` continues the newest chat. A path-like value is refused later, before anything is sent.
+ */
 function takeResume(argv: string[]): { resumeId: string | null | undefined; rest: string[] } {
   const rest: string[] = [];
   let resumeId: string | null | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
     if (a.startsWith("--resume=")) resumeId = a.slice("--resume=".length) || null;
     else if (a === "--resume" || a === "-r") {
       const next = argv[i + 1];
-      if (next !== undefined && /^[A-Za-z0-9._-]{4,128}$/.test(next) && !next.startsWith("-")) {
-        resumeId = next;
+      if (next !== undefined && next !== "-" && !next.startsWith("-") && next.trim() !== "" && !/\s/.test(next.trim())) {
+        resumeId = next.trim();
         i++;
       } else resumeId = null;
     } else rest.push(a);

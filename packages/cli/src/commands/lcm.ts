@@ -3,9 +3,14 @@ import { parseCommandArgs } from "../args.js";
 import { EXIT, InputError, UsageError } from "../errors.js";
 import { LCM_HELP } from "../help.js";
 import type { CliIO } from "../io.js";
-import { checkSchemaName, checkSqliteStore, displayTarget, readBounded, scrub, urlSecrets, writeWhole } from "./lcm-io.js";
+import { listConversations, pickConversation } from "../lcm/list.js";
+import { storeProblem } from "../lcm/store-errors.js";
+import { requireExistingSqlite, resolveStoreTarget, type StoreTarget } from "../lcm/store-target.js";
+import { checkSchemaName, checkSqliteStore, readBounded, scrub, urlSecrets, writeWhole } from "./lcm-io.js";
 
-/** `context-engine lcm export|import`: move one conversation between LCM stores (SQLite file or PostgreSQL). */
+const SUBCOMMANDS = ["list", "export", "import"] as const;
+
+/** `context-engine lcm list|export|import`: see and move conversations of LCM stores (SQLite file or PostgreSQL). */
 export async function lcmCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("lcm", argv, {
     store: { type: "string" },
@@ -13,18 +18,23 @@ export async function lcmCommand(argv: string[], io: CliIO): Promise<number> {
     session: { type: "string" },
     as: { type: "string" },
     out: { type: "string", short: "o" },
+    json: { type: "boolean" },
   });
   const [sub, ...rest] = positionals;
   if (values.help || sub === "help" || sub === undefined) {
     (sub === undefined && !values.help ? io.stderr : io.stdout).write(LCM_HELP);
     return sub === undefined && !values.help ? EXIT.usage : EXIT.ok;
   }
-  if (sub !== "export" && sub !== "import") throw new UsageError(`lcm: unknown subcommand ${JSON.stringify(sub)}`, { hints: ["Use 'context-engine lcm export' or 'context-engine lcm import'."] });
-  const target = values.store ?? resolve(io.cwd, ".lcm", "lcm.sqlite");
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) {
+    throw new UsageError(`lcm: unknown subcommand ${JSON.stringify(sub)}`, { hints: [`Use one of: ${SUBCOMMANDS.map((s) => `context-engine lcm ${s}`).join(", ")}.`] });
+  }
+  const { loadConfig } = await import("@context-engine/plugin-loader");
+  const loaded = values.store === undefined ? await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) }) : undefined;
+  const target = resolveStoreTarget(values.store, { cwd: io.cwd, env: io.env, ...(loaded ? { loaded } : {}) });
   // The password of a postgres:// URL never reaches a message, whatever fails below.
-  const secrets = urlSecrets(target);
+  const secrets = target.kind === "postgres" ? urlSecrets(target.url) : [];
   try {
-    return await run(sub, rest, values, target, io);
+    return await run(sub as (typeof SUBCOMMANDS)[number], rest, values, target, io);
   } catch (error) {
     if (secrets.length && error instanceof Error) {
       error.message = scrub(error.message, secrets);
@@ -34,66 +44,82 @@ export async function lcmCommand(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-type LcmValues = { schema?: string | undefined; session?: string | undefined; as?: string | undefined; out?: string | undefined };
+type LcmValues = { schema?: string | undefined; session?: string | undefined; as?: string | undefined; out?: string | undefined; json?: boolean | undefined };
 
-async function run(sub: "export" | "import", rest: string[], values: LcmValues, target: string, io: CliIO): Promise<number> {
-  const isPostgres = /^postgres(ql)?:\/\//.test(target);
-  const shown = isPostgres ? displayTarget(target) : target;
-  checkSchemaName(values.schema, isPostgres);
+async function run(sub: (typeof SUBCOMMANDS)[number], rest: string[], values: LcmValues, target: StoreTarget, io: CliIO): Promise<number> {
+  checkSchemaName(values.schema, target.kind === "postgres");
+  if (sub !== "import") requireExistingSqlite(target);
+  if (sub === "export" && rest.length) throw new UsageError(`lcm export: unexpected argument ${JSON.stringify(rest[0])}`);
+  if (sub === "export" && !values.session) throw new UsageError("lcm export: --session <id or prefix> is required", { hints: ["'context-engine lcm list' shows the stored conversations."] });
   // Everything that can be refused without opening the store is refused first, so a refusal creates nothing.
-  let raw: unknown;
-  let outPath: string | undefined;
-  if (sub === "export") {
-    if (!values.session) throw new UsageError("lcm export: --session <id> is required");
-    if (rest.length) throw new UsageError(`lcm export: unexpected argument ${JSON.stringify(rest[0])}`);
-    outPath = values.out === undefined ? undefined : resolve(io.cwd, values.out);
-  } else {
-    const [file, ...extra] = rest;
-    if (!file) throw new UsageError("lcm import: the export file is required (lcm import <file>)");
-    if (extra.length) throw new UsageError(`lcm import: unexpected argument ${JSON.stringify(extra[0])}`);
-    const text = readBounded(resolve(io.cwd, file), file);
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      throw new InputError(`lcm import: ${file} is not a JSON export: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    try {
-      raw = (await import("@context-engine/lcm")).parseConversationExport(raw, file);
-    } catch (error) {
-      throw new InputError(error instanceof Error ? error.message : String(error));
-    }
-  }
-  if (!isPostgres) checkSqliteStore(resolve(io.cwd, target), sub === "export");
-  const lcm = await import("@context-engine/lcm");
-  const store = isPostgres
-    ? await lcm.openPostgresStore({ url: target, ...(values.schema ? { schema: values.schema } : {}) }).catch((error: unknown) => {
-        throw new InputError(`lcm: cannot open the PostgreSQL store ${shown}: ${error instanceof Error ? error.message : String(error)}`);
-      })
-    : openSqlite(lcm, resolve(io.cwd, target));
+  const doc = sub === "import" ? await readImport(rest, io) : null;
+  if (target.kind === "sqlite") checkSqliteStore(target.path, sub !== "import");
+
+  const store = await openStore(target, values.schema);
   try {
-    if (sub === "export") {
-      const doc = await lcm.exportConversation(store, values.session!);
-      if (!doc) throw new InputError(`lcm export: no conversation for session ${JSON.stringify(values.session)} in ${shown}`);
-      const text = `${JSON.stringify(doc)}\n`;
-      if (outPath) writeWhole(outPath, text);
-      else io.stdout.write(text);
-      io.stderr.write(`exported ${doc.messages.length} messages and ${doc.summaries.length} summaries of ${values.session}\n`);
-      return EXIT.ok;
-    }
-    const report = await lcm.importConversation(store, raw, values.as ? { as: values.as } : {}).catch((error: unknown) => {
-      throw new InputError(error instanceof Error ? error.message : String(error));
-    });
-    io.stdout.write(`imported ${report.messages} messages and ${report.summaries} summaries into ${shown}\n`);
-    return EXIT.ok;
+    if (sub === "list") return await listConversations(store, target, io, { json: values.json === true });
+    if (sub === "export") return await exportOne(store, target, values.session!, values.out, io);
+    return await importOne(store, target, doc, values.as, io);
+  } catch (error) {
+    throw storeProblem(error, target.shown) ?? error;
   } finally {
     await store.close();
   }
 }
 
-function openSqlite(lcm: typeof import("@context-engine/lcm"), path: string) {
+/** The export document to import: read within a size bound and validated whole before any store is opened. */
+async function readImport(rest: string[], io: CliIO): Promise<unknown> {
+  const [file, ...extra] = rest;
+  if (!file) throw new UsageError("lcm import: the export file is required (lcm import <file>)");
+  if (extra.length) throw new UsageError(`lcm import: unexpected argument ${JSON.stringify(extra[0])}`);
+  const text = readBounded(resolve(io.cwd, file), file);
+  let raw: unknown;
   try {
-    return lcm.openLcmStore({ path });
+    raw = JSON.parse(text);
   } catch (error) {
-    throw new InputError(`lcm: cannot open the SQLite store ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new InputError(`lcm import: ${file} is not a JSON export: ${error instanceof Error ? error.message : String(error)}`);
   }
+  try {
+    return (await import("@context-engine/lcm")).parseConversationExport(raw, file);
+  } catch (error) {
+    throw new InputError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+type Lcm = typeof import("@context-engine/lcm");
+export type OpenedStore = Awaited<ReturnType<Lcm["openPostgresStore"]>>;
+
+async function openStore(target: StoreTarget, schema: string | undefined): Promise<OpenedStore> {
+  const lcm = await import("@context-engine/lcm");
+  try {
+    if (target.kind === "postgres") return await lcm.openPostgresStore({ url: target.url, ...(schema ? { schema } : {}) });
+    if (schema) throw new UsageError("lcm: --schema applies to a postgres:// store only");
+    // The SQLite store's close() is synchronous; awaiting it is the same.
+    return lcm.openLcmStore({ path: target.path }) as unknown as OpenedStore;
+  } catch (error) {
+    throw storeProblem(error, target.shown) ?? error;
+  }
+}
+
+async function exportOne(store: OpenedStore, target: StoreTarget, wanted: string, out: string | undefined, io: CliIO): Promise<number> {
+  const lcm = await import("@context-engine/lcm");
+  const sessionId = await pickConversation(store, wanted, target);
+  const doc = await lcm.exportConversation(store, sessionId);
+  if (!doc) throw new InputError(`lcm export: no conversation for session ${JSON.stringify(sessionId)} in ${target.shown}`);
+  const text = `${JSON.stringify(doc)}\n`;
+  if (out) {
+    // Written whole or not at all: a temp file renamed into place, owner-only.
+    writeWhole(resolve(io.cwd, out), text);
+  } else io.stdout.write(text);
+  io.stderr.write(`exported ${doc.messages.length} messages and ${doc.summaries.length} summaries of ${sessionId}\n`);
+  return EXIT.ok;
+}
+
+async function importOne(store: OpenedStore, target: StoreTarget, raw: unknown, as: string | undefined, io: CliIO): Promise<number> {
+  const lcm = await import("@context-engine/lcm");
+  const report = await lcm.importConversation(store, raw, as ? { as } : {}).catch((error: unknown) => {
+    throw storeProblem(error, target.shown) ?? new InputError(error instanceof Error ? error.message : String(error));
+  });
+  io.stdout.write(`imported ${report.messages} messages and ${report.summaries} summaries into ${target.shown}\n`);
+  return EXIT.ok;
 }

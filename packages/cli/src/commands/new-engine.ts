@@ -5,7 +5,7 @@ import { NEW_ENGINE_HELP } from "../help.js";
 import type { CliIO } from "../io.js";
 
 export async function newEngineCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("new-engine", argv, { dir: { type: "string" }, description: { type: "string" } });
+  const { values, positionals } = parseCommandArgs("new-engine", argv, { dir: { type: "string" }, description: { type: "string" }, "core-from": { type: "string" }, "kit-from": { type: "string" } });
   if (values.help) {
     io.stdout.write(NEW_ENGINE_HELP);
     return EXIT.ok;
@@ -19,7 +19,13 @@ export async function newEngineCommand(argv: string[], io: CliIO): Promise<numbe
   }
   const directory = resolve(io.cwd, values.dir ?? name);
   try {
-    const result = scaffoldEngine({ directory, name, ...(values.description ? { description: values.description } : {}) });
+    const result = scaffoldEngine({
+      directory,
+      name,
+      ...(values.description ? { description: values.description } : {}),
+      ...(values["core-from"] ? { coreFrom: resolve(io.cwd, values["core-from"]) } : {}),
+      ...(values["kit-from"] ? { kitFrom: resolve(io.cwd, values["kit-from"]) } : {}),
+    });
     io.stdout.write(nextSteps(result, io.cwd));
     return EXIT.ok;
   } catch (error) {

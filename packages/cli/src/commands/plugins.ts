@@ -40,7 +40,7 @@ export async function pluginsCommand(argv: string[], io: CliIO): Promise<number>
     const width = terminalWidth(io.stdout.columns, io.env);
     const fit = (text: string) => wrapText(text, width).join("\n");
     io.stdout.write(engineTable(rows, p, width));
-    const where = `context.engine in ${loaded.file ?? "defaults: no config.yaml found"}`;
+    const where = activeSource(loaded);
     const problem = activeProblem(rows, selectedEngineName(loaded.config));
     if (problem) {
       io.stderr.write(`${fit(`✖ ${problem} (${where}).`).replace(/^✖/, p.red("✖"))}\n`);
@@ -98,4 +98,13 @@ function engineTable(rows: readonly EngineListing[], p: Palette, width: number):
     }),
     width,
   );
+}
+
+/** Where the active engine was chosen: the line of config.yaml that sets context.engine, or the built-in default. */
+function activeSource(loaded: { file: string | null; config: { context?: { engine?: string } }; source: { positionOf(path: readonly PropertyKey[]): { line: number } | null } | null }): string {
+  if (loaded.config.context?.engine === undefined) {
+    return loaded.file ? `the default: ${loaded.file} does not set context.engine` : "the default: no config.yaml found";
+  }
+  const at = loaded.source?.positionOf(["context", "engine"]);
+  return `context.engine in ${loaded.file ?? "the config"}${at ? `:${at.line}` : ""}`;
 }

@@ -8,7 +8,7 @@ import { createPalette } from "../format/color.js";
 import { createProgress } from "../format/progress.js";
 import { REPLAY_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
-import { createCliLogger } from "../logger.js";
+import { createCliLogger, createWarningTally } from "../logger.js";
 import { DEMO_SESSION_FILE, packageDataDir } from "../paths.js";
 import type { EngineEnvironment } from "../replay/engines.js";
 import type { ChatModel } from "@context-engine/core";
@@ -67,7 +67,8 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
 
   const stderrPalette = createPalette(useColor(io.stderr, io.env) && !values["no-color"]);
   const progress = createProgress(io.stderr, { enabled: !values["no-progress"], label: "replay" });
-  const logger = createCliLogger((line) => progress.log(stderrPalette.dim(line)), values.verbose ? "info" : "warn");
+  const tally = values.verbose ? null : createWarningTally((line) => progress.log(stderrPalette.yellow(line)));
+  const logger = tally?.logger ?? createCliLogger((line) => progress.log(stderrPalette.dim(line)), "info");
 
   const [{ loadConfig }, sessionsPkg, { chooseEngines, discoverEngineNames, pluginEngineFactory }, { runReplay, plannedRequests }, rec] = await Promise.all([
     import("@context-engine/plugin-loader"),
@@ -141,6 +142,8 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     });
   } finally {
     progress.done();
+    const warnings = tally?.summary();
+    if (warnings) io.stderr.write(stderrPalette.yellow(warnings));
     if (values["keep-data"]) io.stderr.write(`Engine data kept in ${dataDir}\n`);
     else rmSync(dataDir, { recursive: true, force: true });
   }
@@ -157,7 +160,9 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   } else {
     const { renderReplayTables } = await import("../replay/render-table.js");
     const palette = createPalette(useColor(io.stdout, io.env) && !values["no-color"]);
-    io.stdout.write(renderReplayTables(report, palette));
+    // Fit a terminal (or $COLUMNS); output into a pipe or file keeps every column.
+    const columns = (io.stdout as { columns?: number }).columns ?? (Number(io.env.COLUMNS) || undefined);
+    io.stdout.write(renderReplayTables(report, palette, columns ?? Number.POSITIVE_INFINITY));
     if (report.reportPath) io.stdout.write(`\nHTML report: ${report.reportPath}\n`);
   }
   return report.ok ? EXIT.ok : EXIT.check;

@@ -245,7 +245,9 @@ export class MetricsCollector {
     }
     const rec = meta.recoverability;
     if (rec && rec.recovered < rec.checked) {
-      errors.push(`${rec.checked - rec.recovered} of ${rec.checked} message(s) are no longer recoverable`);
+      const lost = rec.lost ?? rec.missing.map((m) => m.index);
+      const named = lost.length ? `: message${lost.length === 1 ? "" : "s"} ${lost.slice(0, 30).map((i) => `#${i}`).join(", ")}${lost.length > 30 ? ` and ${lost.length - 30} more` : ""}` : "";
+      errors.push(`${rec.checked - rec.recovered} of ${rec.checked} message(s) are no longer recoverable${named}`);
     }
     return {
       engine: meta.engine,

@@ -28,6 +28,8 @@ interface Fingerprint {
   text: string;
   calls: string;
   toolCallId: string | null;
+  /** Each call as LCM indexes it for lcm_grep: "name arguments" (not the "name(arguments)" shown to people). */
+  searchableCalls: string[];
 }
 
 function fingerprint(m: Message): Fingerprint {
@@ -38,6 +40,7 @@ function fingerprint(m: Message): Fingerprint {
       .map((c) => `${c.function.name}(${c.function.arguments})`)
       .join("\n"),
     toolCallId: m.role === "tool" ? m.tool_call_id : null,
+    searchableCalls: toolCallsOf(m).map((c) => `${c.function.name} ${c.function.arguments}`),
   };
 }
 
@@ -58,6 +61,7 @@ function recoveredFingerprint(m: ExpandedMessage): Fingerprint {
     text: m.content ?? "",
     calls: (m.tool_calls ?? []).map((c) => `${c.name}(${c.arguments})`).join("\n"),
     toolCallId: m.tool_call_id ?? null,
+    searchableCalls: [],
   };
 }
 
@@ -116,14 +120,27 @@ async function expandAll(engine: ContextEngine, sessionId: string, final: readon
   return out;
 }
 
-/** A literal-safe regex query from the most distinctive line of a message (lcm_grep caps queries at 500 chars). */
-function grepQuery(fp: Fingerprint): string | null {
-  const source = fp.text.trim() ? fp.text : fp.calls;
-  const lines = source.split("\n").map((l) => l.trim()).filter((l) => l.length >= 8 && !REDACTION.test(l));
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Literal-safe regex queries for a message, most distinctive first (lcm_grep caps queries at 500 chars):
+ * the longest line of its text, else each tool call as LCM indexes it ("name arguments"), then the bare
+ * call name. A tool-call-only message has no text, so searching for its "name(arguments)" rendering
+ * found nothing: that is how such messages were reported lost at small windows.
+ */
+function grepQueries(fp: Fingerprint): string[] {
+  const lines = fp.text.split("\n").map((l) => l.trim()).filter((l) => l.length >= 8 && !REDACTION.test(l));
   REDACTION.lastIndex = 0;
-  const line = lines.sort((a, b) => b.length - a.length)[0] ?? source.trim();
-  if (!line) return null;
-  return line.slice(0, 120).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const queries: string[] = [];
+  const longest = lines.sort((a, b) => b.length - a.length)[0] ?? fp.text.trim();
+  if (longest) queries.push(longest);
+  for (const call of fp.searchableCalls) {
+    const firstLine = call.split("\n")[0]!.trim();
+    if (firstLine && !REDACTION.test(firstLine)) queries.push(firstLine);
+    REDACTION.lastIndex = 0;
+    queries.push(call.slice(0, call.indexOf(" ")));
+  }
+  return [...new Set(queries.filter(Boolean).map((q) => escapeRegex(q.slice(0, 120))))];
 }
 
 /**
@@ -172,18 +189,20 @@ export async function checkRecoverable(args: {
   const missing: RecoverabilityResult["missing"] = [];
   const lost: number[] = [];
   for (const p of still) {
-    const query = grepQuery(p.fp);
     let found = false;
-    if (query) {
+    const tried = new Set<string>();
+    for (const query of grepQueries(p.fp)) {
       const hits = await callTool(engine, sessionId, final, GREP, { query, mode: "regex", scope: "messages", roles: [p.fp.role], limit: 20, ignore_case: false });
       const refs = "error" in hits ? [] : ((hits.hits as Array<{ ref?: string; type?: string }> | undefined) ?? []).filter((h) => h.ref && h.type !== "summary").map((h) => h.ref!);
       for (const ref of refs) {
-        const got = await expandAll(engine, sessionId, final, ref);
-        if (take(p.fp, got)) {
+        if (tried.has(ref)) continue;
+        tried.add(ref);
+        if (take(p.fp, await expandAll(engine, sessionId, final, ref))) {
           found = true;
           break;
         }
       }
+      if (found) break;
     }
     if (found) recovered++;
     else {

@@ -1,6 +1,8 @@
 import type { Palette } from "../format/color.js";
 import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
 import { renderTable, type Column } from "../format/table.js";
+import { visibleLength } from "../format/color.js";
+import { wrapText } from "../format/fit-table.js";
 import type { EngineRunMetrics } from "./metrics.js";
 import type { EngineTotals, ReplayReport } from "./report.js";
 
@@ -16,6 +18,36 @@ const COLUMNS: Column[] = [
   { header: "prefix reuse", align: "right" },
   { header: "recoverable", align: "right" },
 ];
+
+/** Narrower headers for a narrow terminal, by column. */
+const SHORT_HEADERS = ["engine", "reqs", "sent", "peak", "mean", "compact", "c.time", "over", "reuse", "recoverable"];
+/** Columns given up first when even the short headers do not fit: compaction time, mean, tokens sent, prefix reuse. */
+const DROP_ORDER = [6, 4, 2, 8];
+
+/** The table at most `width` columns wide: short headers first, then the least important columns left out (named below it). */
+function fittedTable(rows: string[][], width: number): string {
+  const full = renderTable(COLUMNS, rows);
+  if (widest(full) <= width) return full;
+  let keep = COLUMNS.map((_, i) => i);
+  const build = () =>
+    renderTable(
+      keep.map((i) => ({ ...COLUMNS[i]!, header: SHORT_HEADERS[i]! })),
+      rows.map((r) => keep.map((i) => r[i] ?? "")),
+    );
+  let table = build();
+  for (const drop of DROP_ORDER) {
+    if (widest(table) <= width) break;
+    keep = keep.filter((i) => i !== drop);
+    table = build();
+  }
+  const hidden = COLUMNS.filter((_, i) => !keep.includes(i)).map((c) => c.header);
+  if (!hidden.length) return table;
+  return `${table}${wrapText(`(not shown at this width: ${hidden.join(", ")}; see --json or the HTML report)`, width).join("\n")}\n`;
+}
+
+function widest(text: string): number {
+  return Math.max(...text.split("\n").map((l) => visibleLength(l)));
+}
 
 function recoverableCell(p: Palette, lossless: boolean, rec: { checked: number; recovered: number } | null): string {
   if (!rec) return lossless ? p.yellow("not checked") : p.dim("n/a (lossy)");
@@ -74,19 +106,19 @@ function evidenceLines(runs: ReplayReport["sessions"][number]["runs"]): string {
 }
 
 /** The terminal summary: one table per session, a totals table when there are several, then problems. */
-export function renderReplayTables(report: ReplayReport, p: Palette): string {
+export function renderReplayTables(report: ReplayReport, p: Palette, width = Number.POSITIVE_INFINITY): string {
   const parts: string[] = [];
   for (const session of report.sessions) {
-    parts.push(
-      `${p.bold(session.id)} ${p.dim(`(${session.format}, ${session.messages} messages, ${session.turns} turn${session.turns === 1 ? "" : "s"}, context length ${formatInt(report.contextLength)})`)}\n`,
-    );
-    parts.push(renderTable(COLUMNS, session.runs.map((r) => runRow(p, r))));
+    const details = `(${session.format}, ${session.messages} messages, ${session.turns} turn${session.turns === 1 ? "" : "s"}, context length ${formatInt(report.contextLength)})`;
+    const fits = session.id.length + 1 + details.length <= width;
+    parts.push(fits ? `${p.bold(session.id)} ${p.dim(details)}\n` : `${p.bold(session.id)}\n${wrapText(details, width).map((l) => p.dim(l)).join("\n")}\n`);
+    parts.push(fittedTable(session.runs.map((r) => runRow(p, r)), width));
     parts.push(evidenceLines(session.runs));
     parts.push("\n");
   }
   if (report.sessions.length > 1) {
     parts.push(`${p.bold(`All ${report.sessions.length} sessions`)}\n`);
-    parts.push(renderTable(COLUMNS, report.totals.map((t) => totalsRow(p, t))));
+    parts.push(fittedTable(report.totals.map((t) => totalsRow(p, t)), width));
     parts.push("\n");
   }
   const problems: string[] = [];
@@ -111,10 +143,20 @@ export function renderReplayTables(report: ReplayReport, p: Palette): string {
     const count = repaired.reduce((n, s) => n + s.repairs!.length, 0);
     notes.push(`the session reader made ${count} repair(s) in ${repaired.length} recording(s), e.g. ${first.id}: ${first.repairs![0]}`);
   }
-  if (notes.length) parts.push(`${p.dim("Notes:")}\n${capped(notes, 8).map((n) => p.dim(`  - ${n}`)).join("\n")}\n\n`);
-  if (problems.length) parts.push(`${p.red("Checks failed:")}\n${capped(problems, 20).map((n) => `  - ${n}`).join("\n")}\n\n`);
-  else parts.push(`${p.green("✔")} every request fit the context length${report.totals.some((t) => t.recoverable) ? "; every message is still recoverable from the lossless engines" : ""}\n`);
+  if (notes.length) parts.push(`${p.dim("Notes:")}\n${capped(notes, 8).map((n) => p.dim(bullet(n, width))).join("\n")}\n\n`);
+  if (problems.length) parts.push(`${p.red("Checks failed:")}\n${capped(problems, 20).map((n) => bullet(n, width)).join("\n")}\n\n`);
+  else {
+    const ok = `✔ every request fit the context length${report.totals.some((t) => t.recoverable) ? "; every message is still recoverable from the lossless engines" : ""}`;
+    const lines = Number.isFinite(width) ? wrapText(ok, width) : [ok];
+    parts.push(`${lines.join("\n").replace(/^✔/, p.green("✔"))}\n`);
+  }
   return parts.join("");
+}
+
+/** `  - text`, wrapped to `width` with the continuation lines indented under the text. */
+function bullet(text: string, width: number): string {
+  if (!Number.isFinite(width)) return `  - ${text}`;
+  return wrapText(text, Math.max(20, width - 4)).map((line, i) => `${i === 0 ? "  - " : "    "}${line}`).join("\n");
 }
 
 /** At most `max` lines; the rest are counted (all of them are in --json and the HTML report). */

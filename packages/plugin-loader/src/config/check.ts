@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { silentLogger } from "@context-engine/core";
 import type { DiscoveryOptions } from "../discovery/discover.js";
@@ -10,7 +9,8 @@ import type { SafeParser } from "../instantiate.js";
 import { BUILTIN_ENGINE_NAME } from "../names.js";
 import { safeName } from "../registration.js";
 import type { LoadedConfig } from "./load.js";
-import { parseConfigText, unreadable } from "./load.js";
+import { parseConfigText, readConfigText, unreadable } from "./load.js";
+import { ConfigError } from "../errors.js";
 import { resolveHome } from "./locate.js";
 import { salvageConfig, sectionsWithErrors, sortProblems } from "./salvage.js";
 import type { ConfigProblem } from "./problems.js";
@@ -37,8 +37,9 @@ export async function checkConfig(path: string, options: CheckConfigOptions = {}
   const file = resolve(cwd, path);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readConfigText(file);
   } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
     return [unreadable(file, error)];
   }
   const parsed = parseConfigText(text, file);

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import type { LocateOptions } from "./locate.js";
@@ -73,12 +73,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const cwd = options.cwd ?? process.cwd();
   const file = options.path ? resolve(cwd, options.path) : findConfigFile(options);
   if (!file) return { config: defaultConfig(), file: null, baseDir: cwd, source: null, warnings: [] };
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new ConfigError(file, [unreadable(file, error)]);
-  }
+  const text = await readConfigText(file);
   const parsed = parseConfigText(text, file);
   if (!parsed.config) throw new ConfigError(file, parsed.problems);
   return {
@@ -88,6 +83,41 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     source: parsed.source,
     warnings: parsed.problems.filter((p) => p.severity === "warning"),
   };
+}
+
+/** Most lines of config.yaml: parsing a mapping is quadratic in its keys (duplicate-key check), so a huge one is refused first. */
+export const MAX_CONFIG_LINES = 2_000;
+
+/**
+ * The text of a config file: only a regular file (a FIFO would block the read forever), at most
+ * MAX_CONFIG_BYTES and MAX_CONFIG_LINES, so reading and parsing are bounded in size and time.
+ */
+export async function readConfigText(file: string): Promise<string> {
+  const fail = (message: string): never => {
+    throw new ConfigError(file, [{ file, line: null, column: null, key: "", message, severity: "error" }]);
+  };
+  let handle;
+  try {
+    const st = await stat(file);
+    if (st.isDirectory()) return fail("is a directory, not a file");
+    if (!st.isFile()) return fail(`is not a regular file (it is a ${st.isFIFO() ? "named pipe (FIFO)" : st.isSocket() ? "socket" : "device"}); the config must be a plain file`);
+    if (st.size > MAX_CONFIG_BYTES) return fail(`is ${Math.ceil(st.size / 1024)} KiB; a config file may be at most ${MAX_CONFIG_BYTES / 1024} KiB`);
+    handle = await open(file, "r");
+    // The file may have grown since stat: read one byte past the limit to notice.
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_CONFIG_BYTES) return fail(`is larger than ${MAX_CONFIG_BYTES / 1024} KiB; a config file may be at most that`);
+    const text = buffer.subarray(0, bytesRead).toString("utf8");
+    let lines = 1;
+    for (let i = text.indexOf("\n"); i !== -1 && lines <= MAX_CONFIG_LINES; i = text.indexOf("\n", i + 1)) lines++;
+    if (lines > MAX_CONFIG_LINES) return fail(`has more than ${MAX_CONFIG_LINES} lines; a config file may be at most that`);
+    return text;
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(file, [unreadable(file, error)]);
+  } finally {
+    await handle?.close();
+  }
 }
 
 export function unreadable(file: string, error: unknown): ConfigProblem {

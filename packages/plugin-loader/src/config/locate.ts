@@ -37,7 +37,8 @@ export function resolveHome(options: Pick<LocateOptions, "home" | "env" | "cwd">
 export function findConfigFile(options: LocateOptions = {}): string | null {
   const cwd = options.cwd ?? process.cwd();
   for (const candidate of [join(cwd, CONFIG_FILE_NAME), join(resolveHome(options), CONFIG_FILE_NAME)]) {
-    if (isFile(candidate)) return candidate;
+    // A FIFO, device or socket named config.yaml is returned too: reading it then says what it is (never blocks).
+    if (isFile(candidate) || isSpecialFile(candidate)) return candidate;
   }
   return null;
 }
@@ -45,6 +46,16 @@ export function findConfigFile(options: LocateOptions = {}): string | null {
 export function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` exists and is neither a regular file nor a directory (FIFO, socket, device). */
+export function isSpecialFile(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return !st.isFile() && !st.isDirectory();
   } catch {
     return false;
   }

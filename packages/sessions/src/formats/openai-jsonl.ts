@@ -73,6 +73,7 @@ export function fromOpenAIJsonl(raw: string | unknown, path: string): RecordedSe
   });
   if (values.length === 0) return [];
   const first = values[0]!.value as Record<string, unknown>;
+  if (first && typeof first === "object" && first.type === "session") return [fromChatTranscript(values, path)];
   if (first && typeof first === "object" && "messages" in first) {
     return values.map(({ line, value }) => {
       const parsed = SessionLineSchema.safeParse(value);
@@ -105,4 +106,26 @@ function fromOpenAIValue(value: unknown, path: string): RecordedSession[] {
   if (!parsed.success) throw SessionFormatError.fromZod(path, "OpenAI session", parsed.error);
   const id = parsed.data.id ?? parsed.data.session_id ?? baseName(path);
   return [sessionFrom(path, String(id), parsed.data, "")];
+}
+
+/** The header line of a context-engine chat transcript (`<home>/chats/<id>.jsonl`). */
+const ChatHeaderSchema = z.looseObject({ type: z.literal("session"), id: z.string().min(1), model: z.string().optional() });
+const ChatLineSchema = z.looseObject({ type: z.literal("message"), message: z.unknown() });
+
+/**
+ * A context-engine chat transcript: a `{"type":"session","id",…}` header, then one
+ * `{"type":"message","at","message"}` line per message as it was said.
+ */
+function fromChatTranscript(values: Array<{ line: number; value: unknown }>, path: string): RecordedSession {
+  const head = ChatHeaderSchema.safeParse(values[0]!.value);
+  if (!head.success) throw SessionFormatError.fromZod(path, "chat transcript header (line 1)", head.error);
+  const messages = values.slice(1).map(({ line, value }) => {
+    const entry = ChatLineSchema.safeParse(value);
+    if (!entry.success) throw SessionFormatError.fromZod(path, `chat transcript line ${line}`, entry.error);
+    const check = MessageSchema.safeParse(entry.data.message);
+    if (!check.success) throw SessionFormatError.fromZod(path, `OpenAI message on line ${line}`, check.error);
+    return entry.data.message as Message;
+  });
+  const session = sessionFrom(path, head.data.id, { messages }, "");
+  return head.data.model ? { ...session, meta: { ...session.meta, model: head.data.model } } : session;
 }

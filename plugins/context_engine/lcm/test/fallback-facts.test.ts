@@ -37,3 +37,36 @@ describe("deterministic summary keeps the facts of its sources", () => {
     expect(estimateTextTokens(condensed)).toBeLessThanOrEqual(512);
   });
 });
+
+describe("fallback summaries as people read them", () => {
+  const source = renderSourceMessages([
+    { seq: 0, message: { role: "user" as const, content: "You MUST keep the CRITICAL setting MAX_RETRIES at 3 and read config/app.yaml before the deploy on 2024-05-20." } },
+    { seq: 1, message: { role: "assistant" as const, content: "I will keep it at 3 and check the file first." } },
+  ]);
+
+  it("keeps the small words when there is room, so a line reads as it was written", () => {
+    const withOutput = renderSourceMessages([
+      { seq: 0, message: { role: "user" as const, content: "Please book the flight from New York to Seattle on May 20th." } },
+      { seq: 1, message: { role: "tool" as const, tool_call_id: "c", content: "Here is the full tool output that goes on and on. ".repeat(30) } },
+    ]);
+    const text = deterministicSummary(withOutput, estimateTextTokens(withOutput), 400);
+    expect(text).toContain("Please book the flight from New York to Seattle on May 20th.");
+  });
+
+  it("lists real identifiers, not emphasis words or pieces of timestamps", () => {
+    const withTimes = `${source}\n\nat 2026-12-04T15:27:51Z the job MAX_RETRIES HTTP2 ran`;
+    const text = deterministicSummary(withTimes, estimateTextTokens(withTimes), 20);
+    const ids = /Identifiers seen: (.*)/.exec(text)?.[1] ?? "";
+    expect(ids).not.toMatch(/\bMUST\b|\bCRITICAL\b/);
+    expect(ids).not.toMatch(/2026-12-(?!04)|27:51/);
+  });
+});
+
+describe("the model summary's size bound", () => {
+  it("is 3x the target, at least MIN_ACCEPT_BOUND at small windows, and always below the source", async () => {
+    const { acceptBound, MIN_ACCEPT_BOUND } = await import("../src/compaction/summarizer.js");
+    expect(acceptBound(400, 5000)).toBe(1200);
+    expect(acceptBound(4, 5000)).toBe(MIN_ACCEPT_BOUND);
+    expect(acceptBound(4, 50)).toBe(49);
+  });
+});

@@ -14,7 +14,7 @@ const INJECTION =
   /\b(ignore (all |any )?(previous|prior|above) (instructions|messages)|disregard (the )?(previous|above)|you are now\b|act as (an? )?(unrestricted|jailbroken)|system prompt|developer mode|\bDAN\b)/i;
 
 const IDENTIFIER =
-  /(?:[A-Za-z0-9_.-]*\/[A-Za-z0-9_./-]+|\b[A-Za-z_][A-Za-z0-9_]*\.(?:py|ts|js|tsx|jsx|json|md|yaml|yml|go|rs|java|c|h|cpp|sql|sh|toml)\b|\b[A-Z][A-Z0-9_]{3,}\b|\b\d[\d.,:-]{2,}\b|https?:\/\/\S+)/g;
+  /(?:[A-Za-z0-9_.-]*\/[A-Za-z0-9_./-]+|\b[A-Za-z_][A-Za-z0-9_]*\.(?:py|ts|js|tsx|jsx|json|md|yaml|yml|go|rs|java|c|h|cpp|sql|sh|toml)\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]+[0-9][A-Z0-9]*\b|\b\d[\d.,:-]{2,}\b|https?:\/\/\S+)/g;
 
 export const FALLBACK_MARKER = "[LCM fallback summary: extracted without a model; expand for the full text]";
 
@@ -62,13 +62,14 @@ function prepare(entries: readonly SourceEntry[]): Prepared[] {
     const prose = INJECTION.test(e.prose) ? "[directive-shaped text omitted]" : e.prose.replace(/\s+/g, " ").trim();
     const tokens = prose ? prose.split(" ") : [];
     const lead = tokens.length > 1 && /^[\p{Lu}][\p{L}\p{N}_.-]{0,30}:$/u.test(tokens[0]!) ? tokens.shift()! : "";
-    return { e, lead, tokens: tokens.filter((t) => !STOP.has(wordKey(t)) && wordKey(t) !== "") };
+    // Function words stay (ranked last): with room the line reads as written; without, they go first.
+    return { e, lead, tokens: tokens.filter((t) => wordKey(t) !== "") };
   });
   const df = new Map<string, number>();
-  for (const s of split) for (const k of new Set(s.tokens.map(wordKey))) df.set(k, (df.get(k) ?? 0) + 1);
+  for (const s of split) for (const k of new Set(s.tokens.map(wordKey))) if (!STOP.has(k)) df.set(k, (df.get(k) ?? 0) + 1);
   return split.map(({ e, lead, tokens }) => {
     // Numbers and dates, then capitalised words inside a sentence (names, places), then the rarest.
-    const salience = (t: string, i: number) => (/\p{N}/u.test(t) ? 0 : i > 0 && /^\p{Lu}/u.test(t) ? 1 : 2);
+    const salience = (t: string, i: number) => (STOP.has(wordKey(t)) ? 3 : /\p{N}/u.test(t) ? 0 : i > 0 && /^\p{Lu}/u.test(t) ? 1 : 2);
     const order = tokens
       .map((t, i) => ({ i, c: salience(t, i), d: df.get(wordKey(t)) ?? 0 }))
       .sort((a, b) => a.c - b.c || a.d - b.d || a.i - b.i);
@@ -118,6 +119,10 @@ function identifiers(source: string): string[] {
   for (const match of source.matchAll(IDENTIFIER)) {
     // `</tag>` is markup, not a path.
     if (source[match.index - 1] === "<") continue;
+    // A piece of a longer token (`2026-12-` of `2026-12-04T15:27Z`) is no identifier.
+    const next = source[match.index + match[0].length] ?? "";
+    const prev = source[match.index - 1] ?? "";
+    if (/^\d/.test(match[0]) && (/[A-Za-z0-9]/.test(next) || /[\d:.-]/.test(prev))) continue;
     const id = match[0].replace(/[.,:;)`'"]+$/, "");
     if (id.length >= 3) count.set(id, (count.get(id) ?? 0) + 1);
   }

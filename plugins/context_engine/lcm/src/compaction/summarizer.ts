@@ -46,6 +46,14 @@ export interface SummarizerOptions {
 /** Pause before the one retry of a plain server error. */
 const SERVER_RETRY_MS = 250;
 
+/** Below this, a model's summary bound is raised: at 3–4k windows 3× the target was a dozen tokens, and every summary failed it. */
+export const MIN_ACCEPT_BOUND = 96;
+
+/** The largest summary accepted: 3× the target, at least MIN_ACCEPT_BOUND, and always smaller than its source. */
+export function acceptBound(target: number, sourceTokens: number): number {
+  return Math.max(1, Math.min(Math.max(target * 3, MIN_ACCEPT_BOUND), sourceTokens - 1));
+}
+
 /**
  * Summaries with escalation: the normal prompt at the target, then a terse
  * prompt at half of it, then a deterministic extract. Each level is accepted
@@ -170,7 +178,7 @@ export class Summarizer {
         refusal: (response?.message as { refusal?: unknown } | undefined)?.refusal as string | null | undefined,
         source: request.source,
         knownText: sources,
-        maxTokens: Math.max(1, Math.min(target * 3, request.sourceTokens - 1)),
+        maxTokens: acceptBound(target, request.sourceTokens),
         prefixes: SUMMARY_PREFIXES,
         maxUnsupportedRatio: o.maxUnsupportedRatio,
         countTokens: estimateTextTokens,
@@ -178,7 +186,8 @@ export class Summarizer {
       if (!verdict.ok) {
         this.#rejections++;
         this.#lastRejection = { reason: verdict.reason, detail: verdict.detail };
-        o.logger.warn("lcm: summary rejected", { reason: verdict.reason, detail: verdict.detail, style });
+        // The reason is in the message itself: hosts that show only the message (the chat) still say why.
+        o.logger.warn(`lcm: summary rejected (${verdict.reason}: ${verdict.detail}); using a fallback`, { reason: verdict.reason, detail: verdict.detail, style });
         return { ok: false, reason: `summary rejected (${verdict.reason}): ${verdict.detail}`, terminal: false, rejected: { reason: verdict.reason, detail: verdict.detail } };
       }
       return { ok: true, text: verdict.text };

@@ -46,6 +46,7 @@ export function storeScope(options: StoreContractOptions) {
       const o = opened.find((x) => x.store === store);
       if (!o) throw new Error("reopen: not a store of this scope");
       return o.reopen();
+    },
     /** A second handle on the store `open` returned last. */
     async again(): Promise<LcmStoreDriver> {
       return opened[opened.length - 1]!.again();
