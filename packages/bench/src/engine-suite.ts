@@ -262,7 +262,7 @@ async function measureCheckpoint(
 
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
-  const stats = engine.store.stats();
+  const stats = await engine.store.stats();
   const dbBytes = stats.fileBytes;
   const walBytes = fileSize(`${stats.path}-wal`);
   return {

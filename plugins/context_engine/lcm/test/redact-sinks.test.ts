@@ -141,7 +141,7 @@ describe("every sink holds no secret", () => {
     const prompts = JSON.stringify(model.requests.map((r) => r.messages));
     expect(prompts).toContain("[REDACTED:");
     expect(leaked(prompts)).toEqual([]);
-    const conv = engine.store.findConversation("deploy")!;
+    const conv = (await engine.store.findConversation("deploy"))!;
     const summaries = JSON.stringify(await exportConversation(engine.store, "deploy"));
     expect(conv.messageCount).toBe(input.length - 1);
     expect(leaked(summaries)).toEqual([]);
