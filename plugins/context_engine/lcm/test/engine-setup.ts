@@ -1,8 +1,7 @@
 import type { EngineInitContext } from "@context-engine/core";
-import pg from "pg";
 import { LcmEngine } from "../src/index.js";
 import { tempDir } from "./engine-helpers.js";
-import { POSTGRES_URL, randomSchema } from "./postgres/server.js";
+import { dropSchema, POSTGRES_URL, randomSchema } from "./postgres/server.js";
 
 /**
  * The store the engine tests run on: SQLite by default, PostgreSQL when
@@ -24,16 +23,6 @@ export function testStore(): { config: Record<string, unknown>; dataDir: string;
       await dropSchema(schema);
     },
   };
-}
-
-export async function dropSchema(schema: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** An engine on a fresh store of the tested kind (`ctx.config` keys are kept). */

@@ -9,7 +9,7 @@ import { PostgresLcmStore } from "../src/store/postgres/store.js";
 import type { LcmStoreDriver } from "../src/store/types.js";
 import { handleLcmToolCall } from "../src/tools/index.js";
 import { agentConversation, FakeSummarizer, tempDir } from "./engine-helpers.js";
-import { POSTGRES_URL, postgresReachable, randomSchema } from "./postgres/server.js";
+import { dropSchema, POSTGRES_URL, postgresReachable, randomSchema } from "./postgres/server.js";
 
 /**
  * Every place a stored or summarised message goes — the SQLite file, the
@@ -58,13 +58,7 @@ async function postgresStore(): Promise<{ store: PostgresLcmStore; schema: strin
   const store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema, poolSize: 2 });
   cleanups.push(async () => {
     await store.close();
-    const admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    try {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    } finally {
-      await admin.end();
-    }
+    await dropSchema(schema);
   });
   return { store, schema };
 }

@@ -1,8 +1,7 @@
-import pg from "pg";
 import { describe } from "vitest";
 import { PostgresLcmStore } from "../../src/store/postgres/store.js";
 import { storeContract } from "../store-contract/suite.js";
-import { POSTGRES_URL, postgresReachable, randomSchema } from "./server.js";
+import { dropSchema, POSTGRES_URL, postgresReachable, randomSchema } from "./server.js";
 
 const reachable = await postgresReachable();
 
@@ -31,13 +30,7 @@ describe.skipIf(!reachable)("PostgreSQL (127.0.0.1:5432)", () => {
         async dispose() {
           for (const o of others) await o.close();
           await opened.store.close();
-          const admin = new pg.Client({ connectionString: POSTGRES_URL });
-          await admin.connect();
-          try {
-            await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          } finally {
-            await admin.end();
-          }
+          await dropSchema(schema);
         },
       };
       return opened;

@@ -38,13 +38,18 @@ export async function testSchema(poolSize = 4): Promise<{ schema: string; open()
     },
     async drop() {
       for (const c of opened.splice(0)) await c.close();
-      const admin = new pg.Client({ connectionString: POSTGRES_URL });
-      await admin.connect();
-      try {
-        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await admin.end();
-      }
+      await dropSchema(schema);
     },
   };
+}
+
+/** Drop a test schema and everything in it. */
+export async function dropSchema(schema: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await admin.end();
+  }
 }
