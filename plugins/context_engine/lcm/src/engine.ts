@@ -16,13 +16,13 @@ import type {
   Usage,
 } from "@context-engine/core";
 import { RowCache } from "./assembly/assembler.js";
-import { isEngineMessage, shortenMessage } from "./assembly/render.js";
-import { Summarizer } from "./compaction/summarizer.js";
+import { isEngineMessage } from "./assembly/render.js";
+import type { Summarizer } from "./compaction/summarizer.js";
 import { configSchema, parseConfig } from "./config.js";
 import type { LcmConfig } from "./config.js";
 import { Budgets } from "./engine/budgets.js";
 import { runCompress } from "./engine/compress.js";
-import { newMetrics } from "./engine/parts.js";
+import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
 import { startPreparing } from "./engine/preparation.js";
 import { reselect } from "./engine/selection.js";
@@ -34,7 +34,8 @@ import { resolveStore } from "./engine/store-spec.js";
 import type { StoreDescription } from "./engine/store-spec.js";
 import { engineStatus } from "./engine/status.js";
 import { ingest } from "./engine/turn.js";
-import { applyRetention, deleteSession } from "./retention/index.js";
+import { deleteSession } from "./retention/index.js";
+import { pruneLargeResults, retain } from "./engine/maintenance.js";
 import type { DeleteReport, RetentionReport } from "./retention/index.js";
 import type { LcmStoreDriver } from "./store/types.js";
 import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "./tools/index.js";
@@ -89,21 +90,9 @@ export class LcmEngine extends ContextEngine {
       this.thresholdTokens = Math.floor(ctx.contextLength * this.thresholdPercent);
     }
     this.protectLastN = this.config.fresh_tail_count;
-    this.#summarizer = new Summarizer({
-      ...(ctx.chatModel ? { chatModel: ctx.chatModel } : {}),
-      ...(this.config.summary_model ? { model: this.config.summary_model } : {}),
-      temperature: this.config.summary_temperature,
-      timeoutMs: this.config.summary_timeout_ms,
-      fallbackMaxTokens: this.config.fallback_max_tokens,
-      customInstructions: this.config.custom_instructions,
-      maxUnsupportedRatio: this.config.max_unsupported_ratio,
-      breakerFailures: this.config.circuit_breaker_failures,
-      breakerCooldownMs: this.config.circuit_breaker_cooldown_ms,
-      logger: this.#logger,
-    });
+    this.#summarizer = createSummarizer(this.config, ctx, this.#logger);
     // Retention run by any instance on the same store spares the sessions live here.
     this.#handle = new StoreHandle(resolveStore(this.config, ctx.dataDir), this.#logger, () => this.#sessions.liveIds());
-    const engine = this;
     this.#parts = {
       config: this.config,
       logger: this.#logger,
@@ -112,21 +101,7 @@ export class LcmEngine extends ContextEngine {
       shapes: new ShapeBook(),
       sessions: this.#sessions,
       handle: this.#handle,
-      budgets: new Budgets(
-        {
-          get contextLength() {
-            return engine.contextLength;
-          },
-          get thresholdTokens() {
-            return engine.thresholdTokens;
-          },
-          get thresholdPercent() {
-            return engine.thresholdPercent;
-          },
-          initialContextLength: ctx.contextLength,
-        },
-        this.config,
-      ),
+      budgets: new Budgets(windowOf(this, ctx.contextLength), this.config),
       metrics: newMetrics(),
       isClosed: () => this.#closed,
     };
@@ -183,25 +158,7 @@ export class LcmEngine extends ContextEngine {
 
   /** Apply `engines.lcm.retention` now (also done when a session starts or ends). Live sessions are protected. Null when no policy is configured. */
   async applyRetention(): Promise<RetentionReport | null> {
-    const policy = this.config.retention;
-    const store = this.#handle.current;
-    if (!policy || !store) return null;
-    try {
-      const report = await applyRetention(store, {
-        ...(policy.max_age_days !== undefined ? { maxAgeDays: policy.max_age_days } : {}),
-        ...(policy.max_bytes !== undefined ? { maxBytes: policy.max_bytes } : {}),
-        ...(policy.max_conversations !== undefined ? { maxConversations: policy.max_conversations } : {}),
-        protect: this.#handle.protectedSessions(),
-      });
-      if (report.deleted.length) {
-        this.#parts.cache.clear();
-        this.#logger.info("lcm: retention deleted conversations", { deleted: report.deleted.length, bytesAfter: report.storedBytesAfter });
-      }
-      return report;
-    } catch (error) {
-      this.#logger.warn("lcm: retention failed", { error: describeError(error) });
-      return null;
-    }
+    return retain(this.#parts);
   }
 
   /** Hard delete of everything stored for a session (messages, summaries, index entries, payloads). */
@@ -372,18 +329,7 @@ export class LcmEngine extends ContextEngine {
   override async pruneToolResultsOnly(messages: Message[], options: PruneOptions = {}): Promise<PruneResult> {
     try {
       const { store, s } = await this.#session(options.sessionId);
-      const { result } = await this.#sessions.locked(s, () => ingest(this.#parts, store, s, messages));
-      const keepFrom = Math.max(0, messages.length - this.protectLastN);
-      const large = (m: Message, i: number) => i < keepFrom && m.role === "tool" && result.ids[i] != null && defaultTokenCounter.countMessage(m) > this.config.large_message_tokens;
-      const ids = messages.flatMap((m, i) => (large(m, i) ? [result.ids[i]!] : []));
-      if (!ids.length) return { messages, pruned: 0 };
-      const seqs = new Map((await store.getMessagesByIds(ids)).map((m) => [m.id, m.seq]));
-      const out = messages.map((m, i) => {
-        if (!large(m, i)) return m;
-        const id = result.ids[i]!;
-        return shortenMessage(m, { id, seq: seqs.get(id) ?? i }, defaultTokenCounter.countMessage(m), Math.floor(this.config.large_message_tokens / 4));
-      });
-      return { messages: out, pruned: ids.length };
+      return await pruneLargeResults(this.#parts, store, s, messages, this.protectLastN);
     } catch (error) {
       this.#storeFailed("pruneToolResultsOnly", error);
       return { messages, pruned: 0 };

@@ -1,8 +1,8 @@
-import type { Logger } from "@context-engine/core";
+import type { ContextEngine, EngineInitContext, Logger } from "@context-engine/core";
 import type { RowCache } from "../assembly/assembler.js";
-import type { Summarizer } from "../compaction/summarizer.js";
+import { Summarizer } from "../compaction/summarizer.js";
 import type { LcmConfig } from "../config.js";
-import type { Budgets } from "./budgets.js";
+import type { Budgets, WindowSource } from "./budgets.js";
 import type { SessionRegistry } from "./sessions.js";
 import type { ShapeBook } from "./shapes.js";
 import type { StoreHandle } from "./store-handle.js";
@@ -36,4 +36,36 @@ export interface EngineParts {
 
 export function newMetrics(): EngineMetrics {
   return { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0 };
+}
+
+/** The summariser an engine's config and context describe. */
+export function createSummarizer(config: LcmConfig, ctx: EngineInitContext, logger: Logger): Summarizer {
+  return new Summarizer({
+    ...(ctx.chatModel ? { chatModel: ctx.chatModel } : {}),
+    ...(config.summary_model ? { model: config.summary_model } : {}),
+    temperature: config.summary_temperature,
+    timeoutMs: config.summary_timeout_ms,
+    fallbackMaxTokens: config.fallback_max_tokens,
+    customInstructions: config.custom_instructions,
+    maxUnsupportedRatio: config.max_unsupported_ratio,
+    breakerFailures: config.circuit_breaker_failures,
+    breakerCooldownMs: config.circuit_breaker_cooldown_ms,
+    logger,
+  });
+}
+
+/** The engine's window and threshold, read live (the host changes them through `updateModel`). */
+export function windowOf(engine: ContextEngine, initialContextLength: number | undefined): WindowSource {
+  return {
+    get contextLength() {
+      return engine.contextLength;
+    },
+    get thresholdTokens() {
+      return engine.thresholdTokens;
+    },
+    get thresholdPercent() {
+      return engine.thresholdPercent;
+    },
+    initialContextLength,
+  };
 }
