@@ -59,10 +59,10 @@ describe("context-engine lcm export|import (built binary)", () => {
 
     const imported = await runBin(["lcm", "import", "s1.json", "--store", "b.sqlite"], s);
     expect(imported.code, imported.stderr).toBe(0);
-    // the default store, in a directory that does not exist yet
+    // the default store (where the chat keeps it), in a directory that does not exist yet
     const byDefault = await runBin(["lcm", "import", "s1.json"], s);
     expect(byDefault.code, byDefault.stderr).toBe(0);
-    expect(existsSync(join(s.cwd, ".lcm", "lcm.sqlite"))).toBe(true);
+    expect(existsSync(join(s.home, "data", "lcm", "lcm.sqlite"))).toBe(true);
     const copy = openLcmStore({ path: join(s.cwd, "b.sqlite") });
     expect(await exportConversation(copy, "s1")).toEqual(original);
     copy.close();
