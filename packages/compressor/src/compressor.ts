@@ -8,6 +8,7 @@ import type {
   Message,
   PruneOptions,
   PruneResult,
+  SelectContextOptions,
   SessionStartOptions,
   TokenCounter,
   UpdateModelOptions,
@@ -21,7 +22,7 @@ import { buildExtractiveSummary } from "./extractive.js";
 import { classifyError, describeError, failureAction } from "./failure-policy.js";
 import { dropOldestGroups, relievePressure, shortenMessage } from "./fit.js";
 import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
-import { RESTATED_REQUEST_HEADER, SUMMARY_END_MARKER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
+import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
 import { placeSummary, restateRequest } from "./placement.js";
 import type { CompactionPlan } from "./protection.js";
 import { findLatestUser, planCompaction } from "./protection.js";
@@ -37,10 +38,8 @@ import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, pre
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
 
-/** Share of the window a compacted list may fill (room for tool schemas and estimate error). */
-const WINDOW_SHARE = 0.88;
-/** An over-window request is never cut below this many characters (its opening identifies it). */
-const MIN_REQUEST_CHARS = 2_000;
+/** Share of the window a request may fill before selectContext trims it (room for tool schemas and estimate error). */
+const SELECTION_SHARE = 0.88;
 
 const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
 
@@ -82,6 +81,9 @@ export class ContextCompressor extends ContextEngine {
   #activeSession: string = DEFAULT_SESSION;
   #model = "";
   #route = "";
+  /** Tokens of the last request selectContext saw, and what providers add on top (tool schemas, framing), learnt from usage. */
+  #lastRequestTokens = 0;
+  #requestOverhead = 0;
   /** The model the engine started with; after a switch (`/model`) summaries follow the new one. */
   #startModel: string | null = null;
 
@@ -138,6 +140,11 @@ export class ContextCompressor extends ContextEngine {
 
   updateFromResponse(usage: Usage): void {
     this.recordUsage(normalizeUsage(usage));
+    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
+      const cap = this.contextLength > 0 ? Math.floor(this.contextLength / 2) : 0;
+      this.#requestOverhead = Math.max(0, Math.min(cap, this.lastPromptTokens - this.#lastRequestTokens));
+    }
+    this.#lastRequestTokens = 0;
     const state = this.#sessions.peek(this.#activeSession);
     if (!state) return;
     const prompt = this.lastPromptTokens;
@@ -240,17 +247,13 @@ export class ContextCompressor extends ContextEngine {
     const threshold = this.thresholdTokens;
     // The result, in our estimate, must stay strictly under the threshold.
     const limit = threshold > 0 ? Math.floor((threshold - 1) / scale) : Infinity;
-    // What must fit whatever it costs: the window, less room for tools and estimate error.
-    const windowLimit = this.contextLength > 0 ? Math.floor((this.contextLength * WINDOW_SHARE) / scale) : Infinity;
     const calls = indexToolCalls(messages);
 
     const nothingToSummarise = () => {
       // If it is over the limit, trimming kept tool output is all that is left.
       if (before <= limit) return messages;
       const latest = findLatestUser(messages);
-      const keep = new Set(latest >= 0 ? [messages[latest]!] : []);
-      let relieved = relievePressure(messages, limit, counter, keep, calls);
-      if (counter.countMessages(relieved) > windowLimit) relieved = this.#fitWindow(relieved, windowLimit, keep);
+      const relieved = relievePressure(messages, limit, counter, new Set(latest >= 0 ? [messages[latest]!] : []), calls);
       return relieved === messages ? messages : sanitizeToolPairs(relieved);
     };
     const plan = this.#plan(messages, index, state, limit);
@@ -387,10 +390,6 @@ export class ContextCompressor extends ContextEngine {
         after = counter.countMessages(result);
       }
     }
-    if (after > windowLimit) {
-      result = sanitizeToolPairs(this.#fitWindow(result, windowLimit, untouchable));
-      after = counter.countMessages(result);
-    }
     if (after > limit) {
       this.#logger.warn("compaction could not fit under the threshold; kept messages are larger than the window allows", {
         afterTokens: after,
@@ -467,41 +466,53 @@ export class ContextCompressor extends ContextEngine {
     return true;
   }
 
+  // ---------------------------------------------------------------- request-only safety net
+
   /**
-   * A list that still does not fit the window after summarising and trimming
-   * (a long agent turn of many small steps, a huge paste): drop the oldest
-   * tool groups, then shorten the turn's request itself, keeping its start
-   * and end with a note. The conversation cannot be sent otherwise, so this
-   * is committed like the rest of the pass.
+   * A turn never fails for size alone: when a request would not fit the
+   * window (a long agent turn outgrew the host's compaction attempts, one
+   * huge tool result arrived), trim kept tool output and long messages of
+   * this one request until it fits, leaving the system prompt and the turn's
+   * user message whole. Under the window: null, the request goes out
+   * byte-identical (prompt cache intact). Never persisted.
    */
-  #fitWindow(messages: Message[], windowLimit: number, untouchable: ReadonlySet<Message>): Message[] {
+  override selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Message[] | null {
+    if (!Array.isArray(requestMessages) || requestMessages.length < 2 || !this.#wellFormed(requestMessages)) return null;
+    const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.contextLength;
+    if (!(window > 0)) return null;
     const counter = this.#counter;
-    let out = dropOldestGroups(messages, windowLimit, counter, untouchable);
-    let total = counter.countMessages(out);
-    if (total <= windowLimit) return out;
-    let index = -1;
-    let largest = 0;
-    out.forEach((m, i) => {
-      if (m.role !== "user" || (isSummaryMessage(m) && requestPart(m) === null)) return;
-      const tokens = counter.countText(requestPart(m) ?? contentText(m.content));
-      if (tokens > largest) [index, largest] = [i, tokens];
+    // The host also counts tool schemas and its estimate differs from ours: leave a margin.
+    const limit = Math.floor(window * SELECTION_SHARE) - this.#requestOverhead;
+    const tokens = counter.countMessages(requestMessages);
+    this.#lastRequestTokens = tokens;
+    if (tokens <= limit) return null;
+    const latest = findLatestUser(requestMessages);
+    const keep = new Set<Message>(latest >= 0 ? [requestMessages[latest]!] : []);
+    const calls = indexToolCalls(requestMessages);
+    let trimmed = relievePressure(requestMessages, limit, counter, keep, calls);
+    if (counter.countMessages(trimmed) > limit) trimmed = dropOldestGroups(trimmed, limit, counter, keep);
+    if (latest >= 0 && counter.countMessages(trimmed) > limit) {
+      // Last resort, a huge paste: the turn's request keeps its start and end with a note of what was cut.
+      const request = trimmed[latest]!;
+      const over = counter.countMessages(trimmed) - limit;
+      const tokens = counter.countMessage(request);
+      const chars = contentText(request.content).length;
+      const keepChars = Math.max(400, Math.floor((chars * Math.max(tokens - over, 100)) / Math.max(tokens, 1)) - 200);
+      const shortened = shortenMessage(request, keepChars);
+      if (shortened !== request) {
+        trimmed = trimmed === requestMessages ? trimmed.slice() : trimmed;
+        trimmed[latest] = shortened;
+      }
+    }
+    if (trimmed === requestMessages) return null;
+    this.#lastRequestTokens = counter.countMessages(trimmed);
+    this.#logger.warn("request over the window: kept tool output trimmed for this request only", {
+      beforeTokens: counter.countMessages(requestMessages),
+      afterTokens: counter.countMessages(trimmed),
+      windowTokens: window,
+      overheadTokens: this.#requestOverhead,
     });
-    if (index < 0) return out;
-    const request = out[index]!;
-    const chars = (requestPart(request) ?? contentText(request.content)).length;
-    const room = Math.max(largest - (total - windowLimit), 100);
-    // At least the opening of the request survives, so hosts still recognise it.
-    const keepChars = Math.max(MIN_REQUEST_CHARS, Math.floor((chars * room) / Math.max(largest, 1)) - 200);
-    const shortened = shortenRequest(request, keepChars);
-    if (shortened === request) return out;
-    out = out === messages ? out.slice() : out;
-    out[index] = shortened;
-    total = counter.countMessages(out);
-    this.#logger.warn("the conversation did not fit the context window: older steps dropped and the request shortened", {
-      afterTokens: total,
-      windowTokens: this.contextLength,
-    });
-    return out;
+    return sanitizeToolPairs(trimmed);
   }
 
   // ---------------------------------------------------------------- deterministic pruning
@@ -579,23 +590,6 @@ export class ContextCompressor extends ContextEngine {
       lastRejection: state?.lastRejection ?? null,
     };
   }
-}
-
-/** The text after the summary of a message a summary was merged into, else null. */
-function requestPart(message: Message): string | null {
-  if (typeof message.content !== "string") return null;
-  const end = message.content.indexOf(SUMMARY_END_MARKER);
-  return end < 0 ? null : message.content.slice(end + SUMMARY_END_MARKER.length);
-}
-
-/** Shorten a request, leaving a summary merged in front of it whole. */
-function shortenRequest(message: Message, keepChars: number): Message {
-  const rest = requestPart(message);
-  if (rest === null) return shortenMessage(message, keepChars);
-  const text = message.content as string;
-  const shortened = shortenMessage({ ...message, content: rest } as Message, keepChars);
-  if (shortened.content === rest) return message;
-  return { ...message, content: text.slice(0, text.length - rest.length) + (shortened.content as string) } as Message;
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
