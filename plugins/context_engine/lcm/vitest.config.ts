@@ -27,10 +27,13 @@ async function reachable(): Promise<boolean> {
 
 export default defineConfig(async () => {
   const shared = { pool: "forks" as const, testTimeout: 20_000 };
-  const projects = [{ test: { ...shared, name: "sqlite", include: ["test/**/*.test.ts", "src/**/*.test.ts"] } }];
   // The Node 22/24 CI legs check what depends on the Node version (the native SQLite module); the
-  // PostgreSQL engine suites run once, on the Node 20 leg.
-  if (process.env.CONTEXT_ENGINE_NODE_MAJOR && process.env.CONTEXT_ENGINE_NODE_MAJOR !== "20") {
+  // PostgreSQL suites (pure JavaScript driver) run once, on the Node 20 leg.
+  const otherLeg = Boolean(process.env.CONTEXT_ENGINE_NODE_MAJOR && process.env.CONTEXT_ENGINE_NODE_MAJOR !== "20");
+  const projects = [
+    { test: { ...shared, name: "sqlite", include: ["test/**/*.test.ts", "src/**/*.test.ts"], ...(otherLeg ? { exclude: ["test/postgres/**", "node_modules/**"] } : {}) } },
+  ];
+  if (otherLeg) {
     console.warn(`[lcm] PostgreSQL engine suites not run on the Node ${process.env.CONTEXT_ENGINE_NODE_MAJOR} leg (they run on Node 20)`);
   } else if (await reachable()) {
     projects.push({ test: { ...shared, name: "postgres", include: ENGINE_SUITES, env: { LCM_TEST_STORE: "postgres" } } as (typeof projects)[number]["test"] });
