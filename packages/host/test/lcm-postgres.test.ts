@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ContextEngine, Message } from "@context-engine/core";
+import type { ContextEngine } from "@context-engine/core";
 import { ContextEngineConfigSchema, loadEngine } from "@context-engine/plugin-loader";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { deployKeyHistory as history, makeHost, startServer } from "./support/setup.js";
 
 // The LCM engine on PostgreSQL through the real loader, host and a loopback OpenAI server.
 const POSTGRES_URL = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -33,15 +33,6 @@ const reachable = await admin(async () => true).catch((error: unknown) => {
 function load(store: string, extra: Record<string, unknown> = {}) {
   const config = ContextEngineConfigSchema.parse({ context: { engine: "lcm" }, engines: { lcm: { store, schema, ...extra } } });
   return loadEngine(config, { contextLength: 16_000, model: "test-model" }, { cwd: home, home, bundledDir, nodeModules: false, env: {} });
-}
-
-function history(): Message[] {
-  const out: Message[] = [];
-  for (let i = 0; i < 12; i++) {
-    out.push({ role: "user", content: `Note ${i}: the deploy key for service-${i} rotates every ${i + 2} days. ${"detail ".repeat(30)}` });
-    out.push({ role: "assistant", content: `Recorded: service-${i} rotates its deploy key every ${i + 2} days.` });
-  }
-  return out;
 }
 
 let server: FakeOpenAIServer;

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ContextEngine, Message } from "@context-engine/core";
+import type { ContextEngine } from "@context-engine/core";
 import { loadEngine } from "@context-engine/plugin-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeOpenAIServer } from "./support/fake-openai-server.js";
-import { makeHost, startServer } from "./support/setup.js";
+import { deployKeyHistory as history, makeHost, startServer } from "./support/setup.js";
 
 const bundledDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../../plugins/context_engine");
 const home = mkdtempSync(join(tmpdir(), "ce-host-lcm-"));
@@ -34,15 +34,6 @@ afterAll(async () => {
   await (engine as { close?: () => unknown } | null)?.close?.();
   rmSync(home, { recursive: true, force: true });
 });
-
-function history(): Message[] {
-  const out: Message[] = [];
-  for (let i = 0; i < 12; i++) {
-    out.push({ role: "user", content: `Note ${i}: the deploy key for service-${i} rotates every ${i + 2} days. ${"detail ".repeat(30)}` });
-    out.push({ role: "assistant", content: `Recorded: service-${i} rotates its deploy key every ${i + 2} days.` });
-  }
-  return out;
-}
 
 describe("driving a plugin engine loaded by the plugin loader (LCM)", () => {
   it("injects its tools, dispatches them, compacts and ends cleanly", async (ctx) => {

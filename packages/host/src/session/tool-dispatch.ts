@@ -1,4 +1,4 @@
-import { toolError } from "@context-engine/core";
+import { raceAbort, toolError } from "@context-engine/core";
 import type { ToolCall } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import { describeError } from "../errors.js";
@@ -120,20 +120,9 @@ class ToolInterruptedError extends Error {
  */
 function untilAborted<T>(call: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return call;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ToolInterruptedError());
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    call.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+  // A rejection seen once the signal has aborted is the abort (the call's own late outcome is ignored).
+  return raceAbort(call, signal).catch((error: unknown) => {
+    throw signal.aborted ? new ToolInterruptedError() : error;
   });
 }
 

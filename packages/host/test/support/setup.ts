@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
+import type { Message } from "@context-engine/core";
 import type { HostEvent } from "../../src/index.js";
 import { AgentHost, createOpenAIChatModel } from "../../src/index.js";
 import type { AgentHostOptions } from "../../src/index.js";
@@ -36,4 +37,14 @@ export function makeHost(server: FakeOpenAIServer, options: Partial<AgentHostOpt
   });
   const ofType = <T extends HostEvent["type"]>(type: T) => events.filter((e): e is Extract<HostEvent, { type: T }> => e.type === type);
   return { host, events, ofType };
+}
+
+/** Twelve notes about deploy keys (one fact per service), as a session history to search and compact. */
+export function deployKeyHistory(): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < 12; i++) {
+    out.push({ role: "user", content: `Note ${i}: the deploy key for service-${i} rotates every ${i + 2} days. ${"detail ".repeat(30)}` });
+    out.push({ role: "assistant", content: `Recorded: service-${i} rotates its deploy key every ${i + 2} days.` });
+  }
+  return out;
 }

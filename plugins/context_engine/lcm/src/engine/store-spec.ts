@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { LcmConfig } from "../config.js";
 import { toRedactionConfig } from "../redact/index.js";
 import type { DriverSpec } from "../store/pool.js";
-import { connectionSecrets, describeConnection, scrubConnectionSecrets } from "../store/postgres/url.js";
+import { describeConnection } from "../store/postgres/url.js";
 
 /** Which store an engine uses, as shown to people (never with a password). */
 export interface StoreDescription {
@@ -42,22 +42,12 @@ export function resolveStore(config: LcmConfig, dataDir: string | undefined, env
     const schema = config.schema ?? "lcm";
     return {
       spec: { kind: "postgres", postgres: { url: value, schema, ...postgresTuning(config) }, redaction },
-      description: { kind: "postgres", location: withoutPassword(value), schema },
+      description: { kind: "postgres", location: describeConnection(value), schema },
     };
   }
   const base = dataDir ?? join(homedir(), ".context-engine", "data", "lcm");
   const path = value ?? join(base, "lcm.sqlite");
   return { spec: { kind: "sqlite", path, redaction }, description: { kind: "sqlite", location: path } };
-}
-
-/** A URL as shown to people: no password (user-info or parameter). */
-export function withoutPassword(url: string): string {
-  return describeConnection(url);
-}
-
-/** `text` with every form of the URL's secrets replaced. */
-export function scrubSecret(text: string, url: string | undefined): string {
-  return url ? scrubConnectionSecrets(text, connectionSecrets(url)) : text;
 }
 
 /** The PostgreSQL-only keys of `engines.lcm`, as driver options. */
