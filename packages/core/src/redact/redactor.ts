@@ -87,6 +87,8 @@ function replacer(rule: SecretRule, allow: ReadonlySet<string>, count: (kind: st
   };
 }
 
+const MAX_PASSES = 8;
+
 /**
  * Compile a redactor from the built-in families (minus `disable`), plus
  * `extra` rules. Invalid custom patterns throw here, naming the rule, never
@@ -111,10 +113,17 @@ export function createSecretRedactor(options: SecretRuleOptions = {}): SecretRed
       found ??= {};
       found[kind] = (found[kind] ?? 0) + 1;
     };
-    for (const { rule, hint } of compiled) {
-      if (hint && !hint.test(out)) continue;
-      rule.pattern.lastIndex = 0;
-      out = out.replace(rule.pattern, replacer(rule, allow, count));
+    // A pass that found a secret runs again: a value a rule took as a word before the secret ("token <a> <b>") is
+    // seen once its neighbour is a marker, so redacting twice never changes the text (bounded: each pass that
+    // changes something turns a secret into a marker).
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const before = out;
+      for (const { rule, hint } of compiled) {
+        if (hint && !hint.test(out)) continue;
+        rule.pattern.lastIndex = 0;
+        out = out.replace(rule.pattern, replacer(rule, allow, count));
+      }
+      if (out === before) break;
     }
     return { text: out, found: found ?? (NOTHING as Record<string, number>) };
   };

@@ -77,7 +77,11 @@ export function isBase64OfText(value: string): boolean {
   } catch {
     return false;
   }
-  return decoded.length >= 6 && /^[\x20-\x7e\t\r\n]+$/.test(decoded) && /[A-Za-z]{3,} [A-Za-z]/.test(decoded);
+  if (decoded.length < 6 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded)) return false;
+  // Words: letters on both sides of a space ("a ullamcorper", "at ut vivamus"), a word of three letters or more,
+  // and mostly letters and spaces overall (random bytes that happen to be printable are rarely all three).
+  const wordish = (decoded.match(/[A-Za-z\s]/g) ?? []).length;
+  return /[A-Za-z] [A-Za-z]/.test(decoded) && /[A-Za-z]{3}/.test(decoded) && wordish >= decoded.length * 0.7;
 }
 
 /**
