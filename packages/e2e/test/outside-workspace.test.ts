@@ -1,42 +1,43 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { fillSkeleton } from "./fill-skeleton.js";
 import { ok, okStdout, run } from "./helpers.js";
+import { enabled, publishedPackages, repo, tarballOf } from "./workspace.js";
 
 // What an engine author does, outside this workspace, with npm: the README's
 // "Write your own engine" section follows these steps one for one.
-const e2e = process.env.CONTEXT_ENGINE_E2E;
-const enabled = e2e === "1" || (e2e !== "0" && (process.env.CI === "1" || process.env.CI === "true"));
 if (!enabled) console.warn("[e2e] SKIPPED: set CONTEXT_ENGINE_E2E=1 (or CI=1) to run the outside-the-workspace test");
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const PACKAGES = ["packages/core", "packages/contract-tests", "packages/compressor", "packages/plugin-loader", "packages/host", "packages/sessions", "packages/cli", "packages/create-context-engine", "plugins/context_engine/lcm"];
 // Packed and checked like the others; installed by the adapters' own tests, not here (their hosts are large).
 const ADAPTERS = ["packages/ai-sdk", "packages/langchain"];
-const PNPM = ["-y", "pnpm@12.4.2"];
+/** Files a package ships beyond the usual ones: the OpenClaw adapter's installable LCM plugin directory. */
+const EXTRA_SHIPPED: Array<[string, RegExp]> = [["context-engine-openclaw-", /^lcm-plugin\/(index\.js|openclaw\.plugin\.json|package\.json)$/]];
 const NPM_QUIET = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
 
 const root = mkdtempSync(join(tmpdir(), "ce-e2e-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const tarballs = join(root, "tarballs");
-const tarball = (name: string) => join(tarballs, readdirSync(tarballs).find((f) => f.startsWith(`${name.replace("@", "").replace("/", "-")}-`))!);
+// Our packages, packed once by test/global-setup.ts (read-only here); the scaffolded engine's own tarball beside it.
+const ownTarballs = join(root, "tarballs");
+const tarball = (name: string) => (name === "my-engine" ? tarballOf(ownTarballs, name) : tarballOf(inject("tarballs"), name));
 
 describe.skipIf(!enabled)("outside the workspace, with npm", () => {
   it("packs every package with only dist, README, LICENSE, CHANGELOG and the manifests", async () => {
-    mkdirSync(tarballs, { recursive: true });
-    // pnpm pack rewrites workspace: ranges, as `changeset publish` does.
-    await Promise.all([...PACKAGES, ...ADAPTERS].map((p) => ok("npx", [...PNPM, "pack", "--pack-destination", tarballs], join(repo, p))));
-    expect(readdirSync(tarballs)).toHaveLength(PACKAGES.length + ADAPTERS.length);
+    const tarballs = inject("tarballs");
+    // One tarball per published package, ours and the adapters among them.
+    expect(readdirSync(tarballs)).toHaveLength(publishedPackages().length);
+    for (const p of [...PACKAGES, ...ADAPTERS]) tarball(JSON.parse(readFileSync(join(repo, p, "package.json"), "utf8")).name);
     for (const file of readdirSync(tarballs)) {
       // `npm pack` would keep them (EUNSUPPORTEDPROTOCOL on install); what the release publishes has none.
       expect(await ok("tar", ["-xzOf", join(tarballs, file), "package/package.json"], root), `${file} has no workspace: ranges`).not.toContain("workspace:");
       const listing = await ok("tar", ["-tzf", join(tarballs, file)], root);
       const entries = listing.trim().split("\n").map((l) => l.replace(/^package\//, ""));
       expect(entries, file).toContain("LICENSE");
-      expect(entries.filter((e) => !/^(dist\/|data\/|README\.md$|LICENSE$|CHANGELOG\.md$|package\.json$|plugin\.yaml$)/.test(e)), `${file} ships only what consumers need`).toEqual([]);
+      const extra = EXTRA_SHIPPED.find(([prefix]) => file.startsWith(prefix))?.[1];
+      const needed = (e: string) => /^(dist\/|data\/|README\.md$|LICENSE$|CHANGELOG\.md$|package\.json$|plugin\.yaml$)/.test(e) || (extra?.test(e) ?? false);
+      expect(entries.filter((e) => !needed(e)), `${file} ships only what consumers need`).toEqual([]);
     }
   });
 
@@ -52,7 +53,8 @@ describe.skipIf(!enabled)("outside the workspace, with npm", () => {
     expect(test.code, test.out.slice(-3000)).toBe(0);
     expect(test.out).not.toContain("[TODO]");
     await ok("npm", ["run", "build"], engine);
-    await ok("npm", ["pack", "--ignore-scripts", "--pack-destination", tarballs], engine); // built just above
+    mkdirSync(ownTarballs, { recursive: true });
+    await ok("npm", ["pack", "--ignore-scripts", "--pack-destination", ownTarballs], engine); // built just above
   });
 
   it("the CLI discovers and selects the engine as an npm package and as a directory engine", async () => {

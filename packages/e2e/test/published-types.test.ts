@@ -2,18 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ok, run } from "./helpers.js";
+import { enabled, publishedPackages, repo } from "./workspace.js";
 
 // Every published package's types, from the tarballs the release would publish (pnpm pack rewrites
 // workspace: ranges as `changeset publish` does), installed with npm into a consumer project and
 // type-checked with skipLibCheck off under node16, nodenext and bundler resolution.
-const e2e = process.env.CONTEXT_ENGINE_E2E;
-const enabled = e2e === "1" || (e2e !== "0" && (process.env.CI === "1" || process.env.CI === "true"));
-
-const repo = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const PNPM = ["-y", "pnpm@12.4.2"];
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
 
 /**
@@ -26,30 +21,6 @@ const KNOWN: Record<string, { pattern: RegExp; note: string }> = {
     note: "lcm's types import better-sqlite3's types, which are not a dependency (issue 24, fixed in lcm by the adapters change)",
   },
 };
-
-interface Published {
-  name: string;
-  dir: string;
-  /** Import specifiers of the package's public entry points. */
-  entries: string[];
-  peers: string[];
-}
-
-/** Every non-private workspace package (packages/* and plugins/context_engine/*), found, not listed. */
-function publishedPackages(): Published[] {
-  const out: Published[] = [];
-  for (const parent of ["packages", "plugins/context_engine"]) {
-    for (const name of readdirSync(join(repo, parent))) {
-      const dir = join(repo, parent, name);
-      if (!existsSync(join(dir, "package.json"))) continue;
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-      if (pkg.private) continue;
-      const subpaths = Object.keys(pkg.exports ?? { ".": null }).filter((k) => k !== "./package.json" && !k.includes("*"));
-      out.push({ name: pkg.name, dir, entries: subpaths.map((k) => (k === "." ? pkg.name : `${pkg.name}/${k.slice(2)}`)), peers: Object.keys(pkg.peerDependencies ?? {}) });
-    }
-  }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
-}
 
 const fileOf = (name: string) => `${name.replace(/^@/, "").replace(/\//g, "__")}.ts`;
 const RESOLUTIONS: Record<string, Record<string, string>> = {
@@ -66,10 +37,8 @@ describe.skipIf(!enabled)("published types of every package, from tarballs, in a
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    const tarballs = join(root, "tarballs");
-    mkdirSync(tarballs, { recursive: true });
+    const tarballs = inject("tarballs"); // packed once by test/global-setup.ts
     mkdirSync(join(consumer, "src"), { recursive: true });
-    await Promise.all(packages.map((p) => ok("npx", [...PNPM, "pack", "--pack-destination", tarballs], p.dir)));
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "types-consumer", private: true, type: "module" }));
     // Peers come from the workspace (the versions our tests run against) instead of the registry.
     await ok("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", "--legacy-peer-deps", ...readdirSync(tarballs).map((f) => join(tarballs, f))], consumer);

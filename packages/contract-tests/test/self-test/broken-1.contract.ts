@@ -1,0 +1,3 @@
+import { describeBrokenShard } from "./broken-shard.js";
+
+describeBrokenShard(1);

@@ -1,0 +1,22 @@
+// Run by test/self-test.test.ts in a separate vitest process: the broken engines through the kit, in shards.
+// The kit's checks mostly wait (hung hooks, abort grace), so shards in parallel workers finish in a quarter of the time.
+import { describeContextEngineContract } from "../../src/index.js";
+import { BROKEN_ENGINES } from "../engines/broken-engines.js";
+import { MORE_BROKEN_ENGINES } from "../engines/broken-engines-2.js";
+import { RULE_BROKEN_ENGINES } from "../engines/broken-engines-3.js";
+
+export const SHARDS = 4;
+
+/** Every broken engine whose index falls in shard `shard` of SHARDS, each as its own kit suite. */
+export function describeBrokenShard(shard: number): void {
+  const all = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES, ...RULE_BROKEN_ENGINES];
+  all.forEach((broken, i) => {
+    if (i % SHARDS !== shard) return;
+    describeContextEngineContract({
+      name: "reference",
+      suiteName: `broken:${broken.defect}`,
+      createEngine: broken.create,
+      abortGraceMs: 300,
+    });
+  });
+}
