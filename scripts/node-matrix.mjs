@@ -5,7 +5,7 @@
 // compiled once per ABI with node-gyp against headers from the npm `node-<platform>-<arch>`
 // package, cached under ~/.cache/context-engine, and swapped into place for that major's run.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,7 +13,10 @@ import { fileURLToPath } from "node:url";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 // `node scripts/node-matrix.mjs 22 24 -- --filter=…`: majors first, then arguments for scripts/run-tests.mjs (turbo).
-const argv = process.argv.slice(2);
+// `node scripts/node-matrix.mjs --prepare 22 24`: only compile (and cache) the binaries, no tests; CI
+// starts this in the background, niced, while the Node 20 run goes on.
+const prepareOnly = process.argv[2] === "--prepare";
+const argv = process.argv.slice(prepareOnly ? 3 : 2);
 const split = argv.indexOf("--");
 const majorArgs = split >= 0 ? argv.slice(0, split) : argv;
 const testArgs = split >= 0 ? argv.slice(split + 1) : [];
@@ -54,7 +57,10 @@ function binaryFor(node, bsDir) {
     const gyp = join(dirname(createRequire(sh("npm", ["root", "-g"]).stdout.trim() + "/").resolve("npm/package.json")), "node_modules/node-gyp/bin/node-gyp.js");
     sh(node.exec, [gyp, "rebuild", "--release", `--nodedir=${join(work, "package")}`, "-j", "2"], { cwd: src, inherit: true });
     mkdirSync(cacheDir, { recursive: true });
-    copyFileSync(join(src, "build/Release/better_sqlite3.node"), cached);
+    // Copied beside, then renamed: a run reading the cache never sees half a binary.
+    const partial = `${cached}.${process.pid}.partial`;
+    copyFileSync(join(src, "build/Release/better_sqlite3.node"), partial);
+    renameSync(partial, cached);
     return cached;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -68,6 +74,14 @@ function place(src, dst) {
 }
 
 const bsDir = betterSqliteDir();
+if (prepareOnly) {
+  for (const major of majors) {
+    const started = Date.now();
+    binaryFor(nodeInfo(major), bsDir);
+    console.log(`[node-matrix] better-sqlite3 for Node ${major} ready in ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+  process.exit(0);
+}
 const live = join(bsDir, "build/Release/better_sqlite3.node");
 const backup = `${live}.node20`;
 const timings = [];
