@@ -62,6 +62,12 @@ const fields = {
   /** Summary passes one `compress` may run before it stops (bounded sweep). */
   max_passes: positiveInt.default(24),
   /**
+   * Summaries one background run computes, and publishes at once, while the history is more than a
+   * compaction behind (a long history imported or resumed): each turn's cost stays small and the
+   * backlog drains over the following turns, from where the last run stopped.
+   */
+  backlog_passes: positiveInt.default(4),
+  /**
    * Time a blocking `compress` may spend on model summaries; passes still needed after it use the
    * deterministic summary, so the turn never waits much longer (background preparation has no limit).
    */

@@ -24,6 +24,7 @@ import { Budgets } from "./engine/budgets.js";
 import { runCompress } from "./engine/compress.js";
 import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
+import { IndexDrain } from "./engine/index-drain.js";
 import { startPreparing } from "./engine/preparation.js";
 import { reselect } from "./engine/selection.js";
 import { DEFAULT_SESSION, SessionRegistry } from "./engine/sessions.js";
@@ -103,6 +104,7 @@ export class LcmEngine extends ContextEngine {
       handle: this.#handle,
       budgets: new Budgets(windowOf(this, ctx.contextLength), this.config),
       metrics: newMetrics(),
+      indexing: new IndexDrain(this.#logger, () => this.#closed),
       isClosed: () => this.#closed,
     };
   }
@@ -152,7 +154,7 @@ export class LcmEngine extends ContextEngine {
     this.#closed = true;
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
-    await Promise.allSettled(pending);
+    await Promise.allSettled([...pending, this.#parts.indexing.idle()]);
     await this.#handle.close();
   }
 
@@ -312,6 +314,7 @@ export class LcmEngine extends ContextEngine {
   async whenIdle(sessionId?: string): Promise<void> {
     const s = this.#sessions.peek(sessionId);
     if (s?.preparing) await s.preparing;
+    await this.#parts.indexing.idle();
   }
 
   #schemaTokens: number | null = null;
@@ -406,6 +409,7 @@ export class LcmEngine extends ContextEngine {
       s.abort = new AbortController();
       s.prepared = null;
       s.preparing = null;
+      s.planView = null;
       s.lastAssembly = null;
       s.rescue = null;
     }

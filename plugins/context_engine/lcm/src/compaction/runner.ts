@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEvents } from "node:timers/promises";
 import type { Logger } from "@context-engine/core";
 import type { CompactionLock, FrontierItem, FrontierItemKey, LcmStoreDriver, NewSummary, SummaryRecord } from "../store/types.js";
 import type { Plan, PlanOptions, ShapeLoader, SummaryItem, VirtualItem } from "./planner.js";
@@ -77,6 +78,8 @@ export async function prepareSteps(
   const steps: PreparedStep[] = [...previous];
   let saved = 0;
   for (let pass = 0; pass < options.maxPasses; pass++) {
+    // The event loop is free between passes: a hook arriving meanwhile waits for one summary, not the whole run.
+    if (pass > 0) await yieldToEvents();
     if (options.signal?.aborted) break;
     if (total(items) <= options.stopAtTokens) break;
     const plan = planNext(items, deps.loadShapes, options.plan);
@@ -96,24 +99,79 @@ export async function prepareSteps(
  * appended since), so that a later preparation extends the earlier one instead
  * of redoing it. Null when a step's run is no longer there.
  */
-export function replaySteps(items: VirtualItem[], steps: readonly PreparedStep[]): VirtualItem[] | null {
+export function replaySteps(items: readonly VirtualItem[], steps: readonly PreparedStep[]): VirtualItem[] | null {
+  const out = spliceSteps(
+    items,
+    steps,
+    (k, step) => ({ kind: "pending", ref: k, tokens: step.tokens, depth: step.plan.kind === "leaf" ? 0 : step.plan.depth, ordinal: step.plan.fromOrdinal }),
+    (ref) => (it) => it.kind === "pending" && it.ref === ref,
+  );
+  return out?.items ?? null;
+}
+
+/**
+ * The published frontier after `committed` (one summary per step, in order)
+ * replaced the steps' runs, with the change in tokens and items; null when a
+ * run is not where the steps say.
+ */
+export function applySteps(
+  items: readonly VirtualItem[],
+  steps: readonly PreparedStep[],
+  committed: readonly SummaryRecord[],
+): { items: VirtualItem[]; tokenDelta: number; countDelta: number } | null {
+  if (committed.length !== steps.length) return null;
+  return spliceSteps(
+    items,
+    steps,
+    (k, step) => ({ kind: "summary", summaryId: committed[k]!.id, tokens: committed[k]!.tokens, depth: committed[k]!.depth, ordinal: step.plan.fromOrdinal }),
+    (ref) => (it) => it.kind === "summary" && it.summaryId === committed[ref]?.id,
+  );
+}
+
+/** Replace each step's run (found by its first ordinal, checked item by item) with the item `replacement` makes. */
+function spliceSteps(
+  items: readonly VirtualItem[],
+  steps: readonly PreparedStep[],
+  replacement: (k: number, step: PreparedStep) => VirtualItem,
+  earlierStep: (ref: number) => (it: VirtualItem) => boolean,
+): { items: VirtualItem[]; tokenDelta: number; countDelta: number } | null {
   const out = [...items];
+  let tokenDelta = 0;
+  let countDelta = 0;
   for (let k = 0; k < steps.length; k++) {
     const step = steps[k]!;
     const plan = step.plan;
     const keys: Array<(it: VirtualItem) => boolean> =
       plan.kind === "leaf"
         ? plan.messageIds.map((id) => (it: VirtualItem) => it.kind === "message" && it.messageId === id)
-        : plan.children.map((c) =>
-            c.kind === "pending"
-              ? (it: VirtualItem) => it.kind === "pending" && it.ref === c.ref
-              : (it: VirtualItem) => it.kind === "summary" && it.summaryId === c.summaryId,
-          );
-    const at = out.findIndex(keys[0]!);
-    if (at < 0 || !keys.every((match, n) => out[at + n] !== undefined && match(out[at + n]!))) return null;
-    out.splice(at, keys.length, { kind: "pending", ref: k, tokens: step.tokens, depth: plan.kind === "leaf" ? 0 : plan.depth, ordinal: out[at]!.ordinal });
+        : plan.children.map((c) => (c.kind === "pending" ? earlierStep(c.ref) : (it: VirtualItem) => it.kind === "summary" && it.summaryId === c.summaryId));
+    const runAt = (at: number) => at >= 0 && keys.every((match, n) => out[at + n] !== undefined && match(out[at + n]!));
+    // Items stay in ordinal order and a replacement takes its run's first ordinal: a binary search finds the run
+    // (a search by identity only when the frontier was renumbered since the step was planned).
+    let at = indexOfOrdinal(out, plan.fromOrdinal);
+    if (!runAt(at)) at = out.findIndex(keys[0]!);
+    if (!runAt(at)) return null;
+    const item = replacement(k, step);
+    for (let n = 0; n < keys.length; n++) tokenDelta -= out[at + n]!.tokens;
+    tokenDelta += item.tokens;
+    countDelta += 1 - keys.length;
+    out.splice(at, keys.length, item);
   }
-  return out;
+  return { items: out, tokenDelta, countDelta };
+}
+
+/** Index of the item with this ordinal in an ordinal-sorted list, or -1. */
+function indexOfOrdinal(items: readonly VirtualItem[], ordinal: number): number {
+  let lo = 0;
+  let hi = items.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const o = items[mid]!.ordinal;
+    if (o === ordinal) return mid;
+    if (o < ordinal) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 async function summaryContent(deps: RunDeps, item: SummaryItem, steps: readonly PreparedStep[]): Promise<string> {

@@ -1,10 +1,11 @@
 import { defaultTokenCounter, raceAbortOrNull } from "@context-engine/core";
 import type { CompressOptions, Message } from "@context-engine/core";
 import { keepRequest, latestRequest } from "../assembly/keep-request.js";
-import { prepareSteps, publishPrepared } from "../compaction/runner.js";
+import { prepareSteps } from "../compaction/runner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
-import { plannerFrontier, runDeps } from "./preparation.js";
+import { plannerItems, publishWork } from "./plan-view.js";
+import { runDeps } from "./preparation.js";
 import type { SessionState } from "./sessions.js";
 import { assemble, headTokens, ingest } from "./turn.js";
 
@@ -81,7 +82,7 @@ async function compactionPass(
   let published = 0;
   let stale = 0;
   if (s.prepared?.steps.length) {
-    const out = await publishPrepared(store, s.prepared, parts.logger, lock);
+    const out = await publishWork(s, store, s.prepared, parts.logger, lock);
     published += out.committed.length;
     stale += out.stale;
   }
@@ -89,7 +90,7 @@ async function compactionPass(
   const stopAt = options.force ? 0 : Math.max(0, parts.budgets.target() - headTokenCount);
   const conv = await store.getConversation(s.conversationId);
   if (!conv || !(options.force || conv.frontierTokens > stopAt)) return { published, stale, aborted: false };
-  const start = await plannerFrontier(parts, store, s.conversationId);
+  const start = await plannerItems(parts, store, s);
   const work = await prepareSteps(runDeps(parts, store), s.conversationId, start, {
     plan: parts.budgets.plan(true),
     maxPasses: parts.config.max_passes,
@@ -107,7 +108,7 @@ async function compactionPass(
     return { published, stale, aborted: true };
   }
   if (work?.steps.length) {
-    const out = await publishPrepared(store, work, parts.logger, lock);
+    const out = await publishWork(s, store, work, parts.logger, lock);
     published += out.committed.length;
     stale += out.stale;
   }

@@ -3,6 +3,7 @@ import type { RowCache } from "../assembly/assembler.js";
 import { Summarizer } from "../compaction/summarizer.js";
 import type { LcmConfig } from "../config.js";
 import type { Budgets, WindowSource } from "./budgets.js";
+import type { IndexDrain } from "./index-drain.js";
 import type { SessionRegistry } from "./sessions.js";
 import type { ShapeBook } from "./shapes.js";
 import type { StoreHandle } from "./store-handle.js";
@@ -31,6 +32,8 @@ export interface EngineParts {
   readonly handle: StoreHandle;
   readonly budgets: Budgets;
   readonly metrics: EngineMetrics;
+  /** A bulk import's full-text backlog, indexed off the hook path. */
+  readonly indexing: IndexDrain;
   isClosed(): boolean;
 }
 

@@ -1,10 +1,11 @@
 import { describeError } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
-import { prepareSteps, replaySteps, virtualFrontier } from "../compaction/runner.js";
+import { prepareSteps } from "../compaction/runner.js";
 import type { PreparedWork, RunDeps } from "../compaction/runner.js";
 import type { VirtualItem } from "../compaction/planner.js";
-import type { LcmStoreDriver } from "../store/types.js";
+import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
+import { plannerItems, publishWork } from "./plan-view.js";
 import type { SessionState } from "./sessions.js";
 
 /** What the compaction runner needs from the engine. */
@@ -17,13 +18,6 @@ export function runDeps(parts: EngineParts, store: LcmStoreDriver): RunDeps {
     summaryOverhead: SUMMARY_OVERHEAD_TOKENS,
     targetTokens: { leaf: parts.config.leaf_target_tokens, condensed: parts.config.condensed_target_tokens },
   };
-}
-
-/** The published frontier as planner items, with every message shape the planner may ask for loaded. */
-export async function plannerFrontier(parts: EngineParts, store: LcmStoreDriver, conversationId: number): Promise<{ version: number; items: VirtualItem[] }> {
-  const frontier = await store.getFrontier(conversationId, { shapes: true });
-  await parts.shapes.ensure(store, frontier);
-  return { version: frontier.version, items: await virtualFrontier(store, frontier.items) };
 }
 
 /**
@@ -61,26 +55,47 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: SessionStat
   if (!conv || signal.aborted) return null;
   s.snapshot = conv;
   if (conv.frontierTokens < parts.budgets.prepareAt()) return null;
-  const start = await plannerFrontier(parts, store, s.conversationId);
-  let items = start.items;
-  // Work already prepared is extended, not redone: its steps are replayed on the newer frontier.
-  const previous = s.prepared?.steps ?? [];
-  if (previous.length) {
-    const replayed = replaySteps(items, previous);
-    if (replayed) items = replayed;
-    else s.prepared = null;
-  }
+  // Work already prepared is extended, not redone: its steps are replayed on the session's copy of the frontier.
+  const start = await plannerItems(parts, store, s);
   const base = s.prepared?.steps ?? [];
+  // More than one compaction can take (max_passes full leaf chunks above the target: a long history imported or
+  // resumed): a few summaries per run, published at once, so each turn stays cheap and the next run starts
+  // where this one stopped.
+  const plan = parts.budgets.plan(false);
+  const target = parts.budgets.target();
+  const backlog = totalTokens(start.items) > target + parts.config.max_passes * plan.leafChunkTokens;
+  const maxPasses = backlog ? Math.min(parts.config.backlog_passes, parts.config.max_passes) : parts.config.max_passes;
   parts.metrics.prepareRuns++;
   const work = await prepareSteps(
     runDeps(parts, store),
     s.conversationId,
-    { version: start.version, items },
-    { plan: parts.budgets.plan(false), maxPasses: parts.config.max_passes, stopAtTokens: parts.budgets.target(), signal },
+    start,
+    { plan, maxPasses, stopAtTokens: target, signal },
     base,
   );
   if (signal.aborted || work.steps.length <= base.length) return null;
   // Only the newest preparation is kept; publishing checks every step against the frontier anyway.
   s.prepared = work;
+  // Published only when no locked call is waiting: a compress holding the lock may be waiting for this run.
+  if (backlog && s.lockDepth === 0) await parts.sessions.locked(s, () => publishBacklog(parts, store, s, work, signal));
   return work;
+}
+
+/** Publish a backlog run's work now (inside the session's lock), unless a compress took it meanwhile. */
+async function publishBacklog(parts: EngineParts, store: LcmStoreDriver, s: SessionState, work: PreparedWork, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || parts.isClosed() || s.prepared !== work) return;
+  const publish = (lock?: CompactionLock) => publishWork(s, store, work, parts.logger, lock);
+  // Another process compacting this conversation: the work waits for the next compress here.
+  const out = store.withCompactionLock ? (await store.withCompactionLock(s.conversationId, publish))?.value : await publish();
+  if (!out) return;
+  parts.metrics.published += out.committed.length;
+  parts.metrics.stalePrepared += out.stale;
+  s.prepared = null;
+  s.lastAssembly = null;
+}
+
+function totalTokens(items: readonly VirtualItem[]): number {
+  let t = 0;
+  for (const i of items) t += i.tokens;
+  return t;
 }

@@ -2,9 +2,9 @@ import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { isRequest, keepRequest, latestRequest } from "../assembly/keep-request.js";
 import { shortenMessage } from "../assembly/render.js";
-import { publishPrepared } from "../compaction/runner.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
+import { publishWork } from "./plan-view.js";
 import { startPreparing } from "./preparation.js";
 import type { SessionState } from "./sessions.js";
 import { assemble, ingest } from "./turn.js";
@@ -28,7 +28,7 @@ export async function reselect(parts: EngineParts, store: LcmStoreDriver, s: Ses
     }
   }
   if (s.prepared?.steps.length) {
-    const out = await publishPrepared(store, s.prepared, parts.logger);
+    const out = await publishWork(s, store, s.prepared, parts.logger);
     parts.metrics.published += out.committed.length;
     s.prepared = null;
   }

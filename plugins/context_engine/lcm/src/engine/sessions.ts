@@ -1,6 +1,7 @@
 import type { Message } from "@context-engine/core";
 import type { AssembleResult } from "../assembly/assembler.js";
 import type { PreparedWork } from "../compaction/runner.js";
+import type { PlanView } from "./plan-view.js";
 import type { ConversationRecord, LcmStoreDriver } from "../store/types.js";
 
 export const DEFAULT_SESSION = "default";
@@ -11,9 +12,13 @@ export interface SessionState {
   conversationId: number;
   /** Serialises compress / publish / ingest for this session (other sessions run in parallel). */
   queue: Promise<unknown>;
+  /** Locked calls queued or running (background publishing steps aside while any is). */
+  lockDepth: number;
   /** Summaries prepared off the turn path, waiting for the next compress. */
   prepared: PreparedWork | null;
   preparing: Promise<PreparedWork | null> | null;
+  /** The planner's copy of the published frontier (`engine/plan-view.ts`); null until read, or after a change it cannot follow. */
+  planView: PlanView | null;
   /** Set when more history arrived while a preparation ran: one more run follows it. */
   prepareAgain: boolean;
   abort: AbortController;
@@ -83,6 +88,7 @@ export class SessionRegistry {
     if (this.resetPending === id) {
       this.resetPending = null;
       s.lastAssembly = null;
+      s.planView = null;
       await store.setFrontier(s.conversationId, []);
       s.snapshot = (await store.getConversation(s.conversationId)) ?? s.snapshot;
     }
@@ -101,8 +107,10 @@ export class SessionRegistry {
           sessionId: id,
           conversationId: conversation.id,
           queue: Promise.resolve(),
+          lockDepth: 0,
           prepared: null,
           preparing: null,
+          planView: null,
           prepareAgain: false,
           abort: new AbortController(),
           lastAssembly: null,
@@ -120,7 +128,10 @@ export class SessionRegistry {
 
   /** Run `fn` after every earlier locked call of the session. */
   locked<T>(s: SessionState, fn: () => Promise<T>): Promise<T> {
-    const run = s.queue.then(fn, fn);
+    s.lockDepth++;
+    const run = s.queue.then(fn, fn).finally(() => {
+      s.lockDepth--;
+    });
     s.queue = run.catch(() => undefined);
     return run;
   }

@@ -14,9 +14,13 @@ const MAX_SHAPES = 50_000;
 export class ShapeBook {
   readonly #shapes = new Map<number, MessageShape>();
 
-  /** Make every message of `frontier` answerable by `loader`. */
-  async ensure(store: LcmStoreDriver, frontier: Frontier): Promise<void> {
-    if (this.#shapes.size > MAX_SHAPES) this.#keepOnly(frontier);
+  /**
+   * Make every message of `frontier` answerable by `loader`. A `partial`
+   * frontier (only what was appended) never prunes: the rest is still live.
+   */
+  async ensure(store: LcmStoreDriver, frontier: Frontier, options: { partial?: boolean } = {}): Promise<void> {
+    // Pruning walks the whole frontier: only when the book is well past both the bound and the frontier itself.
+    if (!options.partial && this.#shapes.size > Math.max(MAX_SHAPES, frontier.items.length * 2)) this.#keepOnly(frontier);
     const missing: number[] = [];
     for (const item of frontier.items) {
       if (item.kind !== "message" || this.#shapes.has(item.messageId)) continue;

@@ -21,8 +21,11 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Sessi
   while (headCount < messages.length && (messages[headCount]!.role === "system" || messages[headCount]!.role === "developer")) headCount++;
   const result = await store.ingest(s.conversationId, messages, {
     isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
+    // An earlier import's index backlog is drained off the hook path, not inside this call.
+    drainBacklog: false,
   });
   parts.metrics.ingested += result.appended;
+  parts.indexing.kick(store);
   if (result.appended > 0) {
     // The counters getStatus shows, kept without another store call.
     const snap = s.snapshot;

@@ -87,9 +87,11 @@ export interface IngestOptions {
    * slices, e.g. between turns) and always before a search runs, so a bulk
    * import never stalls on indexing.
    * `auto` (default): `now` for up to 500 new messages, else `deferred`; a
-   * small ingest also drains up to ~10 ms of an earlier backlog.
+   * small ingest also drains up to ~10 ms of an earlier backlog, unless
+   * `drainBacklog` is false (the caller drains it with `indexPending()`).
    */
   index?: "auto" | "now" | "deferred";
+  drainBacklog?: boolean;
 }
 
 export interface IngestResult {
@@ -208,8 +210,17 @@ export type FrontierItem = FrontierItemKey & {
 export interface Frontier {
   conversationId: number;
   version: number;
+  /** Tokens and items of the whole frontier (also when `items` holds only what follows `afterOrdinal`). */
   tokens: number;
+  count: number;
   items: FrontierItem[];
+}
+
+export interface FrontierReadOptions {
+  /** Each message item carries its role and tool-call ids (one read for the planner). */
+  shapes?: boolean;
+  /** Only the items after this ordinal (what was appended since a reader's last item). */
+  afterOrdinal?: number;
 }
 
 /**
@@ -346,7 +357,7 @@ export interface LcmStore {
 
   // --- frontier (active context) ---
   /** The whole frontier; with `shapes`, each message item carries its role and tool-call ids (one read for the planner). */
-  getFrontier(conversationId: number, options?: { shapes?: boolean }): Frontier;
+  getFrontier(conversationId: number, options?: FrontierReadOptions): Frontier;
   /**
    * The newest frontier items whose tokens add up to at most `maxTokens`
    * (at least `minItems`, default 0), in frontier order. O(result), not O(history).

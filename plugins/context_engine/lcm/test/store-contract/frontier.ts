@@ -32,6 +32,25 @@ export function frontierContract(options: StoreContractOptions): void {
       expect(await store.inFrontier(conv.id, { kind: "message", messageId: ids[3]! })).toBe(false);
     });
 
+    it("reads only what follows an ordinal when asked, with the whole frontier's counters, in one snapshot", async () => {
+      const store = await scope.open();
+      const { conv, ids } = await sevenMessages(store);
+      const whole = await store.getFrontier(conv.id, { shapes: true });
+      expect(whole.count).toBe(whole.items.length);
+      const cut = whole.items[3]!.ordinal;
+      const after = await store.getFrontier(conv.id, { shapes: true, afterOrdinal: cut });
+      expect(after.items).toEqual(whole.items.slice(4));
+      expect({ version: after.version, tokens: after.tokens, count: after.count }).toEqual({ version: whole.version, tokens: whole.tokens, count: whole.count });
+      expect((await store.getFrontier(conv.id, { afterOrdinal: whole.items[6]!.ordinal })).items).toEqual([]);
+      // A summary over items 1..2 leaves the later ordinals as they were; an append comes after the last one.
+      await leaf(store, conv.id, ids, 1, 2, "two of them");
+      await store.appendToFrontier(conv.id, [{ kind: "message", messageId: ids[0]! }]);
+      const later = await store.getFrontier(conv.id, { afterOrdinal: whole.items[6]!.ordinal });
+      expect(later.items.map((i) => (i.kind === "message" ? i.messageId : null))).toEqual([ids[0]]);
+      expect(later.count).toBe(whole.count - 2 + 1 + 1);
+      expect((await store.getFrontier(conv.id)).items.slice(-1)).toEqual(later.items);
+    });
+
     it("reads each message item's shape with the frontier when asked, and only then", async () => {
       const store = await scope.open();
       const conv = await store.conversation("s");

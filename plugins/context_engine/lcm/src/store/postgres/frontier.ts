@@ -5,15 +5,26 @@ import { toFrontierItem, toShapedFrontierItem, toSummary } from "./rows.js";
 /** Frontier and summary reads and the frontier writes of the PostgreSQL driver. */
 
 /** With `shapes`, each message item carries its role and tool-call ids, read in the same query (the planner's one read). */
-export async function getFrontierPg(pool: Pool, conversationId: number, shapes = false): Promise<Frontier> {
-  const conv = (await pool.query("SELECT frontier_version, frontier_tokens FROM conversations WHERE id = $1", [conversationId])).rows[0];
-  if (!conv) throw new Error(`no conversation ${conversationId}`);
-  const sql = shapes
-    ? `SELECT f.*, m.role, m.tool_call_ids, m.tool_call_id FROM frontier f LEFT JOIN messages m ON m.id = f.message_id
-       WHERE f.conversation_id = $1 ORDER BY f.ordinal`
-    : "SELECT * FROM frontier WHERE conversation_id = $1 ORDER BY ordinal";
-  const items = (await pool.query(sql, [conversationId])).rows.map(shapes ? toShapedFrontierItem : toFrontierItem);
-  return { conversationId, version: Number(conv.frontier_version), tokens: Number(conv.frontier_tokens), items };
+export async function getFrontierPg(pool: Pool, conversationId: number, shapes = false, afterOrdinal = -1): Promise<Frontier> {
+  // One snapshot for the counters and the items (a reader comparing them must see the same state).
+  const c = await pool.connect();
+  try {
+    await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const conv = (await c.query("SELECT frontier_version, frontier_tokens, frontier_count FROM conversations WHERE id = $1", [conversationId])).rows[0];
+    if (!conv) throw new Error(`no conversation ${conversationId}`);
+    const sql = shapes
+      ? `SELECT f.*, m.role, m.tool_call_ids, m.tool_call_id FROM frontier f LEFT JOIN messages m ON m.id = f.message_id
+         WHERE f.conversation_id = $1 AND f.ordinal > $2 ORDER BY f.ordinal`
+      : "SELECT * FROM frontier WHERE conversation_id = $1 AND ordinal > $2 ORDER BY ordinal";
+    const items = (await c.query(sql, [conversationId, afterOrdinal])).rows.map(shapes ? toShapedFrontierItem : toFrontierItem);
+    await c.query("COMMIT");
+    return { conversationId, version: Number(conv.frontier_version), tokens: Number(conv.frontier_tokens), count: Number(conv.frontier_count), items };
+  } catch (error) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    c.release();
+  }
 }
 
 export async function getFrontierTailPg(pool: Pool, conversationId: number, maxTokens: number, minItems: number): Promise<FrontierItem[]> {

@@ -9,6 +9,7 @@ import type {
   ConversationUsage,
   DeleteReport,
   Frontier,
+  FrontierReadOptions,
   FrontierItem,
   FrontierItemKey,
   FrontierReplace,
@@ -203,8 +204,8 @@ export class PostgresLcmStore implements LcmStoreDriver {
     return f.summariesCoveringMessagePg(this.#conn.pool, messageId);
   }
 
-  getFrontier(conversationId: number, options: { shapes?: boolean } = {}): Promise<Frontier> {
-    return f.getFrontierPg(this.#conn.pool, conversationId, options.shapes === true);
+  getFrontier(conversationId: number, options: FrontierReadOptions = {}): Promise<Frontier> {
+    return f.getFrontierPg(this.#conn.pool, conversationId, options.shapes === true, options.afterOrdinal ?? -1);
   }
 
   /** One compaction pass at a time per conversation across every process (a session advisory lock; see locks.ts). */

@@ -5,12 +5,12 @@ import { toFrontierItem, toShapedFrontierItem, type FrontierRow, type FrontierSh
 
 /** The active-context frontier of the SQLite store. */
 
-export function getFrontier(ctx: SqliteContext, conversationId: number, shapes: boolean): Frontier {
+export function getFrontier(ctx: SqliteContext, conversationId: number, shapes: boolean, afterOrdinal = -1): Frontier {
   const conv = requireConversation(ctx, conversationId);
   const items = shapes
-    ? (ctx.s.frontierShapes.all(conversationId) as FrontierShapeRow[]).map(toShapedFrontierItem)
-    : (ctx.s.frontierAll.all(conversationId) as FrontierRow[]).map(toFrontierItem);
-  return { conversationId, version: conv.frontier_version, tokens: conv.frontier_tokens, items };
+    ? (ctx.s.frontierShapes.all(conversationId, afterOrdinal) as FrontierShapeRow[]).map(toShapedFrontierItem)
+    : (ctx.s.frontierAll.all(conversationId, afterOrdinal) as FrontierRow[]).map(toFrontierItem);
+  return { conversationId, version: conv.frontier_version, tokens: conv.frontier_tokens, count: conv.frontier_count, items };
 }
 
 export function getFrontierTail(ctx: SqliteContext, conversationId: number, maxTokens: number, minItems: number): FrontierItem[] {

@@ -16,8 +16,10 @@ export function indexPending(ctx: SqliteContext, options: { maxRows?: number; ma
     return { indexed: 0, remaining: 0 };
   }
   let indexed = 0;
+  // A time-bounded call works in small slices, so it ends near its deadline instead of one large slice past it.
+  const sliceRows = options.maxMs === undefined ? 2000 : 64;
   while (indexed < maxRows && performance.now() < deadline) {
-    const slice = Math.min(2000, maxRows - indexed);
+    const slice = Math.min(sliceRows, maxRows - indexed);
     const done = ctx.db
       .transaction(() => {
         const rows = s.pendingSlice.all(slice) as Array<{ id: number; body: string; ctag: string; flags: number }>;

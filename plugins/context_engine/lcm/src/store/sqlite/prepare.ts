@@ -65,11 +65,12 @@ const SQL = {
   insertFrontier: "INSERT INTO frontier (conversation_id, ordinal, message_id, summary_id, tokens) VALUES (?, ?, ?, ?, ?)",
   appendNewToFrontier: `INSERT INTO frontier (conversation_id, ordinal, message_id, summary_id, tokens)
      SELECT conversation_id, seq + ?, id, NULL, tokens FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq`,
-  frontierAll: "SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? ORDER BY ordinal",
+  // Ordinals are never negative: `ordinal > -1` reads the whole frontier, `ordinal > n` what follows n.
+  frontierAll: "SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? AND ordinal > ? ORDER BY ordinal",
   // The planner's read: each message item with its role and tool-call ids (kind 1 parts, in call order), in one query.
   frontierShapes: `SELECT f.ordinal, f.message_id, f.summary_id, f.tokens, m.role, m.tool_call_id,
        (SELECT group_concat(p.call_id, char(31) ORDER BY p.ordinal) FROM message_parts p WHERE p.message_id = f.message_id AND p.kind = 1) AS calls
-     FROM frontier f LEFT JOIN messages m ON m.id = f.message_id WHERE f.conversation_id = ? ORDER BY f.ordinal`,
+     FROM frontier f LEFT JOIN messages m ON m.id = f.message_id WHERE f.conversation_id = ? AND f.ordinal > ? ORDER BY f.ordinal`,
   frontierDesc: "SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? ORDER BY ordinal DESC",
   frontierRange:
     "SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal",

@@ -13,6 +13,7 @@ import type {
   ConversationUsage,
   DeleteReport,
   Frontier,
+  FrontierReadOptions,
   FrontierItem,
   FrontierItemKey,
   FrontierReplace,
@@ -178,7 +179,7 @@ export class SqliteLcmStore implements LcmStore {
   ingest(conversationId: number, messages: readonly Message[], options: IngestOptions = {}): IngestResult {
     const result = this.#write(() => ingestRows(this.#ctx, conversationId, messages, options));
     // A small ingest pays a little of an earlier bulk import's indexing backlog.
-    if (this.#ctx.backlog && (options.index ?? "auto") === "auto" && result.appended <= AUTO_DEFER_ABOVE) {
+    if (this.#ctx.backlog && (options.index ?? "auto") === "auto" && options.drainBacklog !== false && result.appended <= AUTO_DEFER_ABOVE) {
       this.indexPending({ maxMs: 10 });
     }
     return result;
@@ -240,8 +241,8 @@ export class SqliteLcmStore implements LcmStore {
 
   // ---------------------------------------------------------------- frontier
 
-  getFrontier(conversationId: number, options: { shapes?: boolean } = {}): Frontier {
-    return fr.getFrontier(this.#ctx, conversationId, options.shapes === true);
+  getFrontier(conversationId: number, options: FrontierReadOptions = {}): Frontier {
+    return fr.getFrontier(this.#ctx, conversationId, options.shapes === true, options.afterOrdinal ?? -1);
   }
 
   getFrontierTail(conversationId: number, maxTokens: number, options: { minItems?: number } = {}): FrontierItem[] {

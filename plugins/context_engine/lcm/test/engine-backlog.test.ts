@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { checkConversation } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
+import type { LcmEngine } from "../src/index.js";
+import type { FrontierReadOptions } from "../src/store/types.js";
+import { agentConversation, FakeSummarizer } from "./engine-helpers.js";
+import { makeEngine } from "./engine-setup.js";
+
+// A long history handed over at once (a resumed session, an import, an adapter's thread): the first compress
+// summarises what it can, and the rest (the backlog) drains in the background, a few summaries per run, each
+// run reading only what was appended to the frontier since the last one.
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+interface Counters {
+  published: number;
+  stalePrepared: number;
+  prepareRuns: number;
+}
+
+function counters(engine: LcmEngine): Counters {
+  return (engine.getStatus() as unknown as { lcm: Counters }).lcm;
+}
+
+/** Count the store's whole-frontier reads (a read with `afterOrdinal` reads only the appended part). */
+function countWholeReads(engine: LcmEngine): { whole: number } {
+  const store = engine.store as { getFrontier: (id: number, options?: FrontierReadOptions) => unknown };
+  const original = store.getFrontier.bind(store);
+  const seen = { whole: 0 };
+  store.getFrontier = (id, options) => {
+    if (options?.afterOrdinal === undefined) seen.whole++;
+    return original(id, options);
+  };
+  return seen;
+}
+
+describe("a long history handed over at once", () => {
+  it("drains the backlog in the background, at most backlog_passes summaries per run, without reading the frontier whole again", async () => {
+    const model = new FakeSummarizer();
+    const made = makeEngine({ chatModel: model, contextLength: 8_000, config: { max_passes: 3, backlog_passes: 2 } });
+    cleanups.push(made.cleanup);
+    const engine = made.engine;
+    await engine.openStore();
+    const history = agentConversation(120, 5);
+
+    // The host's first send: the whole history, over the threshold.
+    let live: Message[] = await engine.compress(history, { sessionId: "b" });
+    expect(checkConversation(live)).toEqual([]);
+    await engine.whenIdle("b");
+    const conv = (await engine.store.findConversation("b"))!;
+    const reads = countWholeReads(engine);
+    const afterFirst = counters(engine).published;
+
+    let previous = (await engine.store.listSummaries(conv.id)).length;
+    const growth: number[] = [];
+    for (let t = 0; t < 10; t++) {
+      live = [...live, { role: "user", content: `follow-up ${t}` }, { role: "assistant", content: `answer ${t}` }];
+      await engine.onTurnComplete(live, null, { sessionId: "b" });
+      await engine.whenIdle("b");
+      const now = (await engine.store.listSummaries(conv.id)).length;
+      growth.push(now - previous);
+      previous = now;
+    }
+    // Published between compresses, a bounded number per turn (one run, and at most one chained run).
+    expect(counters(engine).published).toBeGreaterThan(afterFirst);
+    expect(growth.every((g) => g <= 2 * 2)).toBe(true);
+    expect(growth.filter((g) => g > 0).length).toBeGreaterThanOrEqual(5);
+    // Each run extended the session's copy of the frontier; none went stale against the store.
+    expect(reads.whole).toBe(0);
+    expect(counters(engine).stalePrepared).toBe(0);
+
+    // Nothing was lost: the next compress is valid and the oldest canary is still found.
+    const out = await engine.compress([...live, { role: "user", content: "where were we?" }], { sessionId: "b" });
+    expect(checkConversation(out)).toEqual([]);
+    const found = await engine.handleToolCall("lcm_grep", { query: "CANARY_5_0" }, { sessionId: "b" });
+    expect(found).toContain("CANARY_5_0");
+  });
+
+  it("a change it did not make (another writer's summary, a reset frontier) is noticed and read again whole", async () => {
+    const model = new FakeSummarizer();
+    const made = makeEngine({ chatModel: model, contextLength: 8_000, config: { max_passes: 3, backlog_passes: 2 } });
+    cleanups.push(made.cleanup);
+    const engine = made.engine;
+    await engine.openStore();
+    let live: Message[] = await engine.compress(agentConversation(80, 6), { sessionId: "c" });
+    await engine.whenIdle("c");
+    const conv = (await engine.store.findConversation("c"))!;
+    // Another writer replaces the frontier behind the engine's back.
+    const frontier = await engine.store.getFrontier(conv.id);
+    await engine.store.setFrontier(conv.id, frontier.items.slice(frontier.items.length / 2));
+    const reads = countWholeReads(engine);
+    live = [...live, { role: "user", content: "next" }, { role: "assistant", content: "ok" }];
+    await engine.onTurnComplete(live, null, { sessionId: "c" });
+    await engine.whenIdle("c");
+    expect(reads.whole).toBeGreaterThanOrEqual(1);
+    expect(counters(engine).stalePrepared).toBe(0);
+    const out = await engine.compress([...live, { role: "user", content: "go on" }], { sessionId: "c" });
+    expect(checkConversation(out)).toEqual([]);
+  });
+});
