@@ -56,7 +56,8 @@ export async function virtualFrontier(store: LcmStoreDriver, items: readonly Fro
   );
 }
 
-function total(items: readonly VirtualItem[]): number {
+/** Tokens of a (virtual) frontier. */
+export function total(items: readonly VirtualItem[]): number {
   let t = 0;
   for (const i of items) t += i.tokens;
   return t;

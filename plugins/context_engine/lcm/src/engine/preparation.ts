@@ -1,8 +1,7 @@
 import { describeError } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
-import { prepareSteps } from "../compaction/runner.js";
+import { prepareSteps, total } from "../compaction/runner.js";
 import type { PreparedWork, RunDeps } from "../compaction/runner.js";
-import type { VirtualItem } from "../compaction/planner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
 import { plannerItems, publishWork } from "./plan-view.js";
@@ -63,7 +62,7 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: SessionStat
   // where this one stopped.
   const plan = parts.budgets.plan(false);
   const target = parts.budgets.target();
-  const backlog = totalTokens(start.items) > target + parts.config.max_passes * plan.leafChunkTokens;
+  const backlog = total(start.items) > target + parts.config.max_passes * plan.leafChunkTokens;
   const maxPasses = backlog ? Math.min(parts.config.backlog_passes, parts.config.max_passes) : parts.config.max_passes;
   parts.metrics.prepareRuns++;
   const work = await prepareSteps(
@@ -94,8 +93,3 @@ async function publishBacklog(parts: EngineParts, store: LcmStoreDriver, s: Sess
   s.lastAssembly = null;
 }
 
-function totalTokens(items: readonly VirtualItem[]): number {
-  let t = 0;
-  for (const i of items) t += i.tokens;
-  return t;
-}
