@@ -53,9 +53,31 @@ export interface SelectContextOptions {
   sessionId?: string;
 }
 
+/**
+ * What the host knows of the finished turn. Turn identity (all optional, backward compatible):
+ * an engine may rely on it as documented here, and must still work from `messages` alone.
+ */
 export interface TurnCompleteMeta {
+  /**
+   * A key unique to this turn within the session, stable across re-delivery: the host sends the same
+   * key again when it retries a turn it already handed over (after a crash, a restart). An engine may
+   * treat a second delivery of a key it has stored as a no-op, also in another process.
+   */
   turnId?: string;
   sessionId?: string;
+  /**
+   * The messages this turn added to the host's transcript, in order (the incoming user message, the
+   * assistant replies, the tool results), also included at the end of `messages`. When present, an
+   * engine may store exactly these instead of working out what is new by comparing `messages` with
+   * what it stored: that comparison cannot tell a host's own rewrite (its compaction, renamed tool-call
+   * ids) or another writer's list from new messages.
+   */
+  turnMessages?: readonly Message[];
+  /**
+   * The host's own id of each message in `turnMessages` (same order; null where a message has none):
+   * AI SDK UI message ids, LangChain message ids. A message whose id an engine has stored is already kept.
+   */
+  messageIds?: readonly (string | null)[];
   interrupted?: boolean;
   failed?: boolean;
   exitReason?: string;

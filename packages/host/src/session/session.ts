@@ -60,6 +60,7 @@ export class Session {
   #compactions = 0;
   #lastActivity = Date.now();
   #pending = 0;
+  readonly #turnNonce = randomUUID().slice(0, 8);
   /** The last turn's `onTurnComplete`, running after its answer was returned; awaited before the next operation. */
   #observation: Promise<void> = Promise.resolve();
   readonly #onEnded: (session: Session) => void;
@@ -145,7 +146,8 @@ export class Session {
     }
     return this.#enqueue(async () => {
       this.#turns++;
-      const turnId = `${this.#id}:${this.#turns}`;
+      // Unique across processes: engines keep turn ids as idempotency keys, and a resumed session counts from 1 again.
+      const turnId = `${this.#id}:${this.#turns}:${this.#turnNonce}`;
       const { result, observe } = await runTurn(this.#turnView(), user, turnId, options.signal);
       if (observe) this.#observeLater(observe);
       return result;

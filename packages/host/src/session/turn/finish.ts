@@ -27,6 +27,8 @@ export function finishTurn(state: TurnState): FinishedTurn {
     const info = {
       turnId,
       sessionId,
+      // What this turn added, so an engine stores it by turn rather than by comparing whole lists.
+      turnMessages: cloneMessages(state.newMessages),
       interrupted: state.status === "interrupted",
       failed: state.status === "failed",
       exitReason: state.exitReason,
