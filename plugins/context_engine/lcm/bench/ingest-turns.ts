@@ -3,16 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@context-engine/core";
 import { openLcmStore } from "../src/store/index.js";
+import type { WriterPosition } from "../src/store/types.js";
 import { ConversationGenerator, percentile } from "./synthetic.js";
 
 /**
- * SQLite `store.ingest` turn by turn, the way a host calls it: each turn sends
- * the whole transcript so far (system prompt + every earlier turn + the new
- * one), so alignment runs over a growing list and appends only the new turn.
+ * SQLite `store.ingest` turn by turn, the way the engine calls it for a host
+ * that sends only whole lists: each turn sends the whole transcript so far
+ * (system prompt + every earlier turn + the new one) with the writer's position
+ * from the previous call, so only the new turn is read and appended.
  *   LCM_BENCH_TURNS_MESSAGES (default 20,000): transcript length at the end
  *   LCM_BENCH_TURNS_RUNS (default 3): whole runs, each on a fresh file
  * Then the same whole transcript 200 times more (a host retrying a turn): nothing to append,
- * so that figure is alignment alone (stored tail read, hash cache, anchor).
+ * so that figure is the position check alone.
  * Prints the median and p95 of the per-turn ingest time over the last half of
  * the turns (the transcript is long there), per run and overall: wall time, and
  * this process's CPU time (user + system), which a loaded machine disturbs less.
@@ -28,23 +30,25 @@ function run(seed: number): { wall: number[]; cpu: number[]; retry: number[] } {
     const conv = store.conversation("bench-turns");
     const transcript: Message[] = [{ role: "system", content: "You are a coding agent." }];
     const times: number[] = [];
+    let positions: WriterPosition[] = [];
     const cpu: number[] = [];
     while (transcript.length < TOTAL) {
       transcript.push(...gen.turn());
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const r = store.ingest(conv.id, transcript);
+      const r = store.ingest(conv.id, transcript, { positions });
+      positions = r.position ? [r.position] : [];
       times.push(performance.now() - t0);
       const c = process.cpuUsage(c0);
       cpu.push((c.user + c.system) / 1000);
-      if (r.alignment === "no-overlap" || r.alignment === "hash-fallback") throw new Error(`unexpected alignment ${r.alignment}`);
+      if (r.alignment !== "position" && r.alignment !== "empty-store") throw new Error(`unexpected alignment ${r.alignment}`);
     }
     const stored = store.getConversation(conv.id)!.messageCount;
     if (stored !== transcript.length) throw new Error(`stored ${stored} of ${transcript.length}`);
     const retry: number[] = [];
     for (let i = 0; i < 200; i++) {
       const t0 = performance.now();
-      if (store.ingest(conv.id, transcript).appended !== 0) throw new Error("a retry appended");
+      if (store.ingest(conv.id, transcript, { positions }).appended !== 0) throw new Error("a retry appended");
       retry.push(performance.now() - t0);
     }
     const half = (list: number[]) => list.slice(Math.floor(list.length / 2)).sort((a, b) => a - b);

@@ -28,13 +28,14 @@ import { IndexDrain } from "./engine/index-drain.js";
 import { startPreparing } from "./engine/preparation.js";
 import { reselect } from "./engine/selection.js";
 import { DEFAULT_SESSION, SessionRegistry } from "./engine/sessions.js";
-import type { SessionState } from "./engine/sessions.js";
+import type { EngineSession } from "./engine/session.js";
 import { ShapeBook } from "./engine/shapes.js";
 import { LcmStoreUnavailableError, StoreHandle } from "./engine/store-handle.js";
 import { resolveStore } from "./engine/store-spec.js";
 import type { StoreDescription } from "./engine/store-spec.js";
 import { engineStatus } from "./engine/status.js";
 import { ingest } from "./engine/turn.js";
+import type { TurnIdentity } from "./engine/turn.js";
 import { deleteSession } from "./retention/index.js";
 import { pruneLargeResults, retain } from "./engine/maintenance.js";
 import type { DeleteReport, RetentionReport } from "./retention/index.js";
@@ -173,7 +174,7 @@ export class LcmEngine extends ContextEngine {
   }
 
   /** The open store and the session's state; rejects with `LcmStoreUnavailableError` when the store cannot be opened. */
-  async #session(sessionId?: string): Promise<{ store: LcmStoreDriver; s: SessionState }> {
+  async #session(sessionId?: string): Promise<{ store: LcmStoreDriver; s: EngineSession }> {
     const store = await this.#handle.open();
     return { store, s: await this.#sessions.get(store, sessionId) };
   }
@@ -237,7 +238,7 @@ export class LcmEngine extends ContextEngine {
     const started = Date.now();
     try {
       const { store, s } = await this.#session(options.sessionId);
-      return await this.#sessions.locked(s, async () => {
+      return await s.locked(async () => {
         const out = await runCompress(this.#parts, store, s, messages, options, started);
         this.#storeOk();
         void this.#handle.refreshStats();
@@ -268,15 +269,14 @@ export class LcmEngine extends ContextEngine {
     const limit = Math.floor(window * 0.92) - Math.max(this.#toolSchemaTokens(), this.#requestOverhead);
     this.#lastRequestTokens = tokens;
     if (tokens < limit) {
-      const known = this.#sessions.peek(options.sessionId);
-      if (known) known.rescue = null;
+      this.#sessions.peek(options.sessionId)?.noteRescue(null);
       // A long agent turn fires onTurnComplete only at its end: store the request and prepare summaries
       // from here once it nears the threshold, so the coming compress finds them ready.
       if (!this.config.prepare_in_background || tokens < this.#parts.budgets.prepareAt()) return null;
     }
     try {
       const { store, s } = await this.#session(options.sessionId);
-      return await this.#sessions.locked(s, async () => {
+      return await s.locked(async () => {
         if (tokens < limit) {
           await ingest(this.#parts, store, s, requestMessages);
           startPreparing(this.#parts, store, s);
@@ -295,13 +295,18 @@ export class LcmEngine extends ContextEngine {
     }
   }
 
-  /** Ingest the finished turn, then prepare summaries off the turn path when the context is getting full. */
+  /**
+   * Store the finished turn, then prepare summaries off the turn path when the context is getting full.
+   * With the host's turn identity (`meta.turnId` and `meta.turnMessages`) the turn is stored by key, once,
+   * however often it is delivered; without it, what follows the host's last list (see `engine/turn.ts`).
+   */
   override async onTurnComplete(messages: readonly Message[], _usage?: Usage | null, meta: TurnCompleteMeta = {}): Promise<void> {
     if (this.#closed) return;
     try {
       const { store, s } = await this.#session(meta.sessionId);
-      await this.#sessions.locked(s, async () => {
-        await ingest(this.#parts, store, s, messages);
+      const turn = turnIdentity(meta);
+      await s.locked(async () => {
+        await ingest(this.#parts, store, s, messages, turn ? { turn } : {});
       });
       this.#storeOk();
       if (this.config.prepare_in_background) startPreparing(this.#parts, store, s);
@@ -349,7 +354,7 @@ export class LcmEngine extends ContextEngine {
     if (!isLcmTool(name)) return toolError(`Unknown context engine tool: ${name}`);
     try {
       const { store, s } = await this.#session(options.sessionId);
-      return await this.#sessions.locked(s, async () => {
+      return await s.locked(async () => {
         // The current turn must be searchable too: ingest what the host shows us first.
         if (options.messages?.length) await ingest(this.#parts, store, s, options.messages);
         return await handleLcmToolCall(store, name, args, {
@@ -385,7 +390,7 @@ export class LcmEngine extends ContextEngine {
     const store = this.#handle.current;
     if (!s || !store) return;
     try {
-      await this.#sessions.locked(s, async () => {
+      await s.locked(async () => {
         if (messages.length) await ingest(this.#parts, store, s, messages);
       });
     } catch (error) {
@@ -403,16 +408,7 @@ export class LcmEngine extends ContextEngine {
   override onSessionReset(): void {
     super.onSessionReset();
     const id = this.#sessions.canonical(this.#sessions.current);
-    const s = this.#sessions.peek(id);
-    if (s) {
-      s.abort.abort();
-      s.abort = new AbortController();
-      s.prepared = null;
-      s.preparing = null;
-      s.planView = null;
-      s.lastAssembly = null;
-      s.rescue = null;
-    }
+    this.#sessions.peek(id)?.reset();
     this.#sessions.resetPending = id;
   }
 
@@ -420,6 +416,14 @@ export class LcmEngine extends ContextEngine {
   override getStatus(): EngineStatus {
     return { ...super.getStatus(), lcm: engineStatus(this.#parts, this.#closed) };
   }
+}
+
+/** The host's turn identity, when it gave a usable one (a key and the turn's messages). */
+function turnIdentity(meta: TurnCompleteMeta): TurnIdentity | null {
+  const { turnId, turnMessages, messageIds } = meta;
+  if (typeof turnId !== "string" || !turnId || !Array.isArray(turnMessages) || !turnMessages.length) return null;
+  const ids = Array.isArray(messageIds) && messageIds.every((id) => id === null || typeof id === "string") ? messageIds : undefined;
+  return { key: turnId, turnMessages, ...(ids ? { messageIds: ids } : {}) };
 }
 
 /** New message objects for the host: it may set fields on what it gets (cache hints) without touching our caches. */

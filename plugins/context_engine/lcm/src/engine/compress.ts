@@ -6,7 +6,7 @@ import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
 import { plannerItems, publishWork } from "./plan-view.js";
 import { runDeps } from "./preparation.js";
-import type { SessionState } from "./sessions.js";
+import type { EngineSession } from "./session.js";
 import { assemble, headTokens, ingest } from "./turn.js";
 
 /** What one compress did, for the caller's bookkeeping. */
@@ -22,18 +22,18 @@ export interface CompressOutcome {
  * frontier is above the target (under the store's compaction lock, so no two
  * processes compact one conversation at once), then assemble the context.
  */
-export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: SessionState, messages: Message[], options: CompressOptions, started: number): Promise<CompressOutcome> {
+export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, messages: Message[], options: CompressOptions, started: number): Promise<CompressOutcome> {
   parts.metrics.compressCalls++;
   const unchanged = { messages, changed: false };
   const rejectionsBefore = parts.summarizer.stats.rejections;
-  const { head, live } = await ingest(parts, store, s, messages);
+  const { head } = await ingest(parts, store, s, messages);
   const signal = options.signal;
 
   // Work prepared after earlier turns: wait for it if it is still running, never past the time budget.
   if (s.preparing) {
     const wait = AbortSignal.timeout(Math.max(1, parts.config.compress_time_budget_ms - (Date.now() - started)));
     const work = await raceAbortOrNull(s.preparing, signal ? AbortSignal.any([signal, wait]) : wait).catch(() => null);
-    if (work && !s.prepared) s.prepared = work;
+    if (work && !s.prepared) s.offerPrepared(work);
   }
   if (signal?.aborted) return unchanged;
 
@@ -47,11 +47,11 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   parts.metrics.stalePrepared += outcome.stale;
 
   // System prompt + the summaries that fit + the fresh tail (+ the latest request, always).
-  const assembled = await assemble(parts, store, s, head, live);
+  const assembled = await assemble(parts, store, s, head);
   const kept = keepRequest(assembled.messages, latestRequest(messages), head.length);
   const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
   if (signal?.aborted) return unchanged;
-  s.lastCompaction = {
+  s.noteCompaction({
     at: new Date().toISOString(),
     durationMs: Date.now() - started,
     summariesPublished: outcome.published,
@@ -62,8 +62,7 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
     ...(locked ? {} : { skipped: "another process holds this conversation's compaction lock" }),
     // A model answer was refused by the acceptance checks: this pass used a terser level or the deterministic summary.
     ...(parts.summarizer.stats.rejections > rejectionsBefore ? { rejected: parts.summarizer.lastRejection } : {}),
-  };
-  s.rescue = null;
+  });
   if (sameMessages(result.messages, messages)) return unchanged;
   return { messages: result.messages, changed: true };
 }
@@ -72,7 +71,7 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
 async function compactionPass(
   parts: EngineParts,
   store: LcmStoreDriver,
-  s: SessionState,
+  s: EngineSession,
   options: CompressOptions,
   started: number,
   headTokenCount: number,
@@ -81,16 +80,16 @@ async function compactionPass(
   const signal = options.signal;
   let published = 0;
   let stale = 0;
-  if (s.prepared?.steps.length) {
-    const out = await publishWork(s, store, s.prepared, parts.logger, lock);
+  const prepared = s.takePrepared();
+  if (prepared?.steps.length) {
+    const out = await publishWork(s, store, prepared, parts.logger, lock);
     published += out.committed.length;
     stale += out.stale;
   }
-  s.prepared = null;
   const stopAt = options.force ? 0 : Math.max(0, parts.budgets.target() - headTokenCount);
   const conv = await store.getConversation(s.conversationId);
   if (!conv || !(options.force || conv.frontierTokens > stopAt)) return { published, stale, aborted: false };
-  const start = await plannerItems(parts, store, s);
+  const start = await plannerItems(parts.shapes, store, s);
   const work = await prepareSteps(runDeps(parts, store), s.conversationId, start, {
     plan: parts.budgets.plan(true),
     maxPasses: parts.config.max_passes,
@@ -104,7 +103,7 @@ async function compactionPass(
   });
   if (signal?.aborted) {
     // Keep the finished summaries for the next pass instead of throwing the work away; publish nothing now.
-    if (work?.steps.length) s.prepared = work;
+    if (work?.steps.length) s.offerPrepared(work);
     return { published, stale, aborted: true };
   }
   if (work?.steps.length) {

@@ -5,7 +5,7 @@ import { applyRetention } from "../retention/index.js";
 import type { RetentionReport } from "../retention/index.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
-import type { SessionState } from "./sessions.js";
+import type { EngineSession } from "./session.js";
 import { ingest } from "./turn.js";
 
 /** `engines.lcm.retention` applied now; live sessions (of every holder of the store) are protected. Null when no policy is set. */
@@ -32,8 +32,9 @@ export async function retain(parts: EngineParts): Promise<RetentionReport | null
 }
 
 /** Old large tool results shortened in place of an LLM pass: the originals are in the store, so nothing is lost. */
-export async function pruneLargeResults(parts: EngineParts, store: LcmStoreDriver, s: SessionState, messages: Message[], protectLastN: number): Promise<PruneResult> {
-  const { result } = await parts.sessions.locked(s, () => ingest(parts, store, s, messages));
+export async function pruneLargeResults(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, messages: Message[], protectLastN: number): Promise<PruneResult> {
+  // Every stored id of the list is needed here, not only the new ones: compare it whole.
+  const { result } = await s.locked(() => ingest(parts, store, s, messages, { reconcile: true }));
   const keepFrom = Math.max(0, messages.length - protectLastN);
   const limit = parts.config.large_message_tokens;
   const large = (m: Message, i: number) => i < keepFrom && m.role === "tool" && result.ids[i] != null && defaultTokenCounter.countMessage(m) > limit;

@@ -3,30 +3,21 @@ import type { VirtualItem } from "../compaction/planner.js";
 import { applySteps, publishPrepared, replaySteps, virtualFrontier } from "../compaction/runner.js";
 import type { PreparedWork, PublishOutcome } from "../compaction/runner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
-import type { EngineParts } from "./parts.js";
-import type { SessionState } from "./sessions.js";
+import type { EngineSession, PlanView } from "./session.js";
+import type { ShapeBook } from "./shapes.js";
 
 /**
- * The planner's copy of a session's published frontier, kept between runs so
- * that a run reads only what was appended since its last item (one short
- * query) instead of the whole frontier: a turn's cost does not grow with the
- * history. What this engine publishes is applied to the copy; any other
- * change (another process, retention, a reset) shows in the frontier's
+ * The planner's copy of a session's published frontier (`PlanView`), kept
+ * between runs so that a run reads only what was appended since its last item
+ * (one short query) instead of the whole frontier: a turn's cost does not grow
+ * with the history. What this engine publishes is applied to the copy; any
+ * other change (another process, retention, a reset) shows in the frontier's
  * counters and the copy is read again whole. Publishing checks every step
  * against the store, so a copy out of date costs work, never correctness.
  */
-export interface PlanView {
-  /** The store's frontier version the copy matches; -1 after a publish here (the next read checks the counters). */
-  version: number;
-  tokens: number;
-  count: number;
-  lastOrdinal: number;
-  /** Published items only (messages and summaries), in frontier order. */
-  items: VirtualItem[];
-}
 
 /** The session's published frontier as planner items, every message shape loaded. */
-export async function publishedView(parts: EngineParts, store: LcmStoreDriver, s: SessionState): Promise<PlanView> {
+export async function publishedView(shapes: ShapeBook, store: LcmStoreDriver, s: EngineSession): Promise<PlanView> {
   const view = s.planView;
   if (view) {
     const delta = await store.getFrontier(s.conversationId, { shapes: true, afterOrdinal: view.lastOrdinal });
@@ -34,7 +25,7 @@ export async function publishedView(parts: EngineParts, store: LcmStoreDriver, s
     for (const item of delta.items) added += item.tokens;
     if (view.tokens + added === delta.tokens && view.count + delta.items.length === delta.count) {
       if (delta.items.length) {
-        await parts.shapes.ensure(store, delta, { partial: true });
+        await shapes.ensure(store, delta, { partial: true });
         for (const item of await virtualFrontier(store, delta.items)) view.items.push(item);
         view.lastOrdinal = delta.items[delta.items.length - 1]!.ordinal;
       }
@@ -45,10 +36,10 @@ export async function publishedView(parts: EngineParts, store: LcmStoreDriver, s
     }
   }
   const frontier = await store.getFrontier(s.conversationId, { shapes: true });
-  await parts.shapes.ensure(store, frontier);
+  await shapes.ensure(store, frontier);
   const items = await virtualFrontier(store, frontier.items);
   const fresh = { version: frontier.version, tokens: frontier.tokens, count: frontier.count, lastOrdinal: items.length ? items[items.length - 1]!.ordinal : -1, items };
-  s.planView = fresh;
+  s.setPlanView(fresh);
   return fresh;
 }
 
@@ -56,13 +47,13 @@ export async function publishedView(parts: EngineParts, store: LcmStoreDriver, s
  * What the planner starts from: the published frontier with the session's
  * prepared (unpublished) steps applied, as a copy the planner may change.
  */
-export async function plannerItems(parts: EngineParts, store: LcmStoreDriver, s: SessionState): Promise<{ version: number; items: VirtualItem[] }> {
-  const view = await publishedView(parts, store, s);
+export async function plannerItems(shapes: ShapeBook, store: LcmStoreDriver, s: EngineSession): Promise<{ version: number; items: VirtualItem[] }> {
+  const view = await publishedView(shapes, store, s);
   const steps = s.prepared?.steps ?? [];
   if (steps.length) {
     const replayed = replaySteps(view.items, steps);
     if (replayed) return { version: view.version, items: replayed };
-    s.prepared = null;
+    s.takePrepared();
   }
   return { version: view.version, items: view.items.slice() };
 }
@@ -72,13 +63,13 @@ export async function plannerItems(parts: EngineParts, store: LcmStoreDriver, s:
  * up to date: every step committed is applied to it; anything less (a stale
  * step, a lost lock) drops the view, read again whole next time.
  */
-export async function publishWork(s: SessionState, store: LcmStoreDriver, work: PreparedWork, logger: Logger, lock?: CompactionLock): Promise<PublishOutcome> {
+export async function publishWork(s: EngineSession, store: LcmStoreDriver, work: PreparedWork, logger: Logger, lock?: CompactionLock): Promise<PublishOutcome> {
   const out = await publishPrepared(store, work, logger, lock);
   const view = s.planView;
   if (!view) return out;
   const applied = out.stale === 0 && out.committed.length === work.steps.length ? applySteps(view.items, work.steps, out.committed) : null;
   if (!applied) {
-    s.planView = null;
+    s.setPlanView(null);
     return out;
   }
   view.items = applied.items;

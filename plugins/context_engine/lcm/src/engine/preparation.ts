@@ -5,7 +5,7 @@ import type { PreparedWork, RunDeps } from "../compaction/runner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
 import { plannerItems, publishWork } from "./plan-view.js";
-import type { SessionState } from "./sessions.js";
+import type { EngineSession } from "./session.js";
 
 /** What the compaction runner needs from the engine. */
 export function runDeps(parts: EngineParts, store: LcmStoreDriver): RunDeps {
@@ -24,38 +24,30 @@ export function runDeps(parts: EngineParts, store: LcmStoreDriver): RunDeps {
  * computed off the turn path and published by the next compress. Never
  * awaited by the turn; its failures are logged, never thrown.
  */
-export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: SessionState): void {
-  if (parts.isClosed()) return;
-  if (s.preparing) {
-    // The history grew while a run is going: one more run follows it, extending its work.
-    s.prepareAgain = true;
-    return;
-  }
-  s.prepareAgain = false;
-  const signal = s.abort.signal;
-  const job = prepare(parts, store, s, signal)
+export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): void {
+  if (parts.isClosed() || !s.claimPreparation()) return;
+  const signal = s.signal;
+  const job: Promise<PreparedWork | null> = prepare(parts, store, s, signal)
     .catch((error: unknown) => {
       if (!signal.aborted) parts.logger.warn("lcm: background preparation failed", { error: describeError(error) });
       return null;
     })
     .then(async (work) => {
-      if (!s.prepareAgain || signal.aborted || parts.isClosed()) return work;
-      s.prepareAgain = false;
+      // The history grew while this run went on: one more run extends its work.
+      if (!s.takePrepareAgain() || signal.aborted || parts.isClosed()) return work;
       return (await prepare(parts, store, s, signal).catch(() => null)) ?? work;
     })
-    .finally(() => {
-      if (s.preparing === job) s.preparing = null;
-    });
-  s.preparing = job;
+    .finally(() => s.endPreparing(job));
+  s.beginPreparing(job);
 }
 
-async function prepare(parts: EngineParts, store: LcmStoreDriver, s: SessionState, signal: AbortSignal): Promise<PreparedWork | null> {
+async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, signal: AbortSignal): Promise<PreparedWork | null> {
   const conv = await store.getConversation(s.conversationId);
   if (!conv || signal.aborted) return null;
-  s.snapshot = conv;
+  s.noteConversation(conv);
   if (conv.frontierTokens < parts.budgets.prepareAt()) return null;
   // Work already prepared is extended, not redone: its steps are replayed on the session's copy of the frontier.
-  const start = await plannerItems(parts, store, s);
+  const start = await plannerItems(parts.shapes, store, s);
   const base = s.prepared?.steps ?? [];
   // More than one compaction can take (max_passes full leaf chunks above the target: a long history imported or
   // resumed): a few summaries per run, published at once, so each turn stays cheap and the next run starts
@@ -74,14 +66,14 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: SessionStat
   );
   if (signal.aborted || work.steps.length <= base.length) return null;
   // Only the newest preparation is kept; publishing checks every step against the frontier anyway.
-  s.prepared = work;
+  s.offerPrepared(work);
   // Published only when no locked call is waiting: a compress holding the lock may be waiting for this run.
-  if (backlog && s.lockDepth === 0) await parts.sessions.locked(s, () => publishBacklog(parts, store, s, work, signal));
+  if (backlog && !s.busy) await s.locked(() => publishBacklog(parts, store, s, work, signal));
   return work;
 }
 
 /** Publish a backlog run's work now (inside the session's lock), unless a compress took it meanwhile. */
-async function publishBacklog(parts: EngineParts, store: LcmStoreDriver, s: SessionState, work: PreparedWork, signal: AbortSignal): Promise<void> {
+async function publishBacklog(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, work: PreparedWork, signal: AbortSignal): Promise<void> {
   if (signal.aborted || parts.isClosed() || s.prepared !== work) return;
   const publish = (lock?: CompactionLock) => publishWork(s, store, work, parts.logger, lock);
   // Another process compacting this conversation: the work waits for the next compress here.
@@ -89,7 +81,6 @@ async function publishBacklog(parts: EngineParts, store: LcmStoreDriver, s: Sess
   if (!out) return;
   parts.metrics.published += out.committed.length;
   parts.metrics.stalePrepared += out.stale;
-  s.prepared = null;
-  s.lastAssembly = null;
+  s.notePublished(work);
 }
 

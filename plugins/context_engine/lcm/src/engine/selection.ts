@@ -6,7 +6,7 @@ import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
 import { publishWork } from "./plan-view.js";
 import { startPreparing } from "./preparation.js";
-import type { SessionState } from "./sessions.js";
+import type { EngineSession } from "./session.js";
 import { assemble, ingest } from "./turn.js";
 
 /**
@@ -16,33 +16,34 @@ import { assemble, ingest } from "./turn.js";
  * context below the usual budget, with the largest messages shortened if it
  * still does not fit. Null when nothing smaller can be offered.
  */
-export async function reselect(parts: EngineParts, store: LcmStoreDriver, s: SessionState, request: Message[], tokens: number, limit: number): Promise<{ messages: Message[]; tokens: number } | null> {
-  const { head, live } = await ingest(parts, store, s, request);
+export async function reselect(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, request: Message[], tokens: number, limit: number): Promise<{ messages: Message[]; tokens: number } | null> {
+  const { head } = await ingest(parts, store, s, request);
+  const live = s.live;
   const r = s.rescue;
   if (r && request.length > r.hostLength && JSON.stringify(request[r.hostLength - 1]) === r.hostLast) {
     const extended = [...r.selection, ...request.slice(r.hostLength)];
     const extendedTokens = defaultTokenCounter.countMessages(extended);
     if (extendedTokens < limit) {
-      s.rescue = { selection: extended, hostLength: request.length, hostLast: JSON.stringify(request[request.length - 1]) };
+      s.noteRescue({ selection: extended, hostLength: request.length, hostLast: JSON.stringify(request[request.length - 1]) });
       return { messages: extended, tokens: extendedTokens };
     }
   }
-  if (s.prepared?.steps.length) {
-    const out = await publishWork(s, store, s.prepared, parts.logger);
+  const prepared = s.takePrepared();
+  if (prepared?.steps.length) {
+    const out = await publishWork(s, store, prepared, parts.logger);
     parts.metrics.published += out.committed.length;
-    s.prepared = null;
   }
   // Re-select below the usual budget, so the following requests can append for a while.
   const budgets = parts.budgets;
   const budget = Math.max(256, Math.min(Math.floor((budgets.target() + budgets.assembly()) / 2), limit - 64));
   const latest = latestRequest(request);
-  const raw = await assemble(parts, store, s, head, live, budget);
+  const raw = await assemble(parts, store, s, head, budget);
   const kept = keepRequest(raw.messages, latest, head.length);
   const assembled = { messages: kept.messages, tokens: raw.tokens + kept.addedTokens };
   // What the assembly must keep (the fresh tail, a huge paste) can still be too big: cut the largest messages.
   const result = assembled.tokens > limit ? await fitSelection(store, assembled.messages, live, limit, latest) : assembled;
   if (result.tokens >= tokens) return null;
-  s.rescue = { selection: result.messages, hostLength: request.length, hostLast: JSON.stringify(request[request.length - 1]) };
+  s.noteRescue({ selection: result.messages, hostLength: request.length, hostLast: JSON.stringify(request[request.length - 1]) });
   // The host is not compacting: prepare summaries so the next re-selection keeps more.
   if (parts.config.prepare_in_background) startPreparing(parts, store, s);
   return result;

@@ -3,63 +3,102 @@ import type { Message } from "@context-engine/core";
 import { assembleContext } from "../assembly/assembler.js";
 import type { AssembleResult } from "../assembly/assembler.js";
 import { isEngineMessage } from "../assembly/render.js";
-import type { IngestResult, LcmStoreDriver } from "../store/types.js";
+import type { IngestOptions, IngestResult, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
-import type { SessionState } from "./sessions.js";
+import type { EngineSession } from "./session.js";
 
 export interface Ingested {
   result: IngestResult;
   /** The host's leading system/developer messages (its prompt, not history). */
   head: Message[];
-  /** Stored id -> the host's own object, so assembly keeps the host's exact bytes. */
-  live: Map<number, Message>;
 }
 
-/** Store what is new in a host list (idempotent, one store call). Leading system messages are the host's prompt, not history. */
-export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: SessionState, messages: readonly Message[]): Promise<Ingested> {
+/** What a host told of the turn a list finishes (`TurnCompleteMeta`), already checked. */
+export interface TurnIdentity {
+  key?: string;
+  turnMessages?: readonly Message[];
+  messageIds?: readonly (string | null)[];
+}
+
+export interface IngestRequest {
+  /** The turn this list finishes, when the host said. */
+  turn?: TurnIdentity;
+  /** Compare the whole list with the stored history even where a writer position holds (to learn every stored id). */
+  reconcile?: boolean;
+}
+
+/**
+ * Store what is new in a host list, once (one store call). New means: after
+ * the writer's position when it still holds (O(new messages)), else not
+ * provably stored; a turn key already stored means the turn is kept already.
+ * Leading system messages are the host's prompt, not history.
+ */
+export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, messages: readonly Message[], request: IngestRequest = {}): Promise<Ingested> {
   let headCount = 0;
   while (headCount < messages.length && (messages[headCount]!.role === "system" || messages[headCount]!.role === "developer")) headCount++;
-  const result = await store.ingest(s.conversationId, messages, {
+  const options: IngestOptions = {
     isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
+    positions: request.reconcile ? [] : s.positions,
+    seenIds: s.own,
     // An earlier import's index backlog is drained off the hook path, not inside this call.
     drainBacklog: false,
-  });
+    ...turnOptions(messages, headCount, request.turn),
+  };
+  const result = await store.ingest(s.conversationId, messages, options);
   parts.metrics.ingested += result.appended;
+  if (result.disagreed > 0) noteDisagreement(parts, s, result);
   parts.indexing.kick(store);
-  if (result.appended > 0) {
-    // The counters getStatus shows, kept without another store call.
-    const snap = s.snapshot;
-    s.snapshot = { ...snap, messageCount: snap.messageCount + result.appended, lastSeq: result.lastSeq ?? snap.lastSeq, updatedAt: Date.now() };
+  s.recordIngest(result, messages, headCount);
+  return { result, head: messages.slice(0, headCount) };
+}
+
+/** The turn's key and message ids, applied where the turn's messages sit in the list (its end). */
+function turnOptions(messages: readonly Message[], headCount: number, turn: TurnIdentity | undefined): Partial<IngestOptions> {
+  const added = turn?.turnMessages;
+  if (!turn?.key || !added?.length) return {};
+  const from = messages.length - added.length;
+  // A host whose list does not end with the turn it names: the list alone decides, the key is only recorded.
+  const placed = from >= headCount && added.every((m, i) => m?.role === messages[from + i]?.role);
+  if (!placed) return { key: turn.key, keyFrom: messages.length };
+  const ids = turn.messageIds;
+  const messageKeys = ids?.length === added.length ? [...new Array<null>(from).fill(null), ...ids] : undefined;
+  return { key: turn.key, keyFrom: from, ...(messageKeys ? { messageKeys } : {}) };
+}
+
+const warned = new WeakSet<EngineSession>();
+
+/** A host list that disagrees with the store: logged once per session (what was not provably stored was stored). */
+function noteDisagreement(parts: EngineParts, s: EngineSession, result: IngestResult): void {
+  const detail = { sessionId: s.sessionId, stored: result.disagreed, alignment: result.alignment };
+  if (warned.has(s)) parts.logger.debug("lcm: the host's list disagrees with the stored history again", detail);
+  else {
+    warned.add(s);
+    parts.logger.warn("lcm: the host's list disagrees with the stored history; messages not found in the store were stored, none skipped", detail);
   }
-  const live = new Map<number, Message>();
-  result.ids.forEach((id, i) => {
-    if (id !== null && i >= headCount) live.set(id, messages[i]!);
-  });
-  return { result, head: messages.slice(0, headCount), live };
 }
 
 /** The assembled context for a budget: cached per frontier version, budget and system prompt. */
 export async function assemble(
   parts: EngineParts,
   store: LcmStoreDriver,
-  s: SessionState,
+  s: EngineSession,
   head: Message[],
-  live: ReadonlyMap<number, Message>,
   budget = parts.budgets.assembly(),
 ): Promise<AssembleResult> {
   const conv = await store.getConversation(s.conversationId);
-  if (conv) s.snapshot = conv;
+  if (conv) s.noteConversation(conv);
   const key = `${conv?.frontierVersion}|${budget}|${JSON.stringify(head)}`;
-  if (s.lastAssembly?.key === key) return s.lastAssembly.result;
+  const cached = s.cachedAssembly(key);
+  if (cached) return cached;
   parts.metrics.assemblies++;
   const result = await assembleContext(store, parts.cache, {
     conversationId: s.conversationId,
     head,
     budget,
     largeMessageTokens: parts.budgets.largeMessage(budget),
-    live,
+    live: s.live,
   });
-  s.lastAssembly = { key, result };
+  s.noteAssembly(key, result);
   return result;
 }
 

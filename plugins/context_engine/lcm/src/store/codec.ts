@@ -55,6 +55,8 @@ export interface EncodedMessage {
   hash: Buffer;
   /** The same hash in hex, as alignment compares it. */
   hashHex: string;
+  /** The hash without tool-call ids (a host that rewrote them still sends the same message), hex. */
+  looseHex: string;
   redacted: boolean;
   /** Secrets found, per kind. */
   redactions: Record<string, number>;
@@ -145,6 +147,7 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
   const toolCallIds: string[] = [];
   let callText = "";
   let canonicalCalls = "";
+  let looseCalls = "";
   const rawCalls = m.tool_calls;
   if (Array.isArray(rawCalls)) {
     for (let ordinal = 0; ordinal < rawCalls.length; ordinal++) {
@@ -162,6 +165,7 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
       calls.push({ ...(rest ?? {}), id, type: "function", function: { ...(fnRest ?? {}), name, arguments: args } });
       callText += `\n${name} ${args}`;
       canonicalCalls += `${id}\u001f${name}\u001f${args}\u001e`;
+      looseCalls += `${name}\u001f${args}\u001e`;
     }
   }
 
@@ -185,6 +189,8 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
   // comes from the shared pool).
   const hashHex = oneShotHash("sha256", `${role}\u0000${canonicalContent}\u0000${name ?? ""}\u0000${toolCallId ?? ""}\u0000${canonicalCalls}`, "hex").slice(0, 16);
   const hash = Buffer.from(hashHex, "hex");
+  // The same message whatever ids a host gave its tool calls (hosts rewrite them when they compact).
+  const looseHex = oneShotHash("sha256", `${role}\u0000${canonicalContent}\u0000${name ?? ""}\u0000${looseCalls}`, "hex").slice(0, 16);
 
   const searchText = callText ? text + callText : text;
   return {
@@ -200,6 +206,7 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
     message: message as Message,
     hash,
     hashHex,
+    looseHex,
     redacted: Object.keys(found).length > 0,
     redactions: found,
     hasCjk: CJK_RE.test(searchText),

@@ -1,4 +1,3 @@
 export type * from "./types.js";
 export { openLcmStore, resolveStorePath } from "./sqlite/store.js";
 export { SCHEMA_VERSION, migrate } from "./sqlite/schema.js";
-export { alignTranscript } from "./align.js";

@@ -1,237 +1,314 @@
-import type { Message } from "@context-engine/core";
-import { alignTranscript } from "./align.js";
 import type { EncodedMessage } from "./codec.js";
-import type { ScreenedTexts } from "./screen-batch.js";
-import type { IngestOptions, IngestResult } from "./types.js";
+import type { IngestInputs } from "./ingest-inputs.js";
+import { gapsOf, matchInOrder } from "./reconcile.js";
+import type { IngestOptions, IngestResult, WriterPosition } from "./types.js";
 
 /**
- * The dialect-free half of `ingest`: which inputs are synthetic or rejected,
- * where the stored history ends inside the input list, which stored ids the
- * known inputs map to, and which inputs to append. Each driver reads what the
- * plan asks for (the stored tail, and only when the anchor fails the known
- * hashes) and writes the rows; both drivers thereby align the same way.
+ * The dialect-free half of `ingest`: which inputs are new. In order of cost:
+ *
+ * 1. A turn key already stored: the turn's inputs are kept already (a retry, a
+ *    re-delivery after a crash or in another process). Message keys likewise.
+ * 2. The writer's position holds (the input it ended on still has the same
+ *    fingerprint): everything after it is new, nothing before it is read.
+ * 3. Otherwise the whole list is reconciled with the stored history
+ *    (`reconcile.ts`): what is not provably stored is new, never skipped.
+ *
+ * The plan is a generator: it yields what it must read of the store and
+ * gets the answer back, so the SQLite driver answers inside its synchronous
+ * transaction and the PostgreSQL driver with queries on its transaction client.
  */
 
-/** One stored message as alignment sees it. */
+/** One stored message as the plan sees it. */
 export interface StoredRef {
   id: number;
-  /** Identity hash, lower-case hex. */
+  seq: number;
+  /** An identity hash (exact, or loose when the plan asked for loose ones), lower-case hex. */
   hash: string;
 }
 
-/** How the plan encodes inputs (the driver's redactor, and its caches). */
-export interface IngestEncoder {
-  /** Encode one input (redaction, identity hash); throws when it cannot be stored. */
-  encode(message: Message, index: number, screened: ScreenedTexts | null): EncodedMessage;
-  /** The identity hash of an input already seen, if the driver cached it. */
-  cachedHash?(message: Message): string | undefined;
-  /** Start a redaction pre-screen of the inputs about to be appended (bulk ingests), or null. */
-  screenAhead?(indexes: readonly number[]): { forMessage(i: number): ScreenedTexts | null } | null;
-}
+export type IngestNeed =
+  /** Answer: Map from each known key to its message id (null for a turn key). */
+  | { kind: "keys"; keys: string[] }
+  /** Answer: WriterPosition[] recorded for the conversation by earlier ingests (any process), newest first. */
+  | { kind: "positions"; limit: number }
+  /** Answer: StoredRef[] of the stored messages whose exact hash is in `hashes`, oldest first. */
+  | { kind: "hashes"; hashes: ReadonlySet<string> }
+  /** Answer: StoredRef[] with loose hashes of stored messages with afterSeq < seq < beforeSeq, oldest first, at most `limit`. */
+  | { kind: "loose"; afterSeq: number; beforeSeq: number; limit: number };
 
-/** What the driver read of the stored history. All synchronous: read ahead, or inside the write transaction. */
-export interface StoredView {
-  /** Messages stored in the conversation. */
-  count: number;
-  /** The k-th newest stored message (k = 0 is the last), for k < count. */
-  tail(k: number): StoredRef | null;
-  /**
-   * Id of the newest stored message with this hash, or null when none. Absent
-   * when the driver has not read them: a plan that needs them says which.
-   */
-  knownId?(hash: string): number | null;
-}
+export type IngestPlanner = Generator<IngestNeed, IngestPlan, unknown>;
 
 export interface IngestPlan {
   alignment: IngestResult["alignment"];
-  /** First input index considered new. */
-  start: number;
   alreadyStored: number;
-  /** Stored ids of the inputs matched to the stored history (null elsewhere); the driver fills in the appended ones. */
+  /** Stored ids of inputs known to be stored (null elsewhere); the driver fills in the appended ones. */
   ids: Array<number | null>;
   /** The inputs to store, in order, encoded. */
   append: Array<{ index: number; encoded: EncodedMessage }>;
   synthetic: number;
   rejected: Array<{ index: number; reason: string }>;
+  /** Keys to record once written: the turn key (if new) and the message keys of appended inputs. */
+  newTurnKey: string | null;
+  newMessageKeys: Map<number, string>;
+  duplicateTurn: boolean;
+  /** Inputs appended although the list placed them before messages already stored (a host list that disagrees). */
+  disagreed: number;
+  /** Where this writer stands after the ingest (its last input). */
+  position: WriterPosition | null;
 }
 
-/** The plan cannot finish without the stored ids of these hashes (`StoredView.knownId`). */
-export interface NeedKnownHashes {
-  needKnownHashes: string[];
-}
+/** Writer positions kept in the store per conversation (a few writers, a few list shapes each). */
+export const RECORDED_POSITIONS = 8;
 
-const UNSEEN = 0;
-const SYNTHETIC = 1;
-const REJECTED = 2;
-const REAL = 3;
+/** Turn keys and message keys share one table per conversation. */
+export const turnKey = (key: string): string => `t:${key}`;
+export const messageKey = (key: string): string => `m:${key}`;
 
-/**
- * The inputs of one ingest, classified and encoded lazily: alignment only
- * looks at the end of a long transcript, so a turn costs O(new messages), not
- * O(transcript). Kept across a second `planIngest` call (PostgreSQL's
- * fallback), so nothing is encoded twice.
- */
-export class IngestInputs {
-  readonly messages: readonly Message[];
-  readonly #isSynthetic: IngestOptions["isSynthetic"];
-  readonly #encoder: IngestEncoder;
-  readonly #kind: Uint8Array;
-  readonly #encoded: Array<EncodedMessage | null | undefined>;
-  /** Hashes alignment asked for (a few hundred at the end of the list: a map, not an array of the whole transcript). */
-  readonly #hashes = new Map<number, string>();
-  readonly rejected: Array<{ index: number; reason: string }> = [];
-  synthetic = 0;
-
-  constructor(messages: readonly Message[], isSynthetic: IngestOptions["isSynthetic"], encoder: IngestEncoder) {
-    this.messages = messages;
-    this.#isSynthetic = isSynthetic;
-    this.#encoder = encoder;
-    this.#kind = new Uint8Array(messages.length);
-    this.#encoded = new Array(messages.length);
-  }
-
-  get length(): number {
-    return this.messages.length;
-  }
-
-  #classify(i: number): number {
-    let k = this.#kind[i]!;
-    if (k !== UNSEEN) return k;
-    const m = this.messages[i];
-    if (m === null || typeof m !== "object" || Array.isArray(m)) {
-      k = REJECTED;
-      this.rejected.push({ index: i, reason: "not a message object" });
-    } else if (this.#isSynthetic?.(m, i)) {
-      k = SYNTHETIC;
-      this.synthetic++;
-    } else k = REAL;
-    this.#kind[i] = k;
-    return k;
-  }
-
-  /** Whether input i is a message to store (not synthetic, not rejected so far). */
-  isReal(i: number): boolean {
-    return this.#classify(i) === REAL;
-  }
-
-  /** Input i encoded, or null when it is synthetic or cannot be stored (then it is listed in `rejected`). */
-  encoded(i: number, screened: ScreenedTexts | null = null): EncodedMessage | null {
-    const cached = this.#encoded[i];
-    if (cached !== undefined) return cached;
-    let e: EncodedMessage | null = null;
-    if (this.#classify(i) === REAL) {
-      try {
-        e = this.#encoder.encode(this.messages[i]!, i, screened);
-      } catch (error) {
-        this.#kind[i] = REJECTED;
-        this.rejected.push({ index: i, reason: (error as Error).message });
-      }
-    }
-    this.#encoded[i] = e;
-    return e;
-  }
-
-  /** Identity hash of input i (from the driver's cache when it has it), or null when it is not a message to store. */
-  hash(i: number): string | null {
-    const known = this.#hashes.get(i);
-    if (known !== undefined) return known;
-    if (this.#classify(i) !== REAL) return null;
-    const h = this.#encoder.cachedHash?.(this.messages[i]!) ?? this.encoded(i)?.hashHex ?? null;
-    if (h !== null) this.#hashes.set(i, h);
-    return h;
-  }
-
-  isBoundaryRole(i: number): boolean {
-    const role = (this.messages[i] as { role?: unknown } | null)?.role;
-    return role === "system" || role === "developer";
-  }
-
-  /** Encode inputs start.. (with a pre-screen of the bulk when the driver offers one) and list those to store. */
-  appendFrom(start: number): IngestPlan["append"] {
-    const pending: number[] = [];
-    for (let i = start; i < this.length; i++) if (this.#encoded[i] === undefined && this.#classify(i) === REAL) pending.push(i);
-    const screen = pending.length ? (this.#encoder.screenAhead?.(pending) ?? null) : null;
-    const out: IngestPlan["append"] = [];
-    for (let i = start; i < this.length; i++) {
-      const encoded = this.encoded(i, screen?.forMessage(i) ?? null);
-      if (encoded) out.push({ index: i, encoded });
-    }
-    return out;
-  }
-}
-
-/** How far back alignment maps ids (and checks the anchor's run). */
-const MAP_LIMIT = 256;
-
-/**
- * Decide an ingest. `mode: "append"` stores every input; `align` (default)
- * finds the anchor (see `alignTranscript`) and stores what follows it; with no
- * anchor, what follows the last input already stored by hash.
- */
-export function planIngest(inputs: IngestInputs, stored: StoredView, mode: IngestOptions["mode"] = "align"): IngestPlan | NeedKnownHashes {
-  const ids = new Array<number | null>(inputs.length).fill(null);
-  let alignment: IngestResult["alignment"] = "append";
-  let start = 0;
+export function* planIngest(inputs: IngestInputs, options: IngestOptions, storedCount: number): IngestPlanner {
+  const n = inputs.length;
+  const ids = new Array<number | null>(n).fill(null);
+  const keys = yield* readKeys(options, n, storedCount);
+  let alignment: IngestResult["alignment"];
+  let candidates: number[];
   let alreadyStored = 0;
-  if (mode === "align" && stored.count === 0) alignment = "empty-store";
-  else if (mode === "align") {
-    let tailRead = 0;
-    const tail = (k: number): StoredRef | null => {
-      if (k >= stored.count) return null;
-      tailRead = Math.max(tailRead, k + 1);
-      return stored.tail(k);
-    };
-    const out = alignTranscript({
-      length: inputs.length,
-      storedCount: stored.count,
-      inputHash: (i) => inputs.hash(i),
-      storedHash: (k) => tail(k)?.hash ?? null,
-      isBoundaryRole: (i) => inputs.isBoundaryRole(i),
-      mapLimit: MAP_LIMIT,
-    });
-    if (out.anchor >= 0) {
-      alignment = "anchored";
-      start = out.anchor + 1;
-      for (const [i, k] of out.matched) ids[i] = tail(k)?.id ?? null;
-      alreadyStored = out.matched.size;
-    } else {
-      const found = lastKnown(inputs, stored, tailRead);
-      if ("needKnownHashes" in found) return found;
-      if (found.index >= 0) {
-        ids[found.index] = found.id;
-        alreadyStored = 1;
-      }
-      alignment = found.index >= 0 ? "hash-fallback" : "no-overlap";
-      start = found.index + 1;
-    }
+  let disagreed = 0;
+  /** Reconciling proved the list's end is this writer's frontier: only a tail was new, a telling match (or none at all), not behind. */
+  let cleanEnd = false;
+  // Positions this writer holds in memory, and those recorded in the store (a restart, another process's
+  // identical list): any that still holds proves the list up to it stored.
+  const recorded = options.mode === "append" || storedCount === 0 ? [] : ((yield { kind: "positions", limit: RECORDED_POSITIONS }) as WriterPosition[]);
+  // The store's record comes first: it holds this writer's positions too, in the order they happened, and those of
+  // other processes that sent the same list since.
+  const { held: pos, behind } = heldPosition(inputs, [...recorded, ...(options.positions ?? [])]);
+  if (options.mode === "append") {
+    alignment = "append";
+    candidates = inputs.encodeRange(0);
+  } else if (storedCount === 0) {
+    alignment = "empty-store";
+    candidates = inputs.encodeRange(0);
+  } else if (pos) {
+    alignment = "position";
+    candidates = inputs.encodeRange(pos.index + 1);
+    // Everything up to the position is stored (not looked at one by one).
+    alreadyStored = pos.index + 1;
+  } else {
+    // Inside a keyed turn everything is new by the host's word: short matches there need proof; before it they stand.
+    const keyFrom = options.key ? Math.max(0, Math.min(options.keyFrom ?? 0, n)) : null;
+    const r = yield* reconcile(inputs, storedCount, ids, keyFrom, options.seenIds);
+    alignment = r.matched > 0 ? "reconciled" : "no-overlap";
+    candidates = r.fresh;
+    alreadyStored = r.matched;
+    disagreed = r.disagreed;
+    // (Nothing new: the list may be a stale copy; its end is no position either.)
+    // A list shorter than where this writer already was is behind it (a stale or rewritten copy) either way.
+    cleanEnd = r.disagreed === 0 && (r.anchored || r.matched === 0) && r.fresh.length > 0 && !behind;
   }
-  const append = inputs.appendFrom(start);
-  return { alignment, start, alreadyStored, ids, append, synthetic: inputs.synthetic, rejected: inputs.rejected.sort((a, b) => a.index - b.index) };
+  const keyFrom = Math.max(0, Math.min(options.keyFrom ?? 0, n));
+  const duplicateTurn = keys.turn !== null && keys.known.has(keys.turn);
+  const append: IngestPlan["append"] = [];
+  const newMessageKeys = new Map<number, string>();
+  for (const i of candidates) {
+    if (duplicateTurn && i >= keyFrom) continue;
+    const mk = keys.byIndex.get(i);
+    if (mk !== undefined && keys.known.has(mk)) {
+      ids[i] = keys.known.get(mk) ?? null;
+      alreadyStored++;
+      continue;
+    }
+    if (mk !== undefined) newMessageKeys.set(i, mk);
+    append.push({ index: i, encoded: inputs.encoded(i)! });
+  }
+  return {
+    alignment,
+    alreadyStored,
+    ids,
+    append,
+    synthetic: inputs.synthetic,
+    rejected: inputs.rejected.sort((a, b) => a.index - b.index),
+    newTurnKey: keys.turn !== null && !duplicateTurn ? keys.turn : null,
+    newMessageKeys,
+    duplicateTurn,
+    disagreed,
+    // A reconciled list may be behind the writer's own (a stale copy) or rewritten: its end is a position
+    // only where a telling message matched and nothing new came before a match; otherwise the messages
+    // after it would later be taken for new ones.
+    position: n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd) ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1) } : null,
+  };
 }
 
-/** No anchor: the last input already stored (by hash, newest stored copy), looked up in the tail alignment read first. */
-function lastKnown(inputs: IngestInputs, stored: StoredView, tailRead: number): { index: number; id: number | null } | NeedKnownHashes {
-  const inTail = new Map<string, number>();
-  for (let k = 0; k < tailRead; k++) {
-    const t = stored.tail(k);
-    if (t && !inTail.has(t.hash)) inTail.set(t.hash, t.id);
+/**
+ * The position this list continues from, or null. Positions of one list
+ * family (lists that start alike: one writer's) are newest first; only the
+ * newest counts. Where it holds, everything after it is new. A list shorter
+ * than it is behind the writer (a stale copy), and one that no longer matches
+ * it was rewritten: both are reconciled, since an older position that still
+ * holds would take what the writer stored since for new.
+ */
+function heldPosition(inputs: IngestInputs, positions: readonly WriterPosition[]): { held: WriterPosition | null; behind: boolean } {
+  if (inputs.length === 0) return { held: null, behind: false };
+  const family = inputs.fingerprint(0);
+  const newest = positions.find((p) => p.fingerprint.split(":").at(-1) === family && Number.isInteger(p.index) && p.index >= 0);
+  if (!newest) return { held: null, behind: false };
+  if (newest.index >= inputs.length) return { held: null, behind: true };
+  return { held: inputs.positionFingerprint(newest.index) === newest.fingerprint ? newest : null, behind: false };
+}
+
+interface Keys {
+  turn: string | null;
+  byIndex: Map<number, string>;
+  known: Map<string, number | null>;
+}
+
+function* readKeys(options: IngestOptions, n: number, storedCount: number): Generator<IngestNeed, Keys, unknown> {
+  const turn = options.key ? turnKey(options.key) : null;
+  const byIndex = new Map<number, string>();
+  const mk = options.messageKeys;
+  if (mk) for (let i = 0; i < Math.min(n, mk.length); i++) if (typeof mk[i] === "string" && mk[i]) byIndex.set(i, messageKey(mk[i]!));
+  const asked = [...(turn ? [turn] : []), ...byIndex.values()];
+  const known = asked.length && storedCount > 0 ? ((yield { kind: "keys", keys: asked }) as Map<string, number | null>) : new Map<string, number | null>();
+  return { turn, byIndex, known };
+}
+
+/** Stored rows read per gap for the looser (tool-call-id-free) identity: enough for a host's rewrite of its recent turns. */
+const looseLimit = (gapLength: number): number => gapLength * 4 + 64;
+
+function* reconcile(
+  inputs: IngestInputs,
+  storedCount: number,
+  ids: Array<number | null>,
+  keyFrom: number | null,
+  seen: IngestOptions["seenIds"],
+): Generator<IngestNeed, { fresh: number[]; matched: number; disagreed: number; anchored: boolean }, unknown> {
+  const real = inputs.encodeRange(0);
+  const exact = real.map((i) => inputs.encoded(i)!.hashHex);
+  const stored = (yield { kind: "hashes", hashes: new Set(exact) }) as StoredRef[];
+  const byPos = matchInOrder(
+    exact,
+    stored.map((s) => s.hash),
+  );
+  const seqOf = new Int32Array(real.length).fill(-1);
+  byPos.forEach((p, j) => {
+    if (p < 0) return;
+    seqOf[j] = stored[p]!.seq;
+    ids[real[j]!] = stored[p]!.id;
+  });
+  for (const gap of gapsOf(seqOf, storedCount)) {
+    const rows = (yield { kind: "loose", afterSeq: gap.afterSeq, beforeSeq: gap.beforeSeq, limit: looseLimit(gap.to - gap.from) }) as StoredRef[];
+    const loose = real.slice(gap.from, gap.to).map((i) => inputs.encoded(i)!.looseHex);
+    matchInOrder(
+      loose,
+      rows.map((r) => r.hash),
+    ).forEach((p, k) => {
+      if (p < 0) return;
+      seqOf[gap.from + k] = rows[p]!.seq;
+      ids[real[gap.from + k]!] = rows[p]!.id;
+    });
   }
-  for (let i = inputs.length - 1; i >= 0; i--) {
-    const h = inputs.hash(i);
-    if (h === null) continue;
-    const id = inTail.get(h) ?? (stored.knownId ? stored.knownId(h) : undefined);
-    if (id === undefined) {
-      // The driver has not read the older hashes: ask for those of every input from here back.
-      const need = new Set<string>();
-      for (let j = i; j >= 0; j--) {
-        const hj = inputs.hash(j);
-        if (hj !== null) need.add(hj);
-      }
-      return { needKnownHashes: [...need] };
+  matchStoredOutOfOrder(inputs, real, stored, seqOf, ids);
+  keepToolRoundsWhole(inputs, real, seqOf, ids);
+  // Only a caller that knows what it stored itself asks for proof of short messages (the engine does;
+  // a plain store caller is one writer and trusts the ordered match).
+  if (seen) dropWeakLoneMatches(inputs, real, seqOf, ids, keyFrom, seen);
+  const fresh: number[] = [];
+  let matched = 0;
+  let disagreed = 0;
+  let lastMatched = -1;
+  let anchored = false;
+  real.forEach((i, j) => {
+    if (seqOf[j]! >= 0) {
+      matched++;
+      lastMatched = j;
+      anchored ||= !isWeak(inputs.encoded(i)!);
+    } else fresh.push(i);
+  });
+  for (let j = 0; j < lastMatched; j++) if (seqOf[j]! < 0) disagreed++;
+  return { fresh, matched, disagreed, anchored };
+}
+
+/**
+ * A telling message the ordered match left out but the store holds, unused,
+ * is stored already: an earlier ingest put it after messages the list shows
+ * before it (a host's own summary, stored when it first appeared). Each stored
+ * copy proves one list copy, so a message sent twice is still stored twice.
+ */
+function matchStoredOutOfOrder(inputs: IngestInputs, real: readonly number[], stored: readonly StoredRef[], seqOf: Int32Array, ids: Array<number | null>): void {
+  const used = new Set<number>();
+  for (const id of ids) if (id !== null) used.add(id);
+  const free = new Map<string, StoredRef[]>();
+  for (const r of stored) {
+    if (used.has(r.id)) continue;
+    const list = free.get(r.hash);
+    if (list) list.push(r);
+    else free.set(r.hash, [r]);
+  }
+  real.forEach((i, j) => {
+    if (seqOf[j]! >= 0 || isWeak(inputs.encoded(i)!)) return;
+    const r = free.get(inputs.encoded(i)!.hashHex)?.shift();
+    if (!r) return;
+    seqOf[j] = r.seq;
+    ids[i] = r.id;
+  });
+}
+
+function isWeak(e: EncodedMessage): boolean {
+  return e.toolCallIds.length === 0 && e.toolCallId === null && e.searchText.trim().length < WEAK_TEXT;
+}
+
+/** Text under this many characters, with no tool call, says too little to prove a message is stored on its own. */
+const WEAK_TEXT = 24;
+
+/**
+ * Short messages ("", "ok", "continue") matched only among themselves are no
+ * proof: another writer's or an older turn's equal messages match as well.
+ * Inside a keyed turn (new by the host's word) such a run is stored (a
+ * duplicate at worst), never skipped. A run with one telling message in it
+ * stands, and so does one this writer stored itself. `keyFrom` is the keyed turn's first input, or null.
+ */
+function dropWeakLoneMatches(
+  inputs: IngestInputs,
+  real: readonly number[],
+  seqOf: Int32Array,
+  ids: Array<number | null>,
+  keyFrom: number | null,
+  seen: NonNullable<IngestOptions["seenIds"]>,
+): void {
+  const weak = (j: number) => isWeak(inputs.encoded(real[j]!)!);
+  const inTurn = (j: number) => keyFrom !== null && real[j]! >= keyFrom;
+  let j = 0;
+  while (j < real.length) {
+    if (seqOf[j]! < 0) {
+      j++;
+      continue;
     }
-    if (id !== null) return { index: i, id };
+    // A run of matches, split where a keyed turn starts.
+    const from = j;
+    let allWeak = true;
+    // A run is one stretch of stored history: consecutive in the list and in the store.
+    while (j < real.length && seqOf[j]! >= 0 && inTurn(j) === inTurn(from) && (j === from || seqOf[j] === seqOf[j - 1]! + 1)) allWeak = weak(j++) && allWeak;
+    if (!allWeak) continue;
+    // Outside a keyed turn the list is the writer's own history: the ordered match stands.
+    if (!inTurn(from)) continue;
+    // Messages this writer stored or saw itself are what they look like.
+    if (Array.from({ length: j - from }, (_, k) => ids[real[from + k]!]!).every((id) => seen.has(id))) continue;
+    for (let k = from; k < j; k++) {
+      seqOf[k] = -1;
+      ids[real[k]!] = null;
+    }
   }
-  return { index: -1, id: null };
+}
+
+/** A tool call that is new takes its results with it: a stored result must never precede (or lack) its call. */
+function keepToolRoundsWhole(inputs: IngestInputs, real: readonly number[], seqOf: Int32Array, ids: Array<number | null>): void {
+  const open = new Set<string>();
+  real.forEach((i, j) => {
+    const e = inputs.encoded(i)!;
+    if (seqOf[j]! < 0) {
+      for (const id of e.toolCallIds) open.add(id);
+    } else if (e.toolCallId !== null && open.has(e.toolCallId)) {
+      seqOf[j] = -1;
+      ids[i] = null;
+    }
+  });
 }
 
 /** The result of an ingest once the driver wrote the plan: `newIds[j]` is the id of `plan.append[j]`. */
@@ -245,6 +322,7 @@ export function ingestResult(conversationId: number, plan: IngestPlan, newIds: r
   return {
     conversationId,
     appended,
+    appendedIds: [...newIds],
     alreadyStored: plan.alreadyStored,
     synthetic: plan.synthetic,
     ids: plan.ids,
@@ -253,5 +331,22 @@ export function ingestResult(conversationId: number, plan: IngestPlan, newIds: r
     alignment: plan.alignment,
     rejected: plan.rejected,
     redactions,
+    duplicateTurn: plan.duplicateTurn,
+    disagreed: plan.disagreed,
+    position: plan.position,
   };
+}
+
+/** Run a plan whose reads are answered synchronously (SQLite, inside its transaction). */
+export function runPlanSync(planner: IngestPlanner, answer: (need: IngestNeed) => unknown): IngestPlan {
+  let step = planner.next();
+  while (!step.done) step = planner.next(answer(step.value));
+  return step.value;
+}
+
+/** Run a plan whose reads are answered by queries (PostgreSQL). */
+export async function runPlan(planner: IngestPlanner, answer: (need: IngestNeed) => Promise<unknown>): Promise<IngestPlan> {
+  let step = planner.next();
+  while (!step.done) step = planner.next(await answer(step.value));
+  return step.value;
 }

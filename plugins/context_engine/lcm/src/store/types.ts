@@ -61,20 +61,47 @@ export interface StoredMessage {
   redacted: boolean;
 }
 
+/** Where a writer's list stood after an ingest: the input it ended on, and a fingerprint of it and of its neighbours. */
+export interface WriterPosition {
+  index: number;
+  fingerprint: string;
+}
+
 export interface IngestOptions {
   /**
    * Messages to ignore because the engine itself produced them (rendered
-   * summaries, recall notes). They are never stored and they count as a
-   * boundary for alignment (see README "Identity and alignment").
+   * summaries, recall notes). They are never stored (see README "Every message once").
    */
   isSynthetic?: (message: Message, index: number) => boolean;
   /**
-   * `align` (default): the list is the host's transcript as it is now
-   * (possibly already compacted, possibly repeated); only messages after the
-   * part already stored are appended. `append`: every non-synthetic message is
-   * new (the caller knows), no alignment.
+   * `align` (default): the list is a host's transcript as it is now (possibly
+   * compacted by the host, possibly behind the store, possibly one of several
+   * writers'); what is not provably stored is appended, never skipped. With a
+   * `position` that still holds, only what follows it is looked at.
+   * `append`: every non-synthetic message is new (the caller knows).
    */
   mode?: "align" | "append";
+  /**
+   * The writer's positions from its previous ingests (`IngestResult.position`), checked against the
+   * list, never trusted blindly: the furthest one that still holds decides where new inputs start.
+   */
+  positions?: readonly WriterPosition[];
+  /**
+   * An idempotency key for the inputs from `keyFrom` on (a host's turn id). A
+   * key already stored for the conversation means those inputs are kept
+   * already: they are not stored again, also after a restart or from another process.
+   */
+  key?: string;
+  keyFrom?: number;
+  /**
+   * Stored ids this writer stored itself. Given, short messages ("", "ok") matched to anything else among
+   * new messages, at the list's start or inside a keyed turn are stored again rather than risk skipping
+   * another writer's equal message. Absent, the caller is the conversation's only writer and the ordered
+   * match is trusted.
+   */
+  seenIds?: { has(id: number): boolean };
+  /** The host's own id per input (null where none): an input whose id is stored is kept already. */
+  messageKeys?: ReadonlyArray<string | null | undefined>;
   /** Epoch ms for the new messages (default `Date.now()`). */
   now?: number;
   /** Per-input-index epoch ms, when the source has real timestamps. Overrides `now`. */
@@ -98,21 +125,29 @@ export interface IngestResult {
   conversationId: number;
   /** Messages newly stored by this call. */
   appended: number;
-  /** Input messages recognised as already stored. */
+  /** Their stored ids, in order. */
+  appendedIds: number[];
+  /** Input messages recognised as already stored (with a writer position: every input up to it). */
   alreadyStored: number;
-  /** Input messages skipped as synthetic (among those looked at: the appended part and the alignment window). */
+  /** Input messages skipped as synthetic (among those looked at). */
   synthetic: number;
   /**
    * Stored message id for each input index: the new ones, and the known ones
-   * the alignment matched; null for synthetic messages and for old messages
-   * the alignment could not place.
+   * found by reconciling or by key; null for synthetic messages and for
+   * inputs before a writer position (not looked at).
    */
   ids: Array<number | null>;
   /** Seq range of the appended messages, or null when nothing was appended. */
   firstSeq: number | null;
   lastSeq: number | null;
-  /** How the split between old and new was found (for logs). */
-  alignment: "empty-store" | "anchored" | "no-overlap" | "hash-fallback" | "append";
+  /** How the new inputs were found: the writer position held, or the list was reconciled with the stored history. */
+  alignment: "empty-store" | "position" | "reconciled" | "no-overlap" | "append";
+  /** The turn key was stored already: its inputs were not stored again. */
+  duplicateTurn: boolean;
+  /** Inputs stored although the list placed them before messages already stored (the host's list and the store disagreed). */
+  disagreed: number;
+  /** The writer's position after this call, for its next `ingest` (`IngestOptions.position`). */
+  position: WriterPosition | null;
   /** Input messages that could not be stored (not an object, unknown role), with the reason (among those looked at). */
   rejected: Array<{ index: number; reason: string }>;
   /** Secrets redacted from the appended messages, per kind. */

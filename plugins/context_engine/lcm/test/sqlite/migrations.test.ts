@@ -63,6 +63,8 @@ describe("schema migrations", () => {
         const config = Object.fromEntries((sqliteHandle(store).prepare(`SELECT k, v FROM ${t}_config`).all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
         expect(config).toMatchObject({ pgsz: 16384 - 46, automerge: 16 });
       }
+      // ingest keys (v5)
+      expect(sqliteHandle(store).prepare("SELECT name FROM sqlite_master WHERE name = 'ingest_keys'").get()).toBeTruthy();
       // identity hashes indexed in seq order (v4)
       const indexes = (sqliteHandle(store).prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages'").all() as Array<{ name: string }>).map((r) => r.name);
       expect(indexes).toContain("messages_seq_hash");
@@ -74,12 +76,12 @@ describe("schema migrations", () => {
       // the old identity hashes still anchor the host's transcript
       const transcript = texts.map((t, i) => (i % 2 === 0 ? user(t) : asst(t)));
       const again = store.ingest(conv.id, [...transcript, user("and one more thing")]);
-      expect(again.alignment).toBe("anchored");
+      expect(again.alignment).toBe("reconciled");
       expect(again.appended).toBe(1);
       expect(again.ids.slice(0, 4)).toEqual(store.getMessages(conv.id, { toSeq: 3 }).map((m) => m.id));
       // and the fallback finds them through the new index
       const edited = store.ingest(conv.id, [user(texts[0]!), user("after an edit")]);
-      expect(edited.alignment).toBe("hash-fallback");
+      expect(edited.alignment).toBe("reconciled");
       expect(edited.appended).toBe(1);
 
       expect(store.getFrontier(conv.id).items.map((i) => i.ordinal)).toEqual([0, 1, 2, 3, 4, 5]);

@@ -2,7 +2,8 @@ import type { Message } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import type { Redactor } from "../../redact/types.js";
 import { encodeMessage } from "../codec.js";
-import { IngestInputs, ingestResult, planIngest, type IngestPlan, type StoredRef, type StoredView } from "../ingest-plan.js";
+import { IngestInputs } from "../ingest-inputs.js";
+import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import type { IngestOptions, IngestResult } from "../types.js";
 
 export interface IngestDeps {
@@ -10,16 +11,12 @@ export interface IngestDeps {
   countTokens: (m: Message) => number;
 }
 
-/** Stored hashes read ahead for alignment: more than it ever walks back (256 mapped ids plus the anchor run). */
-const TAIL_READ = 1024;
-
 /**
- * Idempotent ingest. The conversation row is locked for the transaction, so
- * concurrent writers of one conversation (other processes, other machines)
- * take turns: the second one aligns against what the first stored and
- * appends only what is still new. The plan (ingest-plan.ts) decides; this
- * reads the stored tail ahead, the known hashes only when the anchor fails,
- * and writes the rows.
+ * Ingest. The conversation row is locked for the transaction, so concurrent
+ * writers of one conversation (other processes, other machines) take turns:
+ * the second one sees what the first stored (its keys, its messages). The
+ * plan (ingest-plan.ts) decides; this answers its reads with queries and
+ * writes the rows.
  */
 export async function ingestPg(
   c: PoolClient,
@@ -31,26 +28,39 @@ export async function ingestPg(
   const conv = (await c.query("SELECT * FROM conversations WHERE id = $1 FOR UPDATE", [conversationId])).rows[0];
   if (!conv) throw new Error(`no conversation ${conversationId}`);
   const count = Number(conv.message_count);
-  const mode = options.mode ?? "align";
   const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m, _i, screened) => encodeMessage(m, deps.redactor, screened) });
-  let tail: StoredRef[] = [];
-  if (mode === "align" && count > 0) {
-    const { rows } = await c.query<{ id: string; hash: string }>("SELECT id, hash FROM messages WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2", [conversationId, TAIL_READ]);
-    tail = rows.map((r) => ({ id: Number(r.id), hash: r.hash }));
-  }
-  const view: StoredView = { count, tail: (k) => tail[k] ?? null };
-  let plan = planIngest(inputs, view, mode);
-  if ("needKnownHashes" in plan) {
-    // No anchor: the newest stored copy of each input hash, in one query, then plan again (nothing is encoded twice).
-    const { rows } = await c.query<{ hash: string; id: string }>(
-      "SELECT hash, max(id) AS id FROM messages WHERE conversation_id = $1 AND hash = ANY($2::text[]) GROUP BY hash",
-      [conversationId, plan.needKnownHashes],
-    );
-    const known = new Map(rows.map((r) => [r.hash, Number(r.id)]));
-    plan = planIngest(inputs, { ...view, knownId: (h) => known.get(h) ?? null }, mode);
-    if ("needKnownHashes" in plan) throw new Error("ingest: alignment asked for hashes twice");
-  }
+  const plan = await runPlan(planIngest(inputs, options, count), (need) => answer(c, deps, conversationId, need));
   return writePlan(c, deps, conversationId, count, plan, options);
+}
+
+/** What the plan asks of the stored history, read on the transaction's client. */
+async function answer(c: PoolClient, deps: IngestDeps, conversationId: number, need: IngestNeed): Promise<unknown> {
+  if (need.kind === "keys") {
+    const { rows } = await c.query<{ key: string; id: string | null }>(
+      "SELECT key, message_id AS id FROM ingest_keys WHERE conversation_id = $1 AND key = ANY($2::text[])",
+      [conversationId, need.keys],
+    );
+    return new Map(rows.map((r) => [r.key, r.id === null ? null : Number(r.id)]));
+  }
+  if (need.kind === "positions") {
+    const { rows } = await c.query<{ index: number; fingerprint: string }>(
+      `SELECT list_index AS "index", fingerprint FROM writer_positions WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2`,
+      [conversationId, need.limit],
+    );
+    return rows;
+  }
+  if (need.kind === "hashes") {
+    const { rows } = await c.query<{ id: string; seq: number; hash: string }>(
+      "SELECT id, seq, hash FROM messages WHERE conversation_id = $1 AND hash = ANY($2::text[]) ORDER BY seq",
+      [conversationId, [...need.hashes]],
+    );
+    return rows.map((r): StoredRef => ({ id: Number(r.id), seq: r.seq, hash: r.hash }));
+  }
+  const { rows } = await c.query<{ id: string; seq: number; message: string }>(
+    "SELECT id, seq, message::text AS message FROM messages WHERE conversation_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4",
+    [conversationId, need.afterSeq, need.beforeSeq, need.limit],
+  );
+  return rows.map((r): StoredRef => ({ id: Number(r.id), seq: r.seq, hash: encodeMessage(JSON.parse(r.message), deps.redactor).looseHex }));
 }
 
 /** Rows per INSERT: one round trip per chunk instead of one per message (a bulk import stays in bounded statements). */
@@ -104,6 +114,7 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
       [conversationId, count],
     );
   }
+  await recordKeys(c, conversationId, plan, newIds, now);
   if (appended > 0) {
     await c.query(
       `UPDATE conversations SET message_count = message_count + $2, last_seq = $3, message_tokens = message_tokens + $4, text_bytes = text_bytes + $5,
@@ -112,4 +123,33 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
     );
   }
   return ingestResult(conversationId, plan, newIds, count);
+}
+
+/** Where the writer stands now; the turn key (with the last message it stored) and the message keys of what was appended, in one statement. */
+async function recordKeys(c: PoolClient, conversationId: number, plan: IngestPlan, newIds: readonly number[], now: number): Promise<void> {
+  if (plan.position) {
+    await c.query("INSERT INTO writer_positions (conversation_id, list_index, fingerprint) VALUES ($1, $2, $3)", [conversationId, plan.position.index, plan.position.fingerprint]);
+    await c.query(
+      `DELETE FROM writer_positions WHERE conversation_id = $1 AND id <= (SELECT id FROM writer_positions WHERE conversation_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)`,
+      [conversationId, RECORDED_POSITIONS],
+    );
+  }
+  const keys: string[] = [];
+  const ids: Array<number | null> = [];
+  if (plan.newTurnKey !== null) {
+    keys.push(plan.newTurnKey);
+    ids.push(newIds.at(-1) ?? null);
+  }
+  plan.append.forEach(({ index }, j) => {
+    const key = plan.newMessageKeys.get(index);
+    if (key === undefined) return;
+    keys.push(key);
+    ids.push(newIds[j]!);
+  });
+  if (!keys.length) return;
+  await c.query(
+    `INSERT INTO ingest_keys (conversation_id, key, message_id, created_at)
+     SELECT $1, k.key, k.id, $4 FROM unnest($2::text[], $3::bigint[]) AS k(key, id) ON CONFLICT DO NOTHING`,
+    [conversationId, keys, ids, now],
+  );
 }

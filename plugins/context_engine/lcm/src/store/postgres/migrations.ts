@@ -160,6 +160,26 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       await client.query(V3_SEARCH);
     },
   },
+  {
+    version: 4,
+    name: "ingest keys and writer positions: a turn delivered twice, or a list sent again after a restart, is stored once",
+    async up(client) {
+      await client.query(`CREATE TABLE ingest_keys (
+        conversation_id bigint NOT NULL REFERENCES conversations(id),
+        key text NOT NULL,
+        message_id bigint,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (conversation_id, key)
+      )`);
+      await client.query(`CREATE TABLE writer_positions (
+        id bigserial PRIMARY KEY,
+        conversation_id bigint NOT NULL REFERENCES conversations(id),
+        list_index integer NOT NULL,
+        fingerprint text NOT NULL
+      )`);
+      await client.query("CREATE INDEX writer_positions_conv ON writer_positions (conversation_id, id)");
+    },
+  },
 ];
 
 /**

@@ -13,12 +13,6 @@ export interface SqliteContext {
   readonly redactor: Redactor;
   readonly countTokens: (m: Message) => number;
   readonly payloadThreshold: number;
-  /**
-   * Identity hashes of host message objects already seen, checked against the
-   * content and tool_calls references: a host hands the same objects over turn
-   * after turn, so alignment rarely has to re-encode anything.
-   */
-  readonly hashCache: WeakMap<object, { content: unknown; calls: unknown; hash: string }>;
   /** Whether this handle queued messages for indexing that may still be waiting. */
   backlog: boolean;
   /** The pre-screen thread of bulk ingests: started on first use, null if it could not be (or once closed). */

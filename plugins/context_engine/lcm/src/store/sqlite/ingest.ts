@@ -1,51 +1,29 @@
 import type { Message } from "@context-engine/core";
 import { ScreenThread } from "../../redact/screen-thread.js";
-import { encodeMessage, FLAG_CJK, FLAG_HAS_PARTS, FLAG_REDACTED, type EncodedMessage } from "../codec.js";
-import { IngestInputs, ingestResult, planIngest, type IngestEncoder, type IngestPlan, type StoredRef, type StoredView } from "../ingest-plan.js";
+import { encodeMessage, FLAG_CJK, FLAG_HAS_PARTS, FLAG_REDACTED, type EncodedMessage, type MessageRow } from "../codec.js";
+import { IngestInputs, type IngestEncoder } from "../ingest-inputs.js";
+import { ingestResult, planIngest, RECORDED_POSITIONS, runPlanSync, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import { ScreenBatch } from "../screen-batch.js";
 import type { IngestOptions, IngestResult } from "../types.js";
 import { putPayload, requireConversation, type SqliteContext } from "./context.js";
-import { StoredHashes } from "./stored-hashes.js";
+import { hydrate } from "./messages.js";
 
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
 export const AUTO_DEFER_ABOVE = 500;
-/**
- * How many of the last inputs of one ingest keep their identity hash in the object cache.
- * Alignment only reads the end of a transcript (up to 256 mapped ids plus the anchor run), and a cache
- * entry per message of a bulk import is a live WeakMap entry the garbage collector keeps revisiting.
- */
-const HASH_CACHE_TAIL = 512;
 /** An ingest appending at least this many messages runs the redaction pre-screen ahead, on a second thread. */
 const SCREEN_THREAD_MIN = 256;
-/** Stored hashes read per query while alignment walks back. */
-const TAIL_CHUNK = 320;
 
-/** Idempotent ingest inside the caller's (immediate) transaction: plan (see ingest-plan.ts), then write. */
+/** Ingest inside the caller's (immediate) transaction: plan (see ingest-plan.ts), answering its reads here, then write. */
 export function ingestRows(ctx: SqliteContext, conversationId: number, messages: readonly Message[], options: IngestOptions): IngestResult {
   const conv = requireConversation(ctx, conversationId);
   const inputs = new IngestInputs(messages, options.isSynthetic, encoderOf(ctx, messages));
-  const plan = planIngest(inputs, storedView(ctx, conversationId, conv.message_count), options.mode);
-  // SQLite answers every lookup inside the transaction, so the plan never asks for more.
-  if ("needKnownHashes" in plan) throw new Error("ingest: alignment asked for hashes the store did not offer");
-  return writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
+  const plan = runPlanSync(planIngest(inputs, options, conv.message_count), (need) => answer(ctx, conversationId, need));
+  return writePlan(ctx, conversationId, conv.message_count, plan, options);
 }
 
 function encoderOf(ctx: SqliteContext, messages: readonly Message[]): IngestEncoder {
-  const cacheFrom = messages.length - HASH_CACHE_TAIL;
   return {
-    encode(message, index, screened) {
-      const e = encodeMessage(message, ctx.redactor, screened);
-      if (index >= cacheFrom) {
-        const src = message as unknown as Record<string, unknown>;
-        ctx.hashCache.set(src, { content: src.content, calls: src.tool_calls, hash: e.hashHex });
-      }
-      return e;
-    },
-    cachedHash(message) {
-      const m = message as unknown as Record<string, unknown>;
-      const hit = ctx.hashCache.get(m);
-      return hit && hit.content === m.content && hit.calls === m.tool_calls ? hit.hash : undefined;
-    },
+    encode: (message, _index, screened) => encodeMessage(message, ctx.redactor, screened),
     screenAhead(indexes) {
       if (!ctx.redactor.screen || indexes.length < SCREEN_THREAD_MIN) return null;
       if (ctx.screenThread === undefined) ctx.screenThread = ScreenThread.start(ctx.redactor.screen);
@@ -55,33 +33,32 @@ function encoderOf(ctx: SqliteContext, messages: readonly Message[]): IngestEnco
   };
 }
 
-/** The stored tail read lazily from the hash index, in chunks; older hashes read once, only for the fallback. */
-function storedView(ctx: SqliteContext, conversationId: number, count: number): StoredView {
-  const tail: StoredRef[] = [];
-  let known: StoredHashes | null = null;
-  return {
-    count,
-    tail(k) {
-      while (tail.length <= k) {
-        const fromSeq = count - 1 - tail.length;
-        if (fromSeq < 0) return null;
-        const list = (ctx.s.tailHashes.get(conversationId, fromSeq, TAIL_CHUNK) as { list: string | null }).list;
-        if (!list) return null;
-        const parts = list.split(" ");
-        for (let j = 0; j + 1 < parts.length; j += 2) tail.push({ id: Number(parts[j]), hash: parts[j + 1]! });
-      }
-      return tail[k] ?? null;
-    },
-    knownId(hash) {
-      known ??= new StoredHashes(ctx.s.hashesNewestFirst, conversationId, tail);
-      return known.idOf(hash);
-    },
-  };
+/** What the plan asks of the stored history, read inside the transaction. */
+function answer(ctx: SqliteContext, conversationId: number, need: IngestNeed): unknown {
+  if (need.kind === "keys") {
+    const known = new Map<string, number | null>();
+    for (const key of need.keys) {
+      const row = ctx.s.ingestKey.get(conversationId, key) as { id: number | null } | undefined;
+      if (row) known.set(key, row.id);
+    }
+    return known;
+  }
+  if (need.kind === "positions") return ctx.s.writerPositions.all(conversationId, need.limit);
+  if (need.kind === "hashes") {
+    const out: StoredRef[] = [];
+    for (const r of ctx.s.hashesInOrder.iterate(conversationId) as Iterable<StoredRef>) if (need.hashes.has(r.hash)) out.push(r);
+    return out;
+  }
+  const rows = ctx.s.rangeAsc.all(conversationId, need.afterSeq + 1, need.beforeSeq - 1, need.limit) as MessageRow[];
+  return rows.map((row) => {
+    const m = hydrate(ctx, row);
+    return { id: m.id, seq: m.seq, hash: encodeMessage(m.message, ctx.redactor).looseHex };
+  });
 }
 
-function writePlan(ctx: SqliteContext, conversationId: number, storedCount: number, plan: IngestPlan, options: IngestOptions, n: number): IngestResult {
+function writePlan(ctx: SqliteContext, conversationId: number, storedCount: number, plan: IngestPlan, options: IngestOptions): IngestResult {
   const indexMode = options.index ?? "auto";
-  const deferIndex = indexMode === "deferred" || (indexMode === "auto" && n - plan.start > AUTO_DEFER_ABOVE);
+  const deferIndex = indexMode === "deferred" || (indexMode === "auto" && plan.append.length > AUTO_DEFER_ABOVE);
   if (deferIndex) ctx.backlog = true;
   const now = options.now ?? Date.now();
   const ctag = `c${conversationId}`;
@@ -109,10 +86,25 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
     const next = ((ctx.s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? -1) + 1;
     ctx.s.appendNewToFrontier.run(next - storedCount, conversationId, storedCount);
   }
+  recordKeys(ctx, conversationId, plan, newIds, now);
   if (appended > 0) {
     ctx.s.bumpConvAfterIngest.run(appended, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
   }
   return ingestResult(conversationId, plan, newIds, storedCount);
+}
+
+/** Where the writer stands now, the turn key (with the last message it stored) and the message keys of what was appended. */
+function recordKeys(ctx: SqliteContext, conversationId: number, plan: IngestPlan, newIds: readonly number[], now: number): void {
+  if (plan.position) {
+    ctx.s.insertWriterPosition.run(conversationId, plan.position.index, plan.position.fingerprint);
+    ctx.s.trimWriterPositions.run(conversationId, conversationId, RECORDED_POSITIONS);
+  }
+  if (plan.newTurnKey !== null) ctx.s.insertIngestKey.run(conversationId, plan.newTurnKey, newIds.at(-1) ?? null, now);
+  if (plan.newMessageKeys.size === 0) return;
+  plan.append.forEach(({ index }, j) => {
+    const key = plan.newMessageKeys.get(index);
+    if (key !== undefined) ctx.s.insertIngestKey.run(conversationId, key, newIds[j]!, now);
+  });
 }
 
 /** One message row and its parts; bodies over the payload threshold go to the payload table. */

@@ -15,12 +15,14 @@ const SQL = {
     "UPDATE conversations SET frontier_tokens = frontier_tokens + ?, frontier_count = frontier_count + ?, frontier_version = frontier_version + 1, updated_at = ? WHERE id = ?",
   setFrontierCounters:
     "UPDATE conversations SET frontier_tokens = ?, frontier_count = ?, frontier_version = frontier_version + 1, updated_at = ? WHERE id = ?",
-  // Alignment reads ~260 hashes every turn: as one "id hash id hash …" string (newest first), since
-  // a row (let alone a Buffer) per hash costs more than the lookup itself.
-  tailHashes: `SELECT group_concat(id || ' ' || lower(hex(hash)), ' ' ORDER BY seq DESC) AS list
-     FROM (SELECT id, seq, hash FROM messages WHERE conversation_id = ? AND seq <= ? ORDER BY seq DESC LIMIT ?)`,
   // Hashes come back as hex text: a string per row is far cheaper than a Buffer per row.
-  hashesNewestFirst: "SELECT id, lower(hex(hash)) AS hash FROM messages WHERE conversation_id = ? ORDER BY seq DESC",
+  hashesInOrder: "SELECT id, seq, lower(hex(hash)) AS hash FROM messages WHERE conversation_id = ? ORDER BY seq",
+  ingestKey: "SELECT message_id AS id FROM ingest_keys WHERE conversation_id = ? AND key = ?",
+  writerPositions: "SELECT list_index AS \"index\", fingerprint FROM writer_positions WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
+  insertWriterPosition: "INSERT INTO writer_positions (conversation_id, list_index, fingerprint) VALUES (?, ?, ?)",
+  trimWriterPositions: `DELETE FROM writer_positions WHERE conversation_id = ? AND id <= (
+       SELECT id FROM writer_positions WHERE conversation_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+  insertIngestKey: "INSERT OR IGNORE INTO ingest_keys (conversation_id, key, message_id, created_at) VALUES (?, ?, ?, ?)",
   insertMessage: `INSERT INTO messages (conversation_id, seq, role, shape, text, payload, name, tool_call_id, extra, tokens, created_at, hash, flags)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertPart:

@@ -178,6 +178,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: "ingest keys (a host's turn ids and message ids) and writer positions, so a turn delivered twice or a list sent again after a restart is stored once",
+    up(db) {
+      db.exec(`
+        CREATE TABLE ingest_keys (
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+          key TEXT NOT NULL,
+          message_id INTEGER,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (conversation_id, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE writer_positions (
+          id INTEGER PRIMARY KEY,
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+          list_index INTEGER NOT NULL,
+          fingerprint TEXT NOT NULL
+        );
+        CREATE INDEX writer_positions_conv ON writer_positions (conversation_id, id);
+      `);
+    },
+  },
 ];
 
 /** The full-text tables of the current schema. */

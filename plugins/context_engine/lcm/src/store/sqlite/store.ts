@@ -112,7 +112,6 @@ export class SqliteLcmStore implements LcmStore {
       redactor: this.redactor,
       countTokens: options.countTokens ?? ((m: Message) => defaultTokenCounter.countMessage(m)),
       payloadThreshold: options.payloadThresholdBytes ?? DEFAULT_PAYLOAD_THRESHOLD,
-      hashCache: new WeakMap(),
       backlog: false,
       screenThread: undefined,
     };

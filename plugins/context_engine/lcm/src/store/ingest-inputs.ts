@@ -1,0 +1,116 @@
+import { hash as oneShotHash } from "node:crypto";
+import type { Message } from "@context-engine/core";
+import type { EncodedMessage } from "./codec.js";
+import type { ScreenedTexts } from "./screen-batch.js";
+import type { IngestOptions } from "./types.js";
+
+/** How the plan encodes inputs (the driver's redactor, and its pre-screen). */
+export interface IngestEncoder {
+  /** Encode one input (redaction, identity hash); throws when it cannot be stored. */
+  encode(message: Message, index: number, screened: ScreenedTexts | null): EncodedMessage;
+  /** Start a redaction pre-screen of the inputs about to be encoded (bulk ingests), or null. */
+  screenAhead?(indexes: readonly number[]): { forMessage(i: number): ScreenedTexts | null } | null;
+}
+
+const UNSEEN = 0;
+const SYNTHETIC = 1;
+const REJECTED = 2;
+const REAL = 3;
+
+/**
+ * The inputs of one ingest, classified and encoded lazily: a writer whose
+ * position holds only encodes what follows it, so a turn costs O(new
+ * messages), not O(transcript).
+ */
+export class IngestInputs {
+  readonly messages: readonly Message[];
+  readonly #isSynthetic: IngestOptions["isSynthetic"];
+  readonly #encoder: IngestEncoder;
+  readonly #kind: Uint8Array;
+  readonly #encoded: Array<EncodedMessage | null | undefined>;
+  readonly rejected: Array<{ index: number; reason: string }> = [];
+  synthetic = 0;
+
+  constructor(messages: readonly Message[], isSynthetic: IngestOptions["isSynthetic"], encoder: IngestEncoder) {
+    this.messages = messages;
+    this.#isSynthetic = isSynthetic;
+    this.#encoder = encoder;
+    this.#kind = new Uint8Array(messages.length);
+    this.#encoded = new Array(messages.length);
+  }
+
+  get length(): number {
+    return this.messages.length;
+  }
+
+  #classify(i: number): number {
+    let k = this.#kind[i]!;
+    if (k !== UNSEEN) return k;
+    const m = this.messages[i];
+    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+      k = REJECTED;
+      this.rejected.push({ index: i, reason: "not a message object" });
+    } else if (this.#isSynthetic?.(m, i)) {
+      k = SYNTHETIC;
+      this.synthetic++;
+    } else k = REAL;
+    this.#kind[i] = k;
+    return k;
+  }
+
+  /** Input i encoded, or null when it is synthetic or cannot be stored (then it is listed in `rejected`). */
+  encoded(i: number, screened: ScreenedTexts | null = null): EncodedMessage | null {
+    const cached = this.#encoded[i];
+    if (cached !== undefined) return cached;
+    let e: EncodedMessage | null = null;
+    if (this.#classify(i) === REAL) {
+      try {
+        e = this.#encoder.encode(this.messages[i]!, i, screened);
+      } catch (error) {
+        this.#kind[i] = REJECTED;
+        this.rejected.push({ index: i, reason: (error as Error).message });
+      }
+    }
+    this.#encoded[i] = e;
+    return e;
+  }
+
+  /**
+   * What a writer position remembers of input i: its identity hash when it is
+   * a message to store, else a hash of its JSON (a rendered summary, a
+   * rejected input), so any change to it is noticed.
+   */
+  fingerprint(i: number): string {
+    const e = this.encoded(i);
+    if (e) return e.hashHex;
+    let json: string;
+    try {
+      json = JSON.stringify(this.messages[i]) ?? "undefined";
+    } catch {
+      json = String(this.messages[i]);
+    }
+    return `x${oneShotHash("sha256", json, "hex").slice(0, 16)}`;
+  }
+
+  /**
+   * A writer position's fingerprint at input i: input i, the one before it
+   * and the first, so a list that only happens to hold an equal message at
+   * the same place (a repeated "continue" after a host rewrite) does not pass.
+   */
+  positionFingerprint(i: number): string {
+    const parts = [this.fingerprint(i)];
+    if (i > 0) parts.push(this.fingerprint(i - 1));
+    if (i > 1) parts.push(this.fingerprint(0));
+    return parts.join(":");
+  }
+
+  /** Encode inputs [from, to) (with a pre-screen of the bulk when the driver offers one); the indexes of those to store. */
+  encodeRange(from: number, to = this.length): number[] {
+    const pending: number[] = [];
+    for (let i = from; i < to; i++) if (this.#encoded[i] === undefined && this.#classify(i) === REAL) pending.push(i);
+    const screen = pending.length ? (this.#encoder.screenAhead?.(pending) ?? null) : null;
+    const out: number[] = [];
+    for (let i = from; i < to; i++) if (this.encoded(i, screen?.forMessage(i) ?? null)) out.push(i);
+    return out;
+  }
+}
