@@ -99,6 +99,19 @@ describe.skipIf(ptyMissing !== null)("chat screens fit the terminal (built binar
       expect(shown).toContain("lcm");
       expect(shown).toContain("the launch code is 4471");
       expect(shown).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+
+      // Resumed: the context the engine left (within the window) and the compaction before the resume.
+      term = startPty(["chat", "--resume"], { cwd: s.cwd, env, cols });
+      await term.waitFor("you›");
+      expect(term.plain()).toMatch(/Resumed chat [\s\S]*after 1\s+compaction/);
+      const resumed = await run(term, "/status", "Compactions");
+      expect(resumed).toMatch(/Compactions\s+1 \(1 before this chat was\s+resumed\)/);
+      expect(Number(/\(([\d.]+)% of\s+the window\)/.exec(resumed)?.[1])).toBeLessThan(100);
+      const ledger = await run(term, "/compactions", "shows what one removed");
+      expect(ledger).toMatch(/#?1\s+manual/);
+      for (const text of [term.plain(), resumed, ledger]) expect(overflowing(text, cols)).toEqual([]);
+      term.write("/exit\r");
+      expect(await term.exited).toBe(0);
     });
   }
 });

@@ -196,6 +196,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       },
     });
   } finally {
+    // A compaction that committed after the last turn's save (a background pass) is saved too.
+    await session.idle().catch(() => undefined);
+    journal.saveContext();
     await setup.close();
   }
 }
