@@ -9,7 +9,8 @@ export interface SummaryPart {
   body: string;
 }
 
-const SUMMARY = /<summary\s([^>]*)>\n?([\s\S]*?)\n?<\/summary>/g;
+// A text cut short (the report keeps 4,000 characters) may end inside a summary: it runs to the end.
+const SUMMARY = /<summary\s([^>]*)>\n?([\s\S]*?)(?:\n?<\/summary>|$)/g;
 const ATTR = /([A-Za-z_][\w-]*)="([^"]*)"/g;
 const WRAPPER = /<\/?lcm_context>/g;
 
