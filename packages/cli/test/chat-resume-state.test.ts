@@ -48,9 +48,18 @@ for (const engine of ["compressor", "lcm"]) {
       expect(contexts.length).toBeGreaterThan(0);
 
       // The replay reader still reads the conversation as it was said.
-      const replayed = await runBin(["replay", join(s.home, "chats", `${id}.jsonl`), "-e", "compressor", "--no-report", "--no-progress"], s);
+      const replayed = await runBin(["replay", join(s.home, "chats", `${id}.jsonl`), "-e", "compressor", "-n", "3000", "--json", "--no-report", "--no-progress"], s);
       expect(replayed.code, replayed.stderr).toBe(0);
-      expect(replayed.stdout).toContain(`${id} (openai-jsonl, ${TOPICS.length * 2} messages`);
+      const report = JSON.parse(replayed.stdout) as { sessions: Array<{ messages: number; runs: Array<{ compactions: Array<{ detail?: { recordedSpan?: { from: number; to: number } } }> }> }> };
+      expect(report.sessions[0]!.messages).toBe(TOPICS.length * 2);
+      // The replay's compactions are dated by when the chat's messages were said, not by the replay's clock.
+      const spans = report.sessions[0]!.runs[0]!.compactions.flatMap((c) => (c.detail?.recordedSpan ? [c.detail.recordedSpan] : []));
+      expect(spans.length).toBeGreaterThan(0);
+      const saidAt = said.map((l) => Date.parse((l as { at?: string }).at!));
+      for (const span of spans) {
+        expect(span.from).toBeGreaterThanOrEqual(Math.min(...saidAt));
+        expect(span.to).toBeLessThanOrEqual(Math.max(...saidAt));
+      }
 
       const before = server!.requests.length;
       const resumed = await runBin(["chat", "--resume", id.slice(0, 8)], { ...s, input: "/status\n/compactions\nand the next topic?\n" });
@@ -71,6 +80,6 @@ for (const engine of ["compressor", "lcm"]) {
         const kept = [...(contexts.at(-1)!.messages as Array<{ content: unknown }>), ...after];
         expect(sent.body.messages.slice(0, -1).map((m) => m.content)).toEqual(kept.map((m) => m.content));
       }
-    });
+    }, 120_000);
   });
 }
