@@ -73,7 +73,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const history: Message[] = resumed.filter((m, i) => !(i === 0 && m.role === "system"));
   const restoredSystem = resumed[0]?.role === "system" ? String(resumed[0].content) : undefined;
 
-  const engineLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : plainWarnings((line) => (view ? view.notice(line) : say(line)), err);
+  const engineLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : plainWarnings((line) => (view ? view.notice(fitLines(line, width())) : say(line)), err);
   const hostLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : SILENT;
   // Events arrive before the session exists; the view and the log attach once it does.
   let view: TurnView | null = null;
