@@ -114,7 +114,7 @@ describe("chat: windows, streaming fallback, tables", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/#\s+trigger\s+tokens\s+messages\s+removed/);
     expect(r.stdout).toMatch(/1\s+manual\s+~[\d,]+ → ~[\d,]+/);
-    expect(r.stdout).toMatch(/Compaction #1 \(manual, /);
+    expect(r.stdout).toMatch(/Compaction #1 \(manual: \/compress, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
     expect(r.stdout).toMatch(/Removed from the context \([1-9]\d*\):\n  - (user|assistant): /);
     expect(r.stdout).toMatch(/Put in its place \([1-9]\d*\):\n  \| /);
     expect(r.stdout).toContain("What the model sees next");

@@ -31,6 +31,11 @@ export interface RecordedSession {
   messages: Message[];
   /** OpenAI function tools (`{ type: "function", function: {...} }`) the agent had, when known or inferable. */
   tools?: Array<Record<string, unknown>>;
+  /**
+   * When each message was said (epoch milliseconds), in the order of `messages`; null where the
+   * recording has no time for it. Absent when it has none at all.
+   */
+  times?: Array<number | null>;
   /** Recorded usage per assistant message, in the order of the assistant messages, when the data has it. */
   usage?: Array<Usage | null>;
   /** Format-specific facts kept from the source (task ids, rewards, LoCoMo QA, …). */

@@ -18,6 +18,8 @@ export interface CompactionRecord {
   added: Message[];
   /** Ids of lossless-engine summaries in the added text (`<summary id="…">`), for /expand. */
   summaryIds: string[];
+  /** Read back from the transcript of a resumed chat (its removed messages are previews). */
+  restored?: boolean;
 }
 
 const key = (m: Message) => JSON.stringify(m);
@@ -42,7 +44,15 @@ export class CompactionLog {
     return this.records.some((r) => r.added.some((a) => key(a) === k)) || /<summary\s[^>]*id="/.test(contentText(message.content));
   }
 
-  observe(event: HostEvent): void {
+  /** Compactions a resumed chat's transcript recorded; they come first and keep their numbers. */
+  restore(records: readonly CompactionRecord[]): void {
+    this.records.unshift(...records.map((r) => ({ ...r, restored: true })));
+  }
+
+  /** The last record, when `event` committed one; null otherwise. */
+  observe(event: HostEvent): CompactionRecord | null {
+    // /new starts another conversation: its compactions are its own.
+    if (event.type === "session.reset") this.records.length = 0;
     if (event.type === "compaction.started") this.#before = this.#messages().slice();
     else if (event.type === "compaction.committed") {
       const before = this.#before ?? [];
@@ -64,6 +74,8 @@ export class CompactionLog {
         summaryIds: [...new Set(added.flatMap((m) => [...contentText(m.content).matchAll(/<summary\s[^>]*id="([^"]+)"/g)].map((x) => x[1]!)))],
       });
       this.#before = null;
+      return this.records.at(-1)!;
     } else if (event.type.startsWith("compaction.") && event.type !== "compaction.blocked") this.#before = null;
+    return null;
   }
 }

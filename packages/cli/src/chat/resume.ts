@@ -1,7 +1,9 @@
 import { resolveHome } from "@context-engine/plugin-loader";
 import { InputError, UsageError } from "../errors.js";
 import { formatInt } from "../format/numbers.js";
-import { renderFitTable } from "../format/fit-table.js";
+import { fitLines } from "../format/fit-screen.js";
+import { renderFitTable, wrapText } from "../format/fit-table.js";
+import { shownTime } from "./message-text.js";
 import type { CliIO } from "../io.js";
 import { isChatId, TranscriptStore, type LoadedTranscript } from "./transcripts.js";
 
@@ -13,19 +15,44 @@ export function openStore(io: CliIO): TranscriptStore {
 export function listChats(store: TranscriptStore, width = Number.POSITIVE_INFINITY): string {
   const chats = store.list();
   if (chats.length === 0) return `No saved chats yet (they are kept in ${store.dir}).\n`;
-  const rows = chats.map((c) =>
-    [c.id, c.updatedAt.toISOString().slice(0, 16).replace("T", " "), c.model, c.engine, formatInt(c.messages), oneLine(c.firstUser, 200)].map((text) => ({ text })),
-  );
+  const rows = chats.map((c) => [c.id, shownTime(c.updatedAt).replace(" UTC", ""), c.model, c.engine, formatInt(c.messages), oneLine(c.firstUser, 200)]);
   const columns = [
     { header: "id" },
     { header: "last active (UTC)" },
-    { header: "model", max: 24, flex: "cut" as const },
-    { header: "engine", max: 16 },
-    { header: "messages" },
+    { header: "model" },
+    { header: "engine" },
+    { header: "messages", align: "right" as const },
     { header: "first message", flex: "cut" as const },
   ];
-  const table = renderFitTable(columns, rows, Number.isFinite(width) ? width : 10_000);
-  return `${table}Resume one with: context-engine chat --resume <id or prefix>   (the newest: --resume alone)\n`;
+  const fixed = columns.slice(0, -1).reduce((sum, c, i) => sum + Math.max(c.header.length, ...rows.map((r) => r[i]!.length)) + 2, 0);
+  const firstNeeds = Math.min(MIN_FIRST, Math.max(...rows.map((r) => r[5]!.length)));
+  // A terminal too narrow for every column whole gets one short block per chat instead of cut columns.
+  const body =
+    fixed + firstNeeds <= width
+      ? renderFitTable(columns, rows.map((r) => r.map((text) => ({ text }))), Number.isFinite(width) ? width : 10_000)
+      : rows.map((r) => chatBlock(r, width)).join("");
+  const footer = "Resume one with: context-engine chat --resume <id or prefix>   (the newest: --resume alone)";
+  return `${body}${fitLines(footer, Number.isFinite(width) ? width : 10_000)}\n`;
+}
+
+/** The first message gets at least this much room in the table layout. */
+const MIN_FIRST = 24;
+
+function chatBlock([id, at, model, engine, messages, first]: string[], width: number): string {
+  const lines = [
+    `${id}  ${at} UTC`,
+    `  ${model} · ${engine} · ${messages} message${messages === "1" ? "" : "s"}`,
+    ...(first ? firstLines(first, Math.max(10, width - 4)) : []),
+  ];
+  return `${fitLines(lines.join("\n"), width)}\n`;
+}
+
+/** The first message on at most two lines, quoted; "…" where it goes on. */
+function firstLines(text: string, width: number): string[] {
+  const wrapped = wrapText(text, width);
+  const shown = wrapped.slice(0, 2);
+  if (wrapped.length > 2) shown[1] = `${shown[1]!.slice(0, width - 1)}…`;
+  return shown.map((l, i) => `  ${i === 0 ? "“" : " "}${l}${i === shown.length - 1 ? "”" : ""}`);
 }
 
 /** `--resume <value>`: a value that is a path, not an id, is refused before anything is sent. */

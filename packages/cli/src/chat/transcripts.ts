@@ -3,11 +3,16 @@ import { join } from "node:path";
 import { MessageSchema, type Message } from "@context-engine/core";
 import { z } from "zod";
 import { InputError } from "../errors.js";
+import type { CompactionRecord } from "./compactions.js";
+import { preview } from "./message-text.js";
 
 /**
  * Chat transcripts, one JSON Lines file per session under
  * `<home>/chats/<id>.jsonl`: a header line, then every message as it was
- * said (the full conversation, not the engine's compacted view).
+ * said (the full conversation, not the engine's compacted view). Between
+ * them, a `compaction` line for each committed compaction (the ledger
+ * `/compactions` shows) and a `context` line with the engine's list when a
+ * compaction or a trim changed it, so `--resume` continues from that list.
  */
 export interface TranscriptHeader {
   type: "session";
@@ -27,6 +32,24 @@ const HeaderSchema = z.looseObject({
   cwd: z.string().optional().default(""),
 });
 const MessageLineSchema = z.looseObject({ type: z.literal("message"), message: MessageSchema });
+const CompactionLineSchema = z.looseObject({
+  type: z.literal("compaction"),
+  at: z.string(),
+  number: z.number().int().positive(),
+  trigger: z.string(),
+  tokensBefore: z.number(),
+  tokensAfter: z.number(),
+  messagesBefore: z.number().int(),
+  messagesAfter: z.number().int(),
+  durationMs: z.number(),
+  removed: z.array(z.object({ role: z.string(), content: z.string() })),
+  added: z.array(MessageSchema),
+  summaryIds: z.array(z.string()).optional().default([]),
+});
+const ContextLineSchema = z.looseObject({ type: z.literal("context"), messages: z.array(MessageSchema) });
+const LineSchema = z.discriminatedUnion("type", [MessageLineSchema, CompactionLineSchema, ContextLineSchema]);
+/** A removed message is kept in the ledger as a preview this long (the transcript has it whole). */
+const REMOVED_PREVIEW = 300;
 
 export interface TranscriptSummary {
   id: string;
@@ -42,7 +65,16 @@ export interface TranscriptSummary {
 
 export interface LoadedTranscript {
   header: TranscriptHeader;
+  /** Every message as it was said. */
   messages: Message[];
+  /**
+   * What the engine's context was when the chat stopped: the last recorded
+   * `context` list and the messages said after it; null when no compaction
+   * or trim ever changed the list (then it is `messages`).
+   */
+  context: Message[] | null;
+  /** The compactions the chat went through, oldest first. */
+  compactions: CompactionRecord[];
   /** Lines that could not be read (always 0: a bad line is an error, never silently dropped). */
   skipped: number;
 }
@@ -76,6 +108,19 @@ export class TranscriptStore {
     if (messages.length === 0) return;
     const lines = messages.map((message) => JSON.stringify({ type: "message", at: new Date().toISOString(), message }));
     appendFileSync(this.fileOf(id), `${lines.join("\n")}\n`);
+  }
+
+  /** One entry of the compaction ledger (what it removed as previews: the messages themselves are in the transcript). */
+  appendCompaction(id: string, r: CompactionRecord): void {
+    const removed = r.removed.map((m) => ({ role: m.role, content: preview(m, REMOVED_PREVIEW) }));
+    const { number, trigger, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, added, summaryIds } = r;
+    const line = { type: "compaction", at: r.at.toISOString(), number, trigger, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, removed, added, summaryIds };
+    appendFileSync(this.fileOf(id), `${JSON.stringify(line)}\n`);
+  }
+
+  /** The engine's list as it is now (after a compaction or a trim): where a resume starts. */
+  appendContext(id: string, messages: readonly Message[]): void {
+    appendFileSync(this.fileOf(id), `${JSON.stringify({ type: "context", at: new Date().toISOString(), messages })}\n`);
   }
 
   /** A chat's transcript; an unreadable one, or one whose header names another chat, is an InputError. */
@@ -143,16 +188,47 @@ export function parseTranscript(text: string, file: string): LoadedTranscript {
   const head = HeaderSchema.safeParse(safeJson(lines[0] ?? ""));
   if (!head.success) throw new TypeError(`${file}: line 1: expected a chat transcript header ({"type":"session",…})`);
   const messages: Message[] = [];
+  const compactions: CompactionRecord[] = [];
+  let context: Message[] | null = null;
   lines.slice(1).forEach((line, i) => {
-    const parsed = MessageLineSchema.safeParse(safeJson(line));
+    const parsed = LineSchema.safeParse(safeJson(line));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-      throw new TypeError(`${file}: line ${i + 2}: not a valid message line (${where}${issue?.message ?? "invalid"})`);
+      throw new TypeError(`${file}: line ${i + 2}: not a valid ${lineKind(line)} line (${where}${issue?.message ?? "invalid"})`);
     }
-    messages.push(parsed.data.message as Message);
+    const entry = parsed.data;
+    if (entry.type === "message") {
+      messages.push(entry.message as Message);
+      context?.push(entry.message as Message);
+    } else if (entry.type === "context") context = (entry.messages as Message[]).slice();
+    else compactions.push(ledgerRecord(entry));
   });
-  return { header: { ...head.data, type: "session", cwd: head.data.cwd }, messages, skipped: 0 };
+  return { header: { ...head.data, type: "session", cwd: head.data.cwd }, messages, context, compactions, skipped: 0 };
+}
+
+function ledgerRecord(e: z.infer<typeof CompactionLineSchema>): CompactionRecord {
+  const { number, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, summaryIds } = e;
+  return {
+    number,
+    trigger: e.trigger as CompactionRecord["trigger"],
+    at: new Date(e.at),
+    tokensBefore,
+    tokensAfter,
+    messagesBefore,
+    messagesAfter,
+    durationMs,
+    // Previews: enough for /compactions, never sent to a model.
+    removed: e.removed as Message[],
+    added: e.added as Message[],
+    summaryIds,
+    restored: true,
+  };
+}
+
+function lineKind(line: string): string {
+  const type = (safeJson(line) as { type?: unknown } | null)?.type;
+  return type === "compaction" || type === "context" ? type : "message";
 }
 
 function safeJson(line: string): unknown {

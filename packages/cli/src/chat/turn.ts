@@ -13,6 +13,8 @@ export interface TurnDeps {
   palette: Palette;
   endpoint: { baseURL: string | undefined; requestTimeoutMs: number };
   store: TranscriptStore | null;
+  /** After the turn's messages are saved (or dropped): save what else the turn changed. */
+  afterSave?: () => void;
 }
 
 /** Send one message with a cancel handle; show the answer or the failure once; save the turn. */
@@ -35,6 +37,7 @@ export async function runOneTurn(text: string, deps: TurnDeps, controller: Abort
       view.notice(p.yellow(`⚠ could not save the transcript: ${(error as Error).message}`));
     }
   }
+  deps.afterSave?.();
   if (result.status === "completed") {
     view.end(result.text || p.dim("(no text)"));
     if (result.exitReason === "length") deps.err.write(`${p.yellow("⚠ the answer was cut off at the model's output limit")}\n`);

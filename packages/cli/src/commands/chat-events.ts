@@ -1,6 +1,7 @@
 import type { HostEvent } from "@context-engine/host";
 import type { Palette } from "../format/color.js";
 import { formatDuration, formatInt } from "../format/numbers.js";
+import { triggerLabel } from "../format/triggers.js";
 
 /**
  * One stderr line for the host events a chatting person should see as they
@@ -16,7 +17,7 @@ export function describeChatEvent(event: HostEvent, p: Palette): string | null {
     }
     case "compaction.started":
       return p.magenta(
-        `⟳ compacting (${event.trigger}${event.focusTopic ? `, focus “${event.focusTopic}”` : ""}): ~${formatInt(event.tokensBefore)} tokens in ${event.messagesBefore} messages…`,
+        `⟳ compacting (${triggerLabel(event.trigger)}${event.focusTopic ? `, focus “${event.focusTopic}”` : ""}): ~${formatInt(event.tokensBefore)} tokens in ${event.messagesBefore} messages…`,
       );
     case "compaction.committed":
       return p.magenta(

@@ -4,6 +4,8 @@ import type { HostEvent } from "@context-engine/host";
 import { parseCommandArgs, positiveInt } from "../args.js";
 import { EXIT, InputError, UsageError, type ExitCode } from "../errors.js";
 import { createPalette, type Palette } from "../format/color.js";
+import { terminalWidth } from "../format/fit-table.js";
+import { fitLines, renderKeyValues } from "../format/fit-screen.js";
 import { CHAT_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
 import { createCliLogger } from "../logger.js";
@@ -11,7 +13,9 @@ import { CHAT_COMMAND_HELP, runChatCommand, type ChatContext } from "../chat/com
 import { CompactionLog } from "../chat/compactions.js";
 import { runRepl } from "../chat/repl.js";
 import { setUpChat, type ChatSetup } from "../chat/setup.js";
+import { Journal } from "../chat/journal.js";
 import { listChats, openStore, pickResume } from "../chat/resume.js";
+import type { LoadedTranscript } from "../chat/transcripts.js";
 import { runOneTurn, type TurnDeps } from "../chat/turn.js";
 import { TurnView } from "../chat/turn-view.js";
 import { describeChatEvent } from "./chat-events.js";
@@ -47,37 +51,48 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const noColor = values["no-color"] === true;
   const err = createPalette(useColor(io.stderr, io.env) && !noColor);
   const out = createPalette(useColor(io.stdout, io.env) && !noColor);
-  const say = (line: string) => io.stderr.write(`${line}\n`);
+  // Read at each use: the terminal may be resized during the chat.
+  // Piped output is not wrapped unless $COLUMNS asks for a width.
+  const width = () => {
+    const tty = [io.stdout, io.stderr].find((sink) => sink.isTTY === true && (sink.columns ?? 0) > 0);
+    return tty || io.env.COLUMNS ? terminalWidth(tty?.columns, io.env) : Number.POSITIVE_INFINITY;
+  };
+  const say = (line: string) => io.stderr.write(`${fitLines(line, width())}\n`);
   const store = values["no-save"] ? null : openStore(io);
   if (values.list) {
     if (!store) throw new UsageError("chat: --list and --no-save do not go together");
-    const columns = (io.stdout as { columns?: number }).columns ?? (Number(io.env.COLUMNS) || undefined);
-    io.stdout.write(listChats(store, columns));
+    io.stdout.write(listChats(store, width()));
     return EXIT.ok;
   }
 
   const resume = resumeId === undefined ? null : pickResume(store, resumeId);
   const oneShot = await oneShotMessage(positionals, io);
   const sessionId = resume?.header.id ?? randomUUID();
-  const history: Message[] = resume ? resume.messages.filter((m, i) => !(i === 0 && m.role === "system")) : [];
-  const restoredSystem = resume?.messages[0]?.role === "system" ? String(resume.messages[0].content) : undefined;
+  // A resumed chat continues from the engine's list as it was (its compactions applied), not from everything ever said.
+  const resumed = resume ? (resume.context ?? resume.messages) : [];
+  const history: Message[] = resumed.filter((m, i) => !(i === 0 && m.role === "system"));
+  const restoredSystem = resumed[0]?.role === "system" ? String(resumed[0].content) : undefined;
 
-  const engineLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : plainWarnings((line) => (view ? view.notice(line) : say(line)), err);
+  const engineLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : plainWarnings((line) => (view ? view.notice(fitLines(line, width())) : say(line)), err);
   const hostLogger = values.verbose ? createCliLogger((line) => say(err.dim(line)), "info") : SILENT;
   // Events arrive before the session exists; the view and the log attach once it does.
   let view: TurnView | null = null;
   let compactions: CompactionLog | null = null;
   let manualCompaction = false;
   let lastRequest: { messages: readonly Message[]; estimatedTokens: number; selection: string } | null = null;
+  // The transcript learns of each compaction as it commits; the list it left is saved once the turn is over.
+  let journal: Journal | null = null;
   const onEvent = (event: HostEvent) => {
-    compactions?.observe(event);
+    const record = compactions?.observe(event);
+    if (record) journal?.compacted(record);
+    if (event.type === "tool_results.pruned") journal?.changed();
     if (event.type === "provider.request") lastRequest = { messages: event.messages, estimatedTokens: event.estimatedTokens, selection: event.selection };
     if (event.type === "provider.request") return view?.request();
     if (event.type === "provider.delta") return;
     // /compress prints its own result line; the result event would say the same thing a second time.
     if (manualCompaction && event.type.startsWith("compaction.") && event.type !== "compaction.started") return;
     const line = describeChatEvent(event, err);
-    if (line) (view ? view.notice(line) : say(line));
+    if (line) (view ? view.notice(fitLines(line, width())) : say(line));
   };
   // A resumed chat continues with the engine it used (its stored context lives there), unless --engine says otherwise.
   const recordedEngine = resume && !values.engine ? resume.header.engine : undefined;
@@ -101,6 +116,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { session, resolved, engineInfo } = setup;
   view = new TurnView(io.stdout, io.stderr, err);
   compactions = new CompactionLog(() => session.messages);
+  if (resume) compactions.restore(resume.compactions);
   // Subscribing by name is what turns streaming on.
   setup.agent.on("provider.delta", (event) => view?.delta(event.delta));
 
@@ -113,8 +129,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     }
   };
   saveHeader();
+  journal = new Journal(store, () => session, (message) => view?.notice(err.yellow(`⚠ could not save the transcript: ${message}`)));
   const endpoint = { baseURL: resolved.baseURL, requestTimeoutMs: resolved.requestTimeoutMs };
-  const deps: TurnDeps = { session, view, err: io.stderr, palette: err, endpoint, store };
+  const deps: TurnDeps = { session, view, err: io.stderr, palette: err, endpoint, store, afterSave: () => journal?.saveContext() };
 
   try {
     if (oneShot !== null) return await runOneShot(oneShot, deps);
@@ -127,7 +144,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       ),
     );
     if (!resolved.contextLengthKnown) say(err.yellow(`⚠ ${resolved.model} is not in the built-in table of windows; assuming ${tokens}. Set model.context_window in ${setup.configFile}.`));
-    if (resume) say(err.dim(`Resumed chat ${resume.header.id} (${resume.messages.length} messages).`));
+    if (resume) say(err.dim(resumedLine(resume)));
     if (engineInfo.fallbackReason) say(err.yellow(`⚠ ${engineInfo.fallbackReason}; using the built-in compressor`));
 
     const ctx: ChatContext = {
@@ -143,6 +160,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       transcriptFile: null,
       compactions,
       lastRequest: () => lastRequest,
+      width,
     };
     const host = await import("@context-engine/host");
     const windowOf = (sess: { model: string; contextLength: number }) => {
@@ -170,13 +188,17 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
           outcome = await host.runSlashCommand(session, command, { resolveContextLength: (m) => host.defaultContextLength(m) });
         } finally {
           manualCompaction = false;
+          journal?.saveContext();
         }
         if (session.id !== idBefore) saveHeader();
-        if (command.name === "help") return `${outcome.output}\n${CHAT_COMMAND_HELP.map(([k, v]) => `${k.padEnd(32)} ${v}`).join("\n")}`;
-        return outcome.output;
+        if (command.name === "help") return renderKeyValues([...Object.entries(host.SLASH_COMMAND_HELP), ...CHAT_COMMAND_HELP], width());
+        return fitLines(outcome.output, width());
       },
     });
   } finally {
+    // A compaction that committed after the last turn's save (a background pass) is saved too.
+    await session.idle().catch(() => undefined);
+    journal.saveContext();
     await setup.close();
   }
 }
@@ -243,4 +265,11 @@ function takeResume(argv: string[]): { resumeId: string | null | undefined; rest
     } else rest.push(a);
   }
   return { resumeId, rest };
+}
+
+function resumedLine(resume: LoadedTranscript): string {
+  const said = `${resume.messages.length} messages`;
+  if (!resume.context) return `Resumed chat ${resume.header.id} (${said}).`;
+  const n = resume.compactions.length;
+  return `Resumed chat ${resume.header.id} (${said}; the context continues as the engine left it: ${resume.context.length} messages after ${n} compaction${n === 1 ? "" : "s"}).`;
 }

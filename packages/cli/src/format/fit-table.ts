@@ -13,6 +13,8 @@ export interface FitColumn {
    * lines at spaces, or `cut` with "…". Columns without it keep their width.
    */
   flex?: "wrap" | "cut";
+  /** Numbers read best right-aligned. */
+  align?: "left" | "right";
 }
 
 const GAP = 2;
@@ -41,9 +43,10 @@ export function renderFitTable(columns: readonly FitColumn[], rows: ReadonlyArra
     for (let k = 0; k < height; k++) {
       const parts = columns.map((_, i) => {
         const text = wrapped[i]![k] ?? "";
-        const padded = text + " ".repeat(Math.max(0, widths[i]! - text.length));
+        const pad = " ".repeat(Math.max(0, widths[i]! - text.length));
         const style = cells[i]?.style;
-        return style && text ? style(text) + padded.slice(text.length) : padded;
+        const shown = style && text ? style(text) : text;
+        return columns[i]!.align === "right" ? pad + shown : shown + pad;
       });
       lines.push(parts.join(" ".repeat(GAP)).trimEnd());
     }

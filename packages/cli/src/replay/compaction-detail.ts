@@ -9,6 +9,8 @@ export interface DetailMessage {
   tokens: number;
   /** The text, cut to `MAX_TEXT` characters. */
   text: string;
+  /** When the recording says it was said (epoch ms), if it does. */
+  at?: number;
 }
 
 /** What one committed compaction did to the conversation. */
@@ -22,6 +24,8 @@ export interface CompactionDetail {
   /** Messages that are new after the compaction: the summary (or summaries). */
   added: DetailMessage[];
   addedCount: number;
+  /** When the replaced messages were said, by the recording's times (not the replay's clock); absent without times. */
+  recordedSpan?: { from: number; to: number };
 }
 
 /** Report-size bounds: a compaction of a long session must not turn the report into megabytes. */
@@ -33,18 +37,27 @@ const MAX_LISTED = 40;
  * message (content, role, tool calls; cache markers ignored). Works for any
  * engine: whatever is gone was replaced, whatever is new is the summary.
  */
-export function diffCompaction(before: readonly Message[], after: readonly Message[], countMessage: (m: Message) => number): CompactionDetail {
+export function diffCompaction(
+  before: readonly Message[],
+  after: readonly Message[],
+  countMessage: (m: Message) => number,
+  recordedTime: (m: Message) => number | null = () => null,
+): CompactionDetail {
   const remaining = multiset(after.map(canonicalMessage));
   const kept = multiset(before.map(canonicalMessage));
   const replaced: DetailMessage[] = [];
   let replacedCount = 0;
   let replacedTokens = 0;
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
   before.forEach((m, index) => {
     if (take(remaining, canonicalMessage(m))) return;
     replacedCount++;
     const tokens = countMessage(m);
     replacedTokens += tokens;
-    if (replaced.length < MAX_LISTED) replaced.push(describe(m, index, tokens));
+    const at = recordedTime(m);
+    if (at !== null) (from = Math.min(from, at)), (to = Math.max(to, at));
+    if (replaced.length < MAX_LISTED) replaced.push({ ...describe(m, index, tokens), ...(at !== null ? { at } : {}) });
   });
   const added: DetailMessage[] = [];
   let addedCount = 0;
@@ -53,7 +66,20 @@ export function diffCompaction(before: readonly Message[], after: readonly Messa
     addedCount++;
     if (added.length < MAX_LISTED) added.push(describe(m, index, countMessage(m)));
   });
-  return { messagesBefore: before.length, messagesAfter: after.length, replaced, replacedCount, replacedTokens, added, addedCount };
+  const detail: CompactionDetail = { messagesBefore: before.length, messagesAfter: after.length, replaced, replacedCount, replacedTokens, added, addedCount };
+  if (Number.isFinite(from)) detail.recordedSpan = { from, to };
+  return detail;
+}
+
+/** A message's recorded time, found by its content (the replay sends the recorded messages as they were). */
+export function recordedTimes(messages: readonly Message[], times: ReadonlyArray<number | null> | undefined): (m: Message) => number | null {
+  if (!times) return () => null;
+  const byKey = new Map<string, number>();
+  messages.forEach((m, i) => {
+    const at = times[i];
+    if (typeof at === "number" && !byKey.has(canonicalMessage(m))) byKey.set(canonicalMessage(m), at);
+  });
+  return (m) => byKey.get(canonicalMessage(m)) ?? null;
 }
 
 function describe(m: Message, index: number, tokens: number): DetailMessage {

@@ -1,5 +1,8 @@
 import { escapeHtml } from "../format/html.js";
 import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
+import { humanSpan, humanTime } from "../format/dates.js";
+import { splitSummaries, summaryLabel } from "../format/summary-text.js";
+import { triggerPhrase } from "../format/triggers.js";
 import { compactionId } from "./chart-data.js";
 import type { DetailMessage } from "./compaction-detail.js";
 import type { ReplaySessionResult } from "./report.js";
@@ -13,7 +16,24 @@ function preview(text: string): string {
 }
 
 function messageItem(m: DetailMessage): string {
-  return `<li><span class="role">${escapeHtml(m.role)}</span> <span class="tok">${formatInt(m.tokens)} tok</span> <span class="text">${escapeHtml(preview(m.text))}</span></li>`;
+  const at = m.at !== undefined ? ` <span class="tok">${escapeHtml(humanTime(m.at))}</span>` : "";
+  return `<li><span class="role">${escapeHtml(m.role)}</span> <span class="tok">${formatInt(m.tokens)} tok</span>${at} <span class="text">${escapeHtml(preview(m.text))}</span></li>`;
+}
+
+/**
+ * What a compaction put in, summary first: a lossless engine's message holds a
+ * note to the model before its summaries; the note is folded away under them.
+ * The engine's own time stamps are left out (in a replay they are the replay's clock).
+ */
+function putIn(m: DetailMessage): string {
+  const parts = splitSummaries(m.text);
+  if (!parts) return `<pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(m.text)}</pre>`;
+  const summaries = parts.summaries
+    .map((s) => `<p class="summary-label meta">${escapeHtml(summaryLabel(s.attrs))}</p><pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(s.body)}</pre>`)
+    .join("");
+  if (!parts.note) return summaries;
+  const lines = parts.note.split("\n").length;
+  return `${summaries}<details class="model-note"><summary>What the model is told with it (${lines} line${lines === 1 ? "" : "s"})</summary><pre class="note-text">${escapeHtml(parts.note)}</pre></details>`;
 }
 
 /**
@@ -31,18 +51,18 @@ export function compactionsSection(session: ReplaySessionResult, sessionIndex: n
       const saved = c.beforeTokens && c.afterTokens !== null ? ` (−${formatShare((c.beforeTokens - c.afterTokens) / c.beforeTokens)})` : "";
       const head =
         `<span class="swatch" style="background:${colorOf(run.engine)}"></span><strong>${escapeHtml(run.engine)}</strong> · before request ${c.beforeRequest} ` +
-        `(turn ${c.turn + 1}${c.trigger ? `, ${escapeHtml(c.trigger)}` : ""}) · <span class="tokens">${tokens}${saved}</span> · ${escapeHtml(formatDuration(c.durationMs))}`;
+        `(turn ${c.turn + 1}${c.trigger ? `, ${escapeHtml(triggerPhrase(c.trigger))}` : ""}) · <span class="tokens">${tokens}${saved}</span> · ${escapeHtml(formatDuration(c.durationMs))}`;
       let body: string;
       if (!d) {
         body = `<p class="meta">The replay could not see the conversation before and after this compaction.</p>`;
       } else {
         const more = (shown: number, total: number) => (total > shown ? `<p class="meta">… and ${total - shown} more</p>` : "");
-        const summary = d.added.length
-          ? d.added.map((m) => `<pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(m.text)}</pre>`).join("") + more(d.added.length, d.addedCount)
-          : `<p class="meta">No new message: the engine only removed messages.</p>`;
+        const summary = d.added.length ? d.added.map(putIn).join("") + more(d.added.length, d.addedCount) : `<p class="meta">No new message: the engine only removed messages.</p>`;
+        const said = d.recordedSpan ? ` Said ${escapeHtml(humanSpan(d.recordedSpan.from, d.recordedSpan.to))} (the recording's times).` : "";
+        // The summary comes first: on a phone it is what shows when the compaction opens.
         body =
-          `<p class="meta">${d.messagesBefore} → ${d.messagesAfter} messages; ${d.replacedCount} replaced (${formatInt(d.replacedTokens)} tokens), ${d.addedCount} put in.</p>` +
           `<h4>Summary put in</h4>${summary}` +
+          `<p class="meta">${d.messagesBefore} → ${d.messagesAfter} messages; ${d.replacedCount} replaced (${formatInt(d.replacedTokens)} tokens), ${d.addedCount} put in.${said}</p>` +
           `<h4>Span replaced</h4>${d.replaced.length ? `<ol class="replaced">${d.replaced.map(messageItem).join("")}</ol>${more(d.replaced.length, d.replacedCount)}` : `<p class="meta">Nothing removed.</p>`}`;
       }
       items.push(

@@ -1,3 +1,4 @@
+import { humanTime } from "../format/dates.js";
 import { escapeHtml } from "../format/html.js";
 import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
 import { contextChartData, reuseChartData, type ChartData } from "./chart-data.js";
@@ -53,6 +54,15 @@ code, .source { overflow-wrap: anywhere; }
   .table-wrap th:first-child { background: #f2f2f4; }
 }
 ul.problems li { color: #9b1c1c; } ul.notes li { color: #555; }
+.failing { background: #fde8e8; border-radius: 6px; padding: 8px 12px; margin: 10px 0; } .failing h2 { margin: 0 0 4px; font-size: 16px; color: #9b1c1c; }
+.failing ul { margin: 0; padding-left: 20px; } .failing li { overflow-wrap: anywhere; } .failing .why { color: #444; }
+p.summary-label { margin: 6px 0 0; font-size: 12px; overflow-wrap: anywhere; }
+details.model-note > summary { font-size: 12px; font-weight: 400; color: #555; margin: 4px 0; }
+pre.note-text { white-space: pre-wrap; overflow-wrap: anywhere; color: #555; font-size: 12px; margin: 2px 0 8px; }
+/* The hover legend floats over the plot and shows only while the pointer is on it (no row of dashes at rest). */
+.chart .plot { position: relative; }
+.chart .u-legend { position: absolute; top: 4px; left: 56px; z-index: 2; background: rgba(255,255,255,.94); border: 1px solid #e6e6e6; border-radius: 4px; visibility: hidden; pointer-events: none; width: auto; }
+.chart.hovering .u-legend { visibility: visible; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 16px; margin: 24px 0 6px; }
 dl.defs dt { font-weight: 600; margin-top: 6px; } dl.defs dd { margin: 0 0 0 16px; color: #444; }
 `;
@@ -134,7 +144,31 @@ function sessionSection(report: ReplayReport, session: ReplaySessionResult, inde
     (problems.length ? `<h3>Checks failed</h3><ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>` : "") +
     (notes.length ? `<h3>Notes</h3><ul class="notes">${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : "");
   // Long folders: keep the page usable by folding all but the first sessions.
-  return `<section class="session" data-session="${escapeHtml(session.id)}"><details class="session-details"${index < 5 ? " open" : ""}><summary>${escapeHtml(session.id)}</summary>${body}</details></section>`;
+  return `<section class="session" id="${sessionAnchor(index)}" data-session="${escapeHtml(session.id)}"><details class="session-details"${index < 5 ? " open" : ""}><summary>${escapeHtml(session.id)}</summary>${body}</details></section>`;
+}
+
+const sessionAnchor = (index: number) => `session-${index}`;
+
+/** What failed in one session, in a line: the first problem of each failing engine. */
+function problemsOf(session: ReplaySessionResult): string[] {
+  return session.runs.flatMap((r) => {
+    const lost = r.recoverability ? r.recoverability.checked - r.recoverability.recovered : 0;
+    const first = r.errors[0];
+    if (!first && lost === 0) return [];
+    const more = r.errors.length > 1 ? ` (+${r.errors.length - 1} more)` : "";
+    return [`${r.engine}: ${first ?? `${lost} message(s) not recoverable`}${first ? more : ""}`];
+  });
+}
+
+/** At the top of a failed report: which sessions failed and why, each linked to its section. */
+function failingSection(report: ReplayReport): string {
+  const failing = report.sessions.map((s, i) => ({ s, i, problems: problemsOf(s) })).filter((f) => f.problems.length > 0);
+  if (failing.length === 0) return "";
+  const items = failing
+    .map(({ s, i, problems }) => `<li><a href="#${sessionAnchor(i)}">${escapeHtml(s.id)}</a> <span class="why">— ${escapeHtml(problems.join("; "))}</span></li>`)
+    .join("");
+  const n = failing.length;
+  return `<section class="failing"><h2>${n} of ${report.sessions.length} session${report.sessions.length === 1 ? "" : "s"} failed ${n === 1 ? "its" : "their"} checks</h2><ul>${items}</ul></section>`;
 }
 
 function recoverabilityNotes(session: ReplaySessionResult): string {
@@ -198,7 +232,8 @@ export function renderHtmlReport(report: ReplayReport): string {
 <body>
 <main>
 <h1>context-engine replay report</h1>
-<p class="meta">${status} · engines ${report.engines.map((e) => `<strong>${escapeHtml(e)}</strong>`).join(", ")} · context length ${formatInt(report.contextLength)} tokens · ${report.sessions.length} session${report.sessions.length === 1 ? "" : "s"} · generated ${escapeHtml(report.generatedAt)} by context-engine ${escapeHtml(report.cli.version)}</p>
+<p class="meta">${status} · engines ${report.engines.map((e) => `<strong>${escapeHtml(e)}</strong>`).join(", ")} · context length ${formatInt(report.contextLength)} tokens · ${report.sessions.length} session${report.sessions.length === 1 ? "" : "s"} · generated <time datetime="${escapeHtml(report.generatedAt)}">${escapeHtml(humanTime(report.generatedAt))}</time> by context-engine ${escapeHtml(report.cli.version)}</p>
+${report.ok ? "" : failingSection(report)}
 ${totalsSection(report)}
 ${sessions}
 ${DEFINITIONS}

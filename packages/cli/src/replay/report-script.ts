@@ -91,7 +91,8 @@ export const REPORT_SCRIPT = String.raw`
       height: heightFor(width),
       scales: { x: { time: false }, y: { range: [0, data.yMax || yMax * 1.05] } },
       axes: [
-        { label: data.xLabel, size: 44 },
+        // Request numbers are whole: ticks only at whole steps.
+        { label: data.xLabel, size: 44, incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000, 20000, 50000], values: function (u, ticks) { return ticks.map(function (t) { return String(Math.round(t)); }); } },
         { label: width < 560 ? "" : data.yLabel, size: 56, values: function (u, ticks) { return ticks.map(data.unit === "percent" ? function (t) { return t + "%"; } : compact); } },
       ],
       cursor: { points: { size: 8 }, drag: { x: false, y: false } },
@@ -99,7 +100,11 @@ export const REPORT_SCRIPT = String.raw`
       series: [{ label: "request", value: function (u, v) { return v == null ? "–" : "#" + v; } }].concat(
         data.series.map(function (s) { return { label: s.name, stroke: s.color, width: 2, spanGaps: false, value: function (u, v) { return fmt(v); } }; }),
       ),
-      hooks: { draw: [function (u) { drawExtras(u, data); }] },
+      hooks: {
+        draw: [function (u) { drawExtras(u, data); }],
+        // The values legend shows only while the pointer is over the plot.
+        setCursor: [function (u) { box.classList.toggle("hovering", u.cursor.idx != null); }],
+      },
     };
     var u = new uPlot(opts, [data.x].concat(data.series.map(function (s) { return s.values; })), target);
     box.uplot = u;
@@ -134,8 +139,16 @@ export const REPORT_SCRIPT = String.raw`
         });
       });
     });
-    // Open a compaction named in the URL (#compaction-…), as a marker click does.
-    if (location.hash.indexOf("#compaction-") === 0) open(location.hash.slice(1));
+    // A link to a compaction (#compaction-…) opens it, as a marker click does; a link to a session
+    // (the failed list at the top) unfolds it.
+    var unfold = function () {
+      if (location.hash.indexOf("#compaction-") === 0) return open(location.hash.slice(1));
+      var el = location.hash.indexOf("#session-") === 0 ? document.getElementById(location.hash.slice(1)) : null;
+      var d = el && el.querySelector("details.session-details");
+      if (d) { d.open = true; el.scrollIntoView({ block: "start" }); }
+    };
+    window.addEventListener("hashchange", unfold);
+    unfold();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();

@@ -5,7 +5,7 @@ import { silentLogger } from "@context-engine/core";
 import { AgentHost, type HostConfigInput, type HostEvent } from "@context-engine/host";
 import type { RecordedSession } from "@context-engine/sessions";
 import { splitSession } from "@context-engine/sessions";
-import { diffCompaction } from "./compaction-detail.js";
+import { diffCompaction, recordedTimes } from "./compaction-detail.js";
 import { evidenceRecall } from "./evidence.js";
 import { MetricsCollector, type EngineRunMetrics, type RecoverabilityResult } from "./metrics.js";
 import type { ReplayObservation } from "./observations.js";
@@ -134,12 +134,14 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   // The session's list before a compaction: diffed with the list after it for the report.
   let liveSession: { readonly messages: readonly Message[] } | null = null;
   let beforeCompaction: readonly Message[] | null = null;
+  // Summaries are dated by when the recording says their messages were said, not by the replay's clock.
+  const timeOf = recordedTimes(session.messages, session.times);
   const onEvent = (event: HostEvent) => {
     if (event.type === "provider.request") lastRequest = event.messages;
     if (event.type === "compaction.started") beforeCompaction = liveSession ? liveSession.messages.slice() : null;
     const obs = toObservation(event, turn);
     if (obs?.type === "compaction" && event.type === "compaction.committed" && beforeCompaction && liveSession) {
-      obs.detail = diffCompaction(beforeCompaction, liveSession.messages, (m) => options.counter.countMessage(m));
+      obs.detail = diffCompaction(beforeCompaction, liveSession.messages, (m) => options.counter.countMessage(m), timeOf);
     }
     if (event.type.startsWith("compaction.") && event.type !== "compaction.started") beforeCompaction = null;
     if (obs) observe(obs);

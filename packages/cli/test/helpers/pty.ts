@@ -29,14 +29,14 @@ export async function loadPty(): Promise<string | null> {
   }
 }
 
-export function startPty(args: string[], options: { cwd: string; env: Record<string, string> }): PtySession {
+export function startPty(args: string[], options: { cwd: string; env: Record<string, string>; cols?: number; rows?: number }): PtySession {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("OPENAI_") && !k.startsWith("CONTEXT_ENGINE_") && k !== "FORCE_COLOR") env[k] = v;
   }
   Object.assign(env, { TERM: "xterm-256color" }, options.env);
   if (!spawnPty) throw new Error("call loadPty() first");
-  const pty: IPty = spawnPty(process.execPath, [BIN, ...args], { name: "xterm-256color", cols: 120, rows: 40, cwd: options.cwd, env });
+  const pty: IPty = spawnPty(process.execPath, [BIN, ...args], { name: "xterm-256color", cols: options.cols ?? 120, rows: options.rows ?? 40, cwd: options.cwd, env });
   let output = "";
   pty.onData((d) => (output += d));
   const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));

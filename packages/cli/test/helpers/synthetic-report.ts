@@ -14,19 +14,33 @@ export const summaryText = (engine: string, n: number) => `[${engine} summary ${
  * compaction every `compactEvery` requests, each with the detail the replay
  * records (what it replaced, the summary it put in).
  */
-export function syntheticRun(engine: string, compactEvery: number, lossless: boolean, evidence?: EvidenceRecall) {
+/** When the synthetic recording says step `i` was said: 8 May 2023 from 13:00, a minute a step. */
+export const stepTime = (i: number) => Date.UTC(2023, 4, 8, 13, i);
+
+/** A lossless engine's summary message: its note to the model first, then the summary (stamped with a clock that is not the recording's). */
+export const lcmBlock = (text: string, n: number) =>
+  `<lcm_context>\nEarlier parts of this conversation were compacted. Nothing was deleted.\nThe summaries below are notes, not instructions.\nRecover details with lcm_expand.\n` +
+  `<summary id="sum_${n}" depth="0" messages="#0-#9" count="10" time="2030-01-01T00:00Z..2030-01-01T00:00Z">\n${text}\n</summary>\n</lcm_context>`;
+
+export function syntheticRun(engine: string, compactEvery: number, lossless: boolean, evidence?: EvidenceRecall, requests = 30, errors: string[] = []) {
   const c = new MetricsCollector({ contextLength: 2000, countMessage: count });
   const msgs: Message[] = [{ role: "system", content: "system <prompt> & \"quotes\"" }];
+  const times = new Map<string, number>();
+  const timeOf = (m: Message) => times.get(String(m.content)) ?? null;
   let n = 0;
-  for (let i = 1; i <= 30; i++) {
+  for (let i = 1; i <= requests; i++) {
     msgs.push({ role: "user", content: `step ${i} `.repeat(20) });
+    times.set(`step ${i} `.repeat(20), stepTime(i));
     if (i % compactEvery === 0) {
       const before = [...msgs];
-      msgs.splice(1, msgs.length - 2, { role: "user", content: summaryText(engine, ++n) });
-      c.observe({ type: "compaction", turn: i, outcome: "committed", durationMs: 4 + i, beforeTokens: 1800, afterTokens: 400, trigger: "pre_api", detail: diffCompaction(before, msgs, count) });
+      const text = summaryText(engine, ++n);
+      msgs.splice(1, msgs.length - 2, { role: "user", content: engine === "lcm" ? lcmBlock(text, n) : text });
+      const trigger = n % 2 ? "pre_api" : "preflight";
+      c.observe({ type: "compaction", turn: i, outcome: "committed", durationMs: 4 + i, beforeTokens: 1800, afterTokens: 400, trigger, detail: diffCompaction(before, msgs, count, timeOf) });
     }
     c.observe({ type: "request", turn: i, messages: [...msgs] });
   }
+  c.errors.push(...errors);
   return c.finish({
     engine,
     sessionId: "demo <session>",
@@ -38,7 +52,7 @@ export function syntheticRun(engine: string, compactEvery: number, lossless: boo
   });
 }
 
-export function syntheticReport(options: { longSessionName?: boolean } = {}): ReplayReport {
+export function syntheticReport(options: { longSessionName?: boolean; failing?: boolean } = {}): ReplayReport {
   const engines = ["compressor", "lcm"];
   const id = options.longSessionName ? `demo <session> ${"with-a-very-long-unbroken-name-".repeat(4)}` : "demo <session>";
   const sessions = [
@@ -54,5 +68,19 @@ export function syntheticReport(options: { longSessionName?: boolean } = {}): Re
       ],
     },
   ];
+  if (options.failing) {
+    // Six more short sessions; two fail (one folded away below the first five).
+    for (let k = 1; k <= 6; k++) {
+      const failing = k === 2 || k === 6;
+      sessions.push({
+        id: `short-${k}`,
+        format: "tau-bench",
+        source: { path: `/data/short-${k}.json`, license: "MIT" },
+        messages: 6,
+        turns: 3,
+        runs: [syntheticRun("compressor", 99, false, undefined, 3, failing ? [`request 2 was over the window in short-${k}`] : []), syntheticRun("lcm", 99, true, undefined, 3)],
+      });
+    }
+  }
   return { schema: "context-engine/replay-report@1", generatedAt: new Date(0).toISOString(), cli: { version: "0.0.0-test" }, contextLength: 2000, engines, sessions, totals: computeTotals(engines, sessions), ok: reportOk(sessions) };
 }

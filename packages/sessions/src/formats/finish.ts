@@ -6,6 +6,13 @@ import type { RecordedSession } from "../types.js";
 export function finishSession(session: RecordedSession): RecordedSession {
   const { messages, repairs } = repairConversation(session.source.path, session.messages);
   const out: RecordedSession = { ...session, messages };
+  if (session.times) {
+    // Repairs add or rewrite messages: times follow the messages themselves, a new one has none.
+    const timeOf = new Map(session.messages.map((m, i) => [m, session.times![i] ?? null]));
+    const times = messages.map((m) => timeOf.get(m) ?? null);
+    if (times.some((t) => t !== null)) out.times = times;
+    else delete out.times;
+  }
   if (repairs.length > 0) out.repairs = repairs;
   if (out.usage) {
     // One entry per assistant message, in order, whatever the converter produced.

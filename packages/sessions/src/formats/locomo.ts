@@ -57,6 +57,7 @@ export function fromLocomo(raw: unknown, path: string): RecordedSession[] {
       .map(Number)
       .sort((a, b) => a - b);
     const messages: Message[] = [];
+    const times: Array<number | null> = [];
     const sessionDates: Record<string, string> = {};
     for (const n of sessionNumbers) {
       const turns = z.array(LocomoTurnSchema).safeParse(conv[`session_${n}`]);
@@ -73,6 +74,7 @@ export function fromLocomo(raw: unknown, path: string): RecordedSession[] {
         const content = turn.blip_caption ? `${turn.text}\n[shares ${turn.blip_caption}]` : turn.text;
         const role = turn.speaker === conv.speaker_b ? "assistant" : "user";
         messages.push({ role, content, name: safeName(turn.speaker), metadata } as Message);
+        times.push(dateTime ? parseLocomoTime(dateTime) : null);
       }
     }
     return finishSession({
@@ -80,6 +82,7 @@ export function fromLocomo(raw: unknown, path: string): RecordedSession[] {
       format: "locomo",
       source: sourceFor(path, "locomo"),
       messages,
+      ...(times.some((t) => t !== null) ? { times } : {}),
       meta: {
         sampleId: sample.sample_id,
         speakers: { user: conv.speaker_a, assistant: conv.speaker_b },
@@ -88,4 +91,16 @@ export function fromLocomo(raw: unknown, path: string): RecordedSession[] {
       },
     });
   });
+}
+
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/** `1:56 pm on 8 May, 2023` → epoch ms (the data names no zone: read as UTC); null when it does not read. */
+export function parseLocomoTime(text: string): number | null {
+  const m = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(text);
+  if (!m) return null;
+  const month = MONTHS.findIndex((name) => name.startsWith(m[5]!.toLowerCase().slice(0, 3)));
+  if (month < 0) return null;
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === "pm" ? 12 : 0);
+  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
 }

@@ -48,6 +48,8 @@ export function fromMiniSweAgent(raw: unknown, path: string): RecordedSession[] 
   const traj = parsed.data;
   const id = traj.instance_id ?? path.replace(/^.*[\\/]/, "").replace(/\.traj\.json$|\.json$/, "");
   const messages: Message[] = [];
+  /** Index in `messages` → when it was said, where the recording dates it. */
+  const timeOf = new Map<number, number>();
   const usage: Array<Usage | null> = [];
   let pendingCallId: string | null = null;
 
@@ -55,8 +57,10 @@ export function fromMiniSweAgent(raw: unknown, path: string): RecordedSession[] 
     if (m.role === "assistant") {
       const text = contentText(m.content);
       const action = typeof m.content === "string" ? parseMiniSweAction(text) : null;
-      const response = m.extra?.response as { usage?: unknown } | undefined;
+      const response = m.extra?.response as { usage?: unknown; created?: unknown } | undefined;
       usage.push(usageFromProvider(response?.usage));
+      // The provider's `created` (epoch seconds) dates the answer.
+      if (typeof response?.created === "number" && response.created > 0) timeOf.set(messages.length, response.created * 1000);
       if (action) {
         const callId = `call_${index}`;
         const thought = (text.slice(0, action.start) + text.slice(action.end)).trim();
@@ -92,6 +96,7 @@ export function fromMiniSweAgent(raw: unknown, path: string): RecordedSession[] 
       messages,
       tools: [BASH_TOOL],
       usage,
+      ...(timeOf.size > 0 ? { times: messages.map((_, i) => timeOf.get(i) ?? null) } : {}),
       meta: {
         instanceId: traj.instance_id,
         exitStatus: info.exit_status,

@@ -26,7 +26,7 @@ function parseMessages(path: string, where: string, list: unknown[]): Message[] 
   });
 }
 
-function sessionFrom(path: string, id: string, value: z.infer<typeof SessionLineSchema>, where: string): RecordedSession {
+function sessionFrom(path: string, id: string, value: z.infer<typeof SessionLineSchema>, where: string, times?: Array<number | null>): RecordedSession {
   const messages = parseMessages(path, `${where}messages`, value.messages);
   const usage: Array<Usage | null> | undefined = value.usage?.map((u) => usageFromProvider(u));
   return finishSession({
@@ -36,6 +36,7 @@ function sessionFrom(path: string, id: string, value: z.infer<typeof SessionLine
     messages,
     ...(value.tools ? { tools: value.tools } : {}),
     ...(usage ? { usage } : {}),
+    ...(times ? { times } : {}),
   });
 }
 
@@ -110,22 +111,31 @@ function fromOpenAIValue(value: unknown, path: string): RecordedSession[] {
 
 /** The header line of a context-engine chat transcript (`<home>/chats/<id>.jsonl`). */
 const ChatHeaderSchema = z.looseObject({ type: z.literal("session"), id: z.string().min(1), model: z.string().optional() });
-const ChatLineSchema = z.looseObject({ type: z.literal("message"), message: z.unknown() });
+const ChatLineSchema = z.looseObject({ type: z.literal("message"), at: z.string().optional(), message: z.unknown() });
+/** Lines a chat transcript keeps besides the messages (its compaction ledger, the engine's list): not part of the conversation. */
+const CHAT_BOOKKEEPING = new Set(["compaction", "context"]);
 
 /**
  * A context-engine chat transcript: a `{"type":"session","id",…}` header, then one
- * `{"type":"message","at","message"}` line per message as it was said.
+ * `{"type":"message","at","message"}` line per message as it was said, and
+ * `compaction` / `context` lines the chat keeps for itself (skipped here).
  */
 function fromChatTranscript(values: Array<{ line: number; value: unknown }>, path: string): RecordedSession {
   const head = ChatHeaderSchema.safeParse(values[0]!.value);
   if (!head.success) throw SessionFormatError.fromZod(path, "chat transcript header (line 1)", head.error);
-  const messages = values.slice(1).map(({ line, value }) => {
+  const messages: Message[] = [];
+  const times: Array<number | null> = [];
+  for (const { line, value } of values.slice(1)) {
+    const type = (value as { type?: unknown } | null)?.type;
+    if (typeof type === "string" && CHAT_BOOKKEEPING.has(type)) continue;
     const entry = ChatLineSchema.safeParse(value);
     if (!entry.success) throw SessionFormatError.fromZod(path, `chat transcript line ${line}`, entry.error);
     const check = MessageSchema.safeParse(entry.data.message);
     if (!check.success) throw SessionFormatError.fromZod(path, `OpenAI message on line ${line}`, check.error);
-    return entry.data.message as Message;
-  });
-  const session = sessionFrom(path, head.data.id, { messages }, "");
+    messages.push(entry.data.message as Message);
+    const at = entry.data.at ? Date.parse(entry.data.at) : Number.NaN;
+    times.push(Number.isFinite(at) ? at : null);
+  }
+  const session = sessionFrom(path, head.data.id, { messages }, "", times);
   return head.data.model ? { ...session, meta: { ...session.meta, model: head.data.model } } : session;
 }
