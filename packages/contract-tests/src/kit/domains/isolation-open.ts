@@ -59,14 +59,16 @@ async function pass(engine: ContextEngine, tagging: Tagging, side: Marked, force
   await replayTurns(engine, side.messages, side.sessionId);
   engine.updateFromResponse(usageFor(side.messages));
   const out = await engine.compress(cloneMessages(side.messages), { currentTokens: countTokens(side.messages), sessionId: side.sessionId, ...(force ? { force } : {}) });
-  return { out, prompts: tagging.prompts.slice(from).filter((p) => p.includes(side.secret) || !p.includes("SECRET")).join("\n") };
+  // Run alone, every prompt since `from` is this pass's; run alongside another pass, they cannot be told apart.
+  return { out, prompts: tagging.prompts.slice(from).join("\n") };
 }
 
-function expectApart(result: { out: Message[]; prompts: string }, other: Marked, tagging: Tagging, context: string): void {
+function expectApart(result: { out: Message[]; prompts: string | null }, other: Marked, tagging: Tagging, context: string): void {
   const leaked = [other.secret, ...tagging.tagsOf(other.secret)];
   const inOut = leaked.find((t) => allText(result.out).includes(t));
   expect(inOut, `${context}: the compaction carries the other session's content or summary (${inOut}); key per-conversation state (e.g. the previous summary) by options.sessionId`).toBeUndefined();
-  const inPrompt = leaked.find((t) => result.prompts.includes(t));
+  if (result.prompts === null) return;
+  const inPrompt = leaked.find((t) => result.prompts!.includes(t));
   expect(inPrompt, `${context}: the compaction showed its summary model the other session's content or summary (${inPrompt}); key per-conversation state by options.sessionId`).toBeUndefined();
 }
 
@@ -96,8 +98,8 @@ export function registerOpenIsolation(h: Harness): void {
     // Both passes in flight together (the contract: pool siblings), then each session's next pass.
     const [firstA, firstB] = await Promise.all([pass(engine, tagging, a), pass(engine, tagging, b)]);
     // Passes running at once must not share instance fields either (keep a pass's state in the pass).
-    expectApart(firstA, b, tagging, "session A's pass, run alongside B's");
-    expectApart(firstB, a, tagging, "session B's pass, run alongside A's");
+    expectApart({ out: firstA.out, prompts: null }, b, tagging, "session A's pass, run alongside B's");
+    expectApart({ out: firstB.out, prompts: null }, a, tagging, "session B's pass, run alongside A's");
     const later = (side: Marked, first: Message[]) => pass(engine, tagging, { ...side, messages: [...cloneMessages(first), { role: "user", content: `[${side.secret}] And now? Go on with the plan.` }] }, true);
     expectApart(await later(a, firstA.out), b, tagging, "session A's next pass");
     expectApart(await later(b, firstB.out), a, tagging, "session B's next pass");
