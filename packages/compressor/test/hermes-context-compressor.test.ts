@@ -192,4 +192,18 @@ describe("ContextCompressor (Hermes test_context_compressor.py)", () => {
       for (const m of out) if (m.role === "tool") expect(called.has(m.tool_call_id)).toBe(true);
     });
   });
+
+  // From test_context_engine.py (TestCompressorSessionReset): the compressor's own reset.
+  describe("onSessionReset", () => {
+    it("zeroes the figures and forgets the session's previous summary", async () => {
+      const c = fixture();
+      c.onSessionStart("s1");
+      await c.compress(alternating(10), { force: true, sessionId: "s1" });
+      c.updateFromResponse({ prompt_tokens: 900, completion_tokens: 10, total_tokens: 910 });
+      expect(c.getStatus().hasPreviousSummary).toBe(true);
+      c.onSessionReset();
+      expect([c.lastPromptTokens, c.lastCompletionTokens, c.lastTotalTokens, c.compressionCount]).toEqual([0, 0, 0, 0]);
+      expect(c.getStatus().hasPreviousSummary).toBe(false);
+    });
+  });
 });
