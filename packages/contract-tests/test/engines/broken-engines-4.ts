@@ -10,12 +10,16 @@ import {
   type EngineStatus,
   type Message,
   type SessionStartOptions,
-  type ToolCallOptions,
 } from "@context-engine/core";
 import type { BrokenEngine } from "./broken-engines.js";
 import { ReferenceEngine } from "./reference-engine.js";
 
 const isSummary = (m: Message) => contentText((m as { content?: unknown }).content).startsWith("[Summary of");
+
+/** The summary messages of `out` with "Earlier: <previous>" appended (how these engines carry state forward). */
+function withEarlier(out: Message[], previous: string): Message[] {
+  return out.map((m) => (isSummary(m) ? ({ ...m, content: `${contentText(m.content)}\nEarlier: ${previous}` } as Message) : m));
+}
 
 /** The summary model, wrapped to hand every answer to `heard`, whether or not its pass completes. */
 function overhearing(model: ChatModel | undefined, heard: (text: string) => void): ChatModel | undefined {
@@ -95,8 +99,7 @@ class CarriesLastAnswer extends ReferenceEngine {
   override async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
     const previous = this.#previous;
     const out = await super.compress(messages, options);
-    if (out === messages || !previous) return out;
-    return out.map((m) => (isSummary(m) ? ({ ...m, content: `${contentText(m.content)}\nEarlier: ${previous.slice(0, 600)}` } as Message) : m));
+    return out === messages || !previous ? out : withEarlier(out, previous.slice(0, 600));
   }
 }
 
@@ -113,8 +116,7 @@ class ClearsOnResetOnly extends ReferenceEngine {
     if (out === messages) return out;
     const summary = out.filter(isSummary).map((m) => contentText(m.content)).join("\n");
     this.#previous = `${summary}\n${messages.filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")}`.slice(-1200);
-    if (!previous) return out;
-    return out.map((m) => (isSummary(m) ? ({ ...m, content: `${contentText(m.content)}\nEarlier: ${previous}` } as Message) : m));
+    return previous ? withEarlier(out, previous) : out;
   }
 }
 
@@ -161,11 +163,7 @@ class SessionFieldAcrossAwait extends ReferenceEngine {
     const key = this.#current;
     const previous = this.#previous.get(key);
     if (out !== messages) this.#previous.set(key, messages.filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n").slice(-800));
-    if (out === messages || !previous) return out;
-    return out.map((m) => (isSummary(m) ? ({ ...m, content: `${contentText(m.content)}\nEarlier: ${previous}` } as Message) : m));
-  }
-  override handleToolCall(name: string, args: unknown, options: ToolCallOptions = {}): string {
-    return super.handleToolCall(name, args, options);
+    return out === messages || !previous ? out : withEarlier(out, previous);
   }
 }
 
