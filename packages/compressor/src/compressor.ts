@@ -8,19 +8,18 @@ import type {
   Message,
   PruneOptions,
   PruneResult,
-  SelectContextOptions,
   SessionStartOptions,
   TokenCounter,
   UpdateModelOptions,
   Usage,
 } from "@context-engine/core";
-import { ContextEngine, contentText, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
+import { ContextEngine, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
 import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
 import type { CompressionConfig } from "./config.js";
 import { CompressionConfigSchema, parseCompressionConfig, unknownCompressionKeys } from "./config.js";
 import { buildExtractiveSummary } from "./extractive.js";
 import { classifyError, describeError, failureAction } from "./failure-policy.js";
-import { dropOldestGroups, relievePressure, shortenMessage } from "./fit.js";
+import { relievePressure } from "./fit.js";
 import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
 import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
 import { placeSummary, restateRequest } from "./placement.js";
@@ -37,9 +36,7 @@ import { createSnapshotTolerantCounter } from "./token-cache.js";
 import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
-
-/** Share of the window a request may fill before selectContext trims it (room for tool schemas and estimate error). */
-const SELECTION_SHARE = 0.88;
+import { WINDOW_SHARE, fitWindow } from "./window-fit.js";
 
 const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
 
@@ -81,9 +78,6 @@ export class ContextCompressor extends ContextEngine {
   #activeSession: string = DEFAULT_SESSION;
   #model = "";
   #route = "";
-  /** Tokens of the last request selectContext saw, and what providers add on top (tool schemas, framing), learnt from usage. */
-  #lastRequestTokens = 0;
-  #requestOverhead = 0;
   /** The model the engine started with; after a switch (`/model`) summaries follow the new one. */
   #startModel: string | null = null;
 
@@ -140,11 +134,6 @@ export class ContextCompressor extends ContextEngine {
 
   updateFromResponse(usage: Usage): void {
     this.recordUsage(normalizeUsage(usage));
-    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
-      const cap = this.contextLength > 0 ? Math.floor(this.contextLength / 2) : 0;
-      this.#requestOverhead = Math.max(0, Math.min(cap, this.lastPromptTokens - this.#lastRequestTokens));
-    }
-    this.#lastRequestTokens = 0;
     const state = this.#sessions.peek(this.#activeSession);
     if (!state) return;
     const prompt = this.lastPromptTokens;
@@ -247,13 +236,17 @@ export class ContextCompressor extends ContextEngine {
     const threshold = this.thresholdTokens;
     // The result, in our estimate, must stay strictly under the threshold.
     const limit = threshold > 0 ? Math.floor((threshold - 1) / scale) : Infinity;
+    // What must fit whatever it costs: the window, less room for tool schemas and estimate error.
+    const windowLimit = this.contextLength > 0 ? Math.floor((this.contextLength * WINDOW_SHARE) / scale) : Infinity;
     const calls = indexToolCalls(messages);
 
     const nothingToSummarise = () => {
       // If it is over the limit, trimming kept tool output is all that is left.
       if (before <= limit) return messages;
       const latest = findLatestUser(messages);
-      const relieved = relievePressure(messages, limit, counter, new Set(latest >= 0 ? [messages[latest]!] : []), calls);
+      const keep = new Set(latest >= 0 ? [messages[latest]!] : []);
+      let relieved = relievePressure(messages, limit, counter, keep, calls);
+      if (counter.countMessages(relieved) > windowLimit) relieved = fitWindow(relieved, windowLimit, counter, keep);
       return relieved === messages ? messages : sanitizeToolPairs(relieved);
     };
     const plan = this.#plan(messages, index, state, limit);
@@ -390,6 +383,14 @@ export class ContextCompressor extends ContextEngine {
         after = counter.countMessages(result);
       }
     }
+    if (after > windowLimit) {
+      result = sanitizeToolPairs(fitWindow(result, windowLimit, counter, untouchable));
+      after = counter.countMessages(result);
+      this.#logger.warn("the conversation did not fit the context window: older steps dropped or the request shortened", {
+        afterTokens: after,
+        windowTokens: this.contextLength,
+      });
+    }
     if (after > limit) {
       this.#logger.warn("compaction could not fit under the threshold; kept messages are larger than the window allows", {
         afterTokens: after,
@@ -464,55 +465,6 @@ export class ContextCompressor extends ContextEngine {
       if (!m || typeof m !== "object" || !KNOWN_ROLES.has((m as { role?: unknown }).role as string)) return false;
     }
     return true;
-  }
-
-  // ---------------------------------------------------------------- request-only safety net
-
-  /**
-   * A turn never fails for size alone: when a request would not fit the
-   * window (a long agent turn outgrew the host's compaction attempts, one
-   * huge tool result arrived), trim kept tool output and long messages of
-   * this one request until it fits, leaving the system prompt and the turn's
-   * user message whole. Under the window: null, the request goes out
-   * byte-identical (prompt cache intact). Never persisted.
-   */
-  override selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Message[] | null {
-    if (!Array.isArray(requestMessages) || requestMessages.length < 2 || !this.#wellFormed(requestMessages)) return null;
-    const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.contextLength;
-    if (!(window > 0)) return null;
-    const counter = this.#counter;
-    // The host also counts tool schemas and its estimate differs from ours: leave a margin.
-    const limit = Math.floor(window * SELECTION_SHARE) - this.#requestOverhead;
-    const tokens = counter.countMessages(requestMessages);
-    this.#lastRequestTokens = tokens;
-    if (tokens <= limit) return null;
-    const latest = findLatestUser(requestMessages);
-    const keep = new Set<Message>(latest >= 0 ? [requestMessages[latest]!] : []);
-    const calls = indexToolCalls(requestMessages);
-    let trimmed = relievePressure(requestMessages, limit, counter, keep, calls);
-    if (counter.countMessages(trimmed) > limit) trimmed = dropOldestGroups(trimmed, limit, counter, keep);
-    if (latest >= 0 && counter.countMessages(trimmed) > limit) {
-      // Last resort, a huge paste: the turn's request keeps its start and end with a note of what was cut.
-      const request = trimmed[latest]!;
-      const over = counter.countMessages(trimmed) - limit;
-      const tokens = counter.countMessage(request);
-      const chars = contentText(request.content).length;
-      const keepChars = Math.max(400, Math.floor((chars * Math.max(tokens - over, 100)) / Math.max(tokens, 1)) - 200);
-      const shortened = shortenMessage(request, keepChars);
-      if (shortened !== request) {
-        trimmed = trimmed === requestMessages ? trimmed.slice() : trimmed;
-        trimmed[latest] = shortened;
-      }
-    }
-    if (trimmed === requestMessages) return null;
-    this.#lastRequestTokens = counter.countMessages(trimmed);
-    this.#logger.warn("request over the window: kept tool output trimmed for this request only", {
-      beforeTokens: counter.countMessages(requestMessages),
-      afterTokens: counter.countMessages(trimmed),
-      windowTokens: window,
-      overheadTokens: this.#requestOverhead,
-    });
-    return sanitizeToolPairs(trimmed);
   }
 
   // ---------------------------------------------------------------- deterministic pruning

@@ -128,9 +128,8 @@ function shortenArguments(args: string, maxChars: number): string {
  * When trimming is not enough (a long agent turn of many small steps), drop
  * whole tool groups (an assistant with calls and its results), oldest first,
  * from the messages after the leading system prompt, until the list fits.
- * Messages in `untouchable` and the newest group stay. Request-only: the
- * persisted conversation keeps every step. A note on the first message kept
- * after a gap says what is missing.
+ * Messages in `untouchable` and the newest group stay. A note on the first
+ * message kept after a gap says what is missing.
  */
 export function dropOldestGroups(messages: Message[], limit: number, counter: TokenCounter, untouchable: ReadonlySet<Message>): Message[] {
   let total = counter.countMessages(messages);
@@ -162,7 +161,7 @@ export function dropOldestGroups(messages: Message[], limit: number, counter: To
     if (drop.has(i)) continue;
     const m = messages[i]!;
     if (!noted && i > 0 && drop.has(i - 1) && m.role === "assistant") {
-      const note = `[${dropped} earlier messages of this conversation are left out of this request to fit the context window; they are kept in the session history.]`;
+      const note = `[${dropped} earlier messages of this agent turn were removed by the context compressor to fit the context window.]`;
       const text = typeof m.content === "string" ? m.content : "";
       out.push({ ...m, content: text ? `${note}\n${text}` : note } as Message);
       noted = true;

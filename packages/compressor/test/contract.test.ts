@@ -5,5 +5,5 @@ import { ContextCompressor } from "../src/index.js";
 describeContextEngineContract({
   name: "compressor",
   createEngine: (ctx) => new ContextCompressor(ctx),
-  capabilities: { tools: false, selectContext: true, onTurnComplete: false, persistence: false },
+  capabilities: { tools: false, onTurnComplete: false, persistence: false },
 });

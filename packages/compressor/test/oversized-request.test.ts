@@ -1,14 +1,15 @@
 import type { Logger, Message } from "@context-engine/core";
-import { contentText, createEstimator, toolCallsOf } from "@context-engine/core";
+import { checkCompressResult, contentText, createEstimator, toolCallsOf } from "@context-engine/core";
 import { createFakeChatModel } from "@context-engine/contract-tests/fixtures";
 import { describe, expect, it } from "vitest";
 import { ContextCompressor, RESTATED_REQUEST_HEADER, SUMMARY_END_MARKER, SUMMARY_PREFIX, isSummaryMessage } from "../src/index.js";
 import { agentConversation, expectValid } from "./helpers.js";
 
 /**
- * The latest user request is never shortened, whatever its size. These tests
- * pin down what happens when it is larger than the tail budget, and when it
- * is larger than the threshold (even the window) itself.
+ * The latest user request is kept verbatim while the list can fit the
+ * window; only a request the window cannot hold is shortened (start and end
+ * kept). These tests pin down what happens when it is larger than the tail
+ * budget, and when it is larger than the window itself.
  */
 const counter = createEstimator();
 
@@ -36,7 +37,7 @@ describe("an oversized latest request", () => {
     expect(textOf(out)).toContain(request);
   });
 
-  it("larger than the window: kept whole, everything else reduced to a summary, a warning, and no futile retries", async () => {
+  it("larger than the window: everything else reduced to a summary, the request shortened to fit (start and end kept), and no futile retries", async () => {
     const model = createFakeChatModel();
     const logger = recordingLogger();
     const engine = new ContextCompressor({ contextLength: 8_000, chatModel: model, logger });
@@ -53,10 +54,12 @@ describe("an oversized latest request", () => {
     expect(out.slice(1).every((m) => m.role === "user" || isSummaryMessage(m))).toBe(true);
     expect(out.length).toBeLessThanOrEqual(3);
     expect(out.some(isSummaryMessage)).toBe(true);
-    // The request is verbatim and whole, so the result cannot fit: the engine says so.
-    expect(textOf(out)).toContain(request);
-    expect(counter.countMessages(out)).toBeGreaterThan(engine.thresholdTokens);
-    expect(logger.warnings.some((w) => w.includes("could not fit under the threshold"))).toBe(true);
+    // The conversation could not be sent whole: the request keeps its start and end, and the list fits the window.
+    expect(textOf(out)).not.toContain(request);
+    expect(textOf(out)).toMatch(/HUGE z z[\s\S]*chars removed by the context compressor[\s\S]*z z $/);
+    expect(counter.countMessages(out)).toBeLessThanOrEqual(engine.contextLength);
+    expect(checkCompressResult(out, { requiredUser: messages.at(-1)! }).ok).toBe(true);
+    expect(logger.warnings.some((w) => w.includes("did not fit the context window"))).toBe(true);
 
     // Nothing is left to summarise: the next call returns the same list and asks no model.
     const calls = model.calls.length;
@@ -65,7 +68,7 @@ describe("an oversized latest request", () => {
     expect(engine.compressionCount).toBe(1);
   });
 
-  it("larger than the window with agent work after it: restated verbatim before that work", async () => {
+  it("larger than the window with agent work after it: restated, shortened to fit, before that work", async () => {
     for (const chatModel of [undefined, createFakeChatModel()]) {
       const engine = new ContextCompressor({ contextLength: 8_000, ...(chatModel ? { chatModel } : {}) });
       const request = `HUGE ${"z ".repeat(40_000)}`;
@@ -76,8 +79,10 @@ describe("an oversized latest request", () => {
       }
       const out = await engine.compress(messages);
       expectValid(out);
-      const restated = out.find((m) => m.role === "user" && contentText(m.content).includes(request))!;
-      expect(contentText(restated.content)).toContain(RESTATED_REQUEST_HEADER);
+      const restated = out.find((m) => m.role === "user" && contentText(m.content).includes(RESTATED_REQUEST_HEADER))!;
+      expect(contentText(restated.content)).toMatch(/HUGE z z[\s\S]*chars removed by the context compressor/);
+      expect(counter.countMessages(out)).toBeLessThanOrEqual(engine.contextLength);
+      expect(checkCompressResult(out, { requiredUser: messages.find((m) => contentText(m.content) === request)! }).ok).toBe(true);
       // The newest tool round follows it, intact as a pair.
       expect(toolCallsOf(out.at(-2)!)[0]?.id).toBe("q2");
       expect(out.at(-1)).toMatchObject({ role: "tool", tool_call_id: "q2" });

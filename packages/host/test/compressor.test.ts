@@ -68,7 +68,7 @@ describe("driving the built-in compressor", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("leaves requests under the window byte-identical (the compressor selects only over the window)", async () => {
+  it("inherits the no-op selectContext and onTurnComplete: requests are byte-identical and the hooks never run", async () => {
     server.script(() => ({ content: "ok" }));
     const engine = new ContextCompressor({ contextLength: 200_000, model: "test-model" });
     const { host, ofType } = makeHost(server, { engine });
@@ -76,7 +76,56 @@ describe("driving the built-in compressor", () => {
     const session = await host.openSession({ model: "test-model", contextLength: 200_000, history });
     await session.send("hi");
     expect(server.requests[0]!.body.messages).toEqual([...history, { role: "user", content: "hi" }]);
-    // The compressor's selectContext is a safety net for requests over the window: here it returns null.
-    expect(ofType("provider.request")[0]!.selection).toBe("ignored");
+    expect(ofType("provider.request")[0]!.selection).toBe("not_implemented");
+    expect(ofType("selection.applied")).toHaveLength(0);
+    expect(ofType("selection.ignored")).toHaveLength(0);
+  });
+
+  it("a request larger than the window is fitted by the forced compaction (its start and end kept), and the turn completes", async () => {
+    server.script(() => ({ content: "ok" }));
+    const engine = new ContextCompressor({ contextLength: 8_000, model: "test-model" });
+    const { host, ofType } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 8_000, systemPrompt: "sys", history: codingSession(3) });
+    const paste = `PASTE-START ${"log line ".repeat(8_000)} PASTE-END`;
+    const result = await session.send(paste);
+    expect(result.status).toBe("completed");
+    expect(ofType("compaction.committed").length).toBeGreaterThan(0);
+    const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+    expect(sent).toContain("PASTE-START");
+    expect(sent).toContain("PASTE-END");
+    expect(sent.length).toBeLessThan(paste.length);
+    // What was sent is what the session keeps.
+    expect(session.messages.slice(0, -1)).toEqual(server.requests.at(-1)!.body.messages);
+  });
+});
+
+describe("an over-window request once the turn's compaction attempts are spent", () => {
+  it("still gets its one forced pass, fitted by the compressor's compress, and the turn completes", async () => {
+    server.script([
+      { toolCalls: [{ name: "read_file", arguments: { path: "big.log" } }] },
+      { toolCalls: [{ name: "read_file", arguments: { path: "bigger.log" } }] },
+      { content: "done" },
+    ]);
+    const engine = new ContextCompressor({ contextLength: 8_000, model: "test-model" });
+    const bigOutput = (tag: string) => `${tag}-START\n${"log line with some detail\n".repeat(900)}${tag}-END`;
+    let call = 0;
+    const { host, ofType } = makeHost(server, {
+      engine,
+      tools: [{ name: "read_file", parameters: { type: "object" } }],
+      executeTool: () => bigOutput(`OUT${call++}`),
+      config: { maxCompressionAttempts: 1 },
+    });
+    const session = await host.openSession({ model: "test-model", contextLength: 8_000, systemPrompt: "sys", history: codingSession(8) });
+    const result = await session.send("Read the logs and tell me what failed.");
+    expect(result.status).toBe("completed");
+    const triggers = ofType("compaction.committed").map((e) => e.trigger);
+    // The one automatic attempt went first; the over-window pass came after it anyway.
+    expect(triggers.filter((t) => t !== "over_window").length).toBeLessThanOrEqual(1);
+    expect(triggers).toContain("over_window");
+    expect(ofType("request.over_budget")).toHaveLength(0);
+    for (const r of server.requests) expect(JSON.stringify(r.body.messages).length / 4).toBeLessThan(8_000);
+    // The compressor inherits the no-op selectContext: what was sent is what the session keeps.
+    expect(ofType("provider.request").every((e) => e.selection === "not_implemented")).toBe(true);
+    expect(session.messages.slice(0, -1)).toEqual(server.requests.at(-1)!.body.messages);
   });
 });

@@ -8,12 +8,13 @@ import { cloneMessages } from "../../fixtures/clone.js";
 import type { Harness } from "../harness.js";
 import { settleWithin } from "../util.js";
 import { overThreshold } from "./over-threshold.js";
+import { registerDiscardedReads } from "./discarded-reads.js";
 
 // The host runs a pass under a timeout and discards it when it gives up (the signal is aborted).
 // Whatever that pass produced must never reach durable state on its own: not to dataDir while it
 // runs, and not at a later flush (session end, release). A later pass the host commits may reuse the
 // work (LCM replays prepared summaries onto the same messages); that pass's commit publishes it.
-const LATE_MS = 300;
+export const LATE_MS = 300;
 
 /** The files under `dir` whose bytes contain `marker`. */
 function filesHolding(dir: string, marker: string): string[] {
@@ -29,34 +30,56 @@ function filesHolding(dir: string, marker: string): string[] {
   return out;
 }
 
-/** A model that ignores the signal and answers `marker` after the host gave up (as a stuck HTTP call can); later calls answer normally. */
-function lateOnce(marker: string): ChatModel {
+/** A summary model whose every request is kept, so a check can see what the engine showed it. */
+export interface SeeingModel extends ChatModel {
+  readonly prompts: string[];
+}
+
+/**
+ * A model that answers `marker` to its first request, after `delayMs` and ignoring the signal (as a
+ * stuck HTTP call can); later calls answer normally. Every request's text is kept in `prompts`.
+ */
+export function firstAnswerOnce(marker: string, delayMs: number): SeeingModel {
   const normal = createScriptedChatModel();
+  const prompts: string[] = [];
   let calls = 0;
   return {
     model: "late-model",
+    prompts,
     async complete(request) {
+      prompts.push(JSON.stringify(request.messages));
       if (calls++ > 0) return normal.complete(request);
-      await new Promise((r) => setTimeout(r, LATE_MS));
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       return { message: { role: "assistant", content: `## Summary\n${marker}` }, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } };
     },
   };
 }
 
 /** Start a pass, abort it 20 ms in as a host timeout does, and wait until the late answer has arrived. */
-async function discardedPass(h: Harness, marker: string) {
+export async function discardedPass(h: Harness, marker: string) {
   const dataDir = h.tempDir();
-  const run = await overThreshold(h, { dataDir, chatModel: lateOnce(marker) });
+  const model = firstAnswerOnce(marker, LATE_MS);
+  const run = await overThreshold(h, { dataDir, chatModel: model });
   const kept = cloneMessages(run.messages);
+  // What the next call reads of the engine before the pass: a discarded pass must leave it so.
+  const before = { compressionCount: run.engine.compressionCount, shouldCompress: run.engine.shouldCompress(run.tokens) };
   const controller = new AbortController();
+  let finishedFirst = false;
   const pending = Promise.resolve().then(() => run.engine.compress(cloneMessages(run.messages), { currentTokens: run.tokens, sessionId: run.sessionId, signal: controller.signal }));
+  pending.then(
+    () => (finishedFirst ||= !controller.signal.aborted),
+    () => {},
+  );
   setTimeout(() => controller.abort(new Error("host timeout")), 20).unref?.();
   await settleWithin(pending, LATE_MS + h.abortGraceMs);
   await new Promise((r) => setTimeout(r, 100));
-  return { ...run, messages: kept, dataDir };
+  // A pass that completed before the abort (a synchronous engine, one that never asked the model) was
+  // not cut short: what it counted, it counted for a pass that did run to the end.
+  return { ...run, messages: kept, dataDir, model, before, abortedMidPass: !finishedFirst };
 }
 
 export function registerDiscardedPass(h: Harness): void {
+  registerDiscardedReads(h);
   it("an aborted pass publishes nothing durable, even when its model answers late", async () => {
     const marker = `ABORTED-PASS-SUMMARY-${process.pid}-${Date.now()}`;
     const { dataDir } = await discardedPass(h, marker);

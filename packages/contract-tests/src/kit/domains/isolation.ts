@@ -6,6 +6,7 @@ import { fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";
 import { newSessionId, replayTurns, startSession, usageFor } from "../session.js";
 import { allText, countTokens, markConversation } from "../util.js";
+import { registerOpenIsolation } from "./isolation-open.js";
 
 /** Run one whole conversation marked with `secret` through a compaction on `engine`. */
 async function compactMarked(h: Harness, engine: ContextEngine, sessionId: string, secret: string) {
@@ -16,6 +17,7 @@ async function compactMarked(h: Harness, engine: ContextEngine, sessionId: strin
 }
 
 export function registerIsolation(h: Harness): void {
+  registerOpenIsolation(h);
   it("a new session on the same instance never sees the previous session's summary", async () => {
     const engine = await h.create({ contextLength: h.compactionContextLength });
     const first = newSessionId("first");

@@ -36,6 +36,16 @@ export function canCompact(state: TurnState, force = false): boolean {
   return !state.timedOut && (force || !state.stalled) && state.compactionAttempts < config.maxCompressionAttempts && !state.signal?.aborted;
 }
 
+/**
+ * Whether the one forced pass for a request that cannot fit the window may
+ * run. The per-turn attempt cap bounds automatic passes (thrash); it does not
+ * apply here, because the alternative is failing the turn for size, and the
+ * pass is bounded by its own rule (once per model request).
+ */
+export function canCompactOverWindow(state: TurnState): boolean {
+  return !state.timedOut && !state.signal?.aborted;
+}
+
 /** One pass; on commit the turn's user message is re-anchored (by identity, else by content). */
 export async function compact(state: TurnState, trigger: CompactionTrigger, tokens: number, force: boolean): Promise<CompactionOutcome | { status: "busy" }> {
   const { session } = state;

@@ -8,7 +8,7 @@ import type { AssembledRequest } from "../assemble.js";
 import { assembleRequest } from "../assemble.js";
 import { callHookSync } from "../engine-calls.js";
 import { addUsage, validateResponse } from "../response.js";
-import { canCompact, compact, shouldCompress } from "./gates.js";
+import { canCompact, canCompactOverWindow, compact, shouldCompress } from "./gates.js";
 import { endTurn } from "./state.js";
 import type { TurnState } from "./state.js";
 
@@ -87,7 +87,7 @@ async function attemptOnce(state: TurnState, step: StepState): Promise<Attempt> 
 async function windowGate(state: TurnState, step: StepState, request: AssembledRequest): Promise<Attempt | null> {
   const { session, turnId } = state;
   if (!(session.contextLength > 0 && request.estimatedTokens > session.contextLength)) return null;
-  if (!step.overWindowTried && canCompact(state, true)) {
+  if (!step.overWindowTried && canCompactOverWindow(state)) {
     step.overWindowTried = true;
     const outcome = await compact(state, "over_window", request.estimatedTokens, true);
     if (outcome.status === "committed") return { kind: "again" };
