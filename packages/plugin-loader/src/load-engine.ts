@@ -1,5 +1,5 @@
 import type { ContextEngine, EngineFactory, EngineInitContext, Logger } from "@context-engine/core";
-import { createStderrLogger, isContextEngine } from "@context-engine/core";
+import { createStderrLogger, isContextEngine, redactSecrets } from "@context-engine/core";
 import { availability, disposeEngine } from "./availability.js";
 import { BUILTIN_DESCRIPTION, builtinVersion, constructBuiltinEngine, createBuiltinEngine } from "./builtin.js";
 import type { LoadedConfig } from "./config/load.js";
@@ -112,7 +112,9 @@ export async function loadEngine(
     return { engine, initContext, createEngine, config: loaded, warnings, ...meta };
   };
 
-  const builtin = async (fallbackReason: string | null): Promise<LoadedEngine> => {
+  const builtin = async (reason: string | null): Promise<LoadedEngine> => {
+    // Plugin text (an isAvailable() error, a constructor's message) can carry tokens and URL passwords.
+    const fallbackReason = reason === null ? null : redactSecrets(reason);
     const initContext = contextFor(BUILTIN_ENGINE_NAME);
     let engine: ContextEngine;
     try {
@@ -179,7 +181,7 @@ export async function loadEngine(
 
   if (discovery.generalPlugins.length > 0) {
     const general = await runGeneralPlugins(discovery.generalPlugins, baseContext(host), contextFor, logger, options.pluginTimeoutMs);
-    warnings.push(...general.warnings, ...general.broken.map((b) => `general plugin "${b.plugin.id}" is broken: ${b.reason}`));
+    warnings.push(...[...general.warnings, ...general.broken.map((b) => `general plugin "${b.plugin.id}" is broken: ${b.reason}`)].map(redactSecrets));
     if (general.engine && safeName(general.engine) === name) {
       const engine = perAgentCopy(general.engine);
       if (!engine.ok) return fail("broken_plugin", engine.reason, available);
