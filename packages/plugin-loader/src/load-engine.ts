@@ -87,6 +87,8 @@ export async function loadEngine(
     contextLength: ctx.contextLength ?? settings.contextLength,
     model: ctx.model ?? settings.model ?? undefined,
     logger,
+    // The same environment the model settings come from: an engine's `store_env` is read there too.
+    env: ctx.env ?? options.env ?? process.env,
   };
   // One context per engine name per call, so `initContext` is the very object the engine received.
   const factory = createContextFactory(loaded, home, host);
@@ -234,8 +236,8 @@ function cloneBuilder(engine: ContextEngine): ((ctx: EngineInitContext) => unkno
 }
 
 function baseContext(host: HostContext): EngineInitContext {
-  const { contextLength, model, chatModel, logger } = host;
-  return { contextLength, model, chatModel, logger };
+  const { contextLength, model, chatModel, logger, env } = host;
+  return { contextLength, model, chatModel, logger, ...(env ? { env: Object.freeze({ ...env }) } : {}) };
 }
 
 /** Engine names the user could select: the built-in one plus every plugin not already known to be broken. */

@@ -24,9 +24,11 @@ const secret = fc.oneof(
 
 describe("fallback reasons and load errors are redacted", () => {
   it("an isAvailable() error and a constructor error never show the secret they carry", async () => {
+    let run = 0;
     await fc.assert(
       fc.asyncProperty(secret, fc.constantFrom("isAvailable", "constructor"), async ({ text, value }, where) => {
-        const name = `p${Math.abs(value.length * 7919 + value.charCodeAt(0))}`;
+        // A fresh plugin name per run: a module is imported once per path.
+        const name = `p${run++}`;
         const thrower = `throw new Error(${JSON.stringify(`cannot connect to ${text}`)});`;
         const source =
           where === "constructor"
@@ -51,6 +53,25 @@ describe("fallback reasons and load errors are redacted", () => {
         }
       }),
       { numRuns: 12 },
+    );
+  });
+});
+
+describe("the environment reaches engines", () => {
+  it("the env given to loadEngine is the engine's ctx.env (store_env and the like read it, not process.env)", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,12}$/), fc.string({ minLength: 1, maxLength: 20 }), async (key, value) => {
+        fc.pre(process.env[key] === undefined);
+        const name = `envy${run++}`;
+        writePlugin(box, "bundled", name, engineSource(name));
+        const cfg = parseConfigText(`context:\n  engine: ${name}\n`, "config.yaml").config!;
+        const loaded = await loadEngine(cfg, {}, { ...isolated(box), env: { [key]: value } });
+        const seen = (loaded.engine as unknown as { initContext: { env?: Record<string, string> } }).initContext.env;
+        expect(seen?.[key]).toBe(value);
+        expect(Object.isFrozen(seen)).toBe(true);
+      }),
+      { numRuns: 10 },
     );
   });
 });
