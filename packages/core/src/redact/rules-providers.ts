@@ -74,12 +74,17 @@ export function readsAsRandom(part: string): boolean {
   return humps.some((h) => h.length < 3) && entropyPerChar(part) >= Math.min(3, Math.log2(part.length) * 0.75);
 }
 
-/** A screen fragment for a format: its fixed prefix (each spelling), or the fragments it declares. */
+/**
+ * Screen fragments for a format: the fragments it declares, else its fixed prefix (each spelling) followed
+ * by the first run of characters at its minimum length, so prose that merely contains the prefix ("task_",
+ * "pattern") is not sent through the rule.
+ */
 function screenOf(format: TokenFormat): string[] {
   if (format.screen) return [...format.screen];
-  const first = format.segments[0];
-  if (typeof first === "string") return [escape(first)];
-  if (Array.isArray(first)) return (first as readonly string[]).filter(Boolean).map(escape);
+  const [first, second] = format.segments;
+  const next = second !== undefined && typeof second === "object" && !Array.isArray(second) ? `[${(second as { chars: string }).chars}]{${Math.min((second as { min: number }).min, 40)}}` : "";
+  if (typeof first === "string") return [escape(first) + next];
+  if (Array.isArray(first)) return (first as readonly string[]).filter(Boolean).map((p) => escape(p) + next);
   throw new Error(`token format ${format.provider}: a format that does not start with a fixed text needs a screen`);
 }
 
