@@ -129,6 +129,7 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
  */
 export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number): string {
   const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * 0.4)), (t) => summary.includes(t));
-  const lines = formatIdentifiers(chosen);
+  // Harvested from the raw turns: a token can look like an identifier, so the block is redacted like the summary.
+  const lines = formatIdentifiers(chosen).map((line) => redactSecrets(line));
   return lines.length ? `${summary}\n\n${ANCHOR_HEADING}\n${lines.join("\n")}` : summary;
 }
