@@ -30,7 +30,9 @@ export function normalizeForJudging(text: string): string {
     .trim();
   // A speaker label the model put in front ("Assistant:", "Answer -", "Summary:"), and quotes (or brackets)
   // around the whole answer, possibly nested: "'I can't help'".
-  const label = /^(?:assistant|answer|response|reply|summary|ai)\s*[:\-]\s*/i;
+  // Also "Summary" in the languages refusals are recognised in (Resumen:, Résumé :, 要約：).
+  const label =
+    /^(?:(?:assistant|answer|response|reply|summary|ai)\s*[:\-]|(?:resumen|résumé|resume|zusammenfassung|riassunto|resumo|samenvatting|podsumowanie|резюме|итог|підсумок|摘要|总结|總結|要約|まとめ|요약|özet|sammanfattning|sammendrag|resumé|yhteenveto|tóm tắt|ringkasan|ملخص|סיכום|सारांश|περίληψη|rezumat|összefoglaló|shrnutí|respuesta|réponse|antwort|risposta|resposta) ?[:：])\s*/iu;
   const marker = /^(?:#{1,6}|>|[-*+]|\d+[.)])\s+/;
   for (let guard = 0; guard < 6; guard++) {
     const before = t;
@@ -143,7 +145,16 @@ export function looksLikeRefusal(text: string): boolean {
   const body = contentLines(text).join("\n");
   if (hasSummaryShape(body)) return false;
   // A refusal written as a heading itself ("### I can't help"), or a bare "N/A", has no body: judge the whole answer then.
-  return judgeOpening(body.trim() ? body : text);
+  if (judgeOpening(/[\p{L}\p{N}]/u.test(body) ? body : text)) return true;
+  // A title line in bold or plain words ("**Summary**", "Resumen") above the refusal.
+  const lines = body.trim().split("\n");
+  return lines.length > 1 && isTitleLine(lines[0]!) && judgeOpening(lines.slice(1).join("\n"));
+}
+
+/** A short line that ends without sentence punctuation: a title, not the start of an answer. */
+function isTitleLine(line: string): boolean {
+  const plain = line.replace(/[*_~`]/g, "").trim();
+  return plain.length > 0 && plain.length <= 60 && !/[.!?。！？,;]$/.test(plain);
 }
 
 function judgeOpening(text: string): boolean {

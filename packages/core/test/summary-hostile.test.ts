@@ -39,7 +39,10 @@ const refusal = fc.constantFrom(...Object.keys(REFUSALS)).chain((lang) =>
     CJK.has(l) ? `${sorry}，${decline}。` : `${sorry}, ${decline}.`,
   ),
 );
-const heading = fc.constantFrom("", "# Summary\n\n", "## Resumen\n", "### Zusammenfassung\n\n", "## 要約\n", "Summary\n=======\n\n", "## Goal\n\n## Progress\n\n");
+const heading = fc.constantFrom(
+  "", "# Summary\n\n", "## Resumen\n", "### Zusammenfassung\n\n", "## 要約\n", "Summary\n=======\n\n", "## Goal\n\n## Progress\n\n",
+  "**Summary**\n\n", "Résumé :\n", "Resumen: ", "__Zusammenfassung__\n", "Summary\n",
+);
 const wrap = fc.constantFrom<(t: string) => string>((t) => t, (t) => `**${t}**`, (t) => `> ${t}`, (t) => `"${t}"`, (t) => t.toUpperCase(), (t) => `${t}\n\n`);
 
 describe("refusals in other languages and after headings", () => {
