@@ -69,9 +69,15 @@ export function readsAsRandom(part: string): boolean {
   // One case only and no digit: lower case is words run together; upper case only when long and varied.
   if (letters === letters.toLowerCase()) return false;
   if (letters === letters.toUpperCase()) return letters.length >= 12 && entropyPerChar(letters) >= 3.2;
-  // Mixed case: camelCase words have humps of three letters or more; random text has short ones.
+  // Mixed case: camelCase words (`ExampleTokenHere`) have few capitals and humps that read as words (a vowel,
+  // no run of four consonants); random text has about as many capitals as small letters.
+  return !isCamelCaseWords(letters) && entropyPerChar(part) >= Math.min(3, Math.log2(part.length) * 0.75);
+}
+
+function isCamelCaseWords(letters: string): boolean {
   const humps = letters.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g) ?? [];
-  return humps.some((h) => h.length < 3) && entropyPerChar(part) >= Math.min(3, Math.log2(part.length) * 0.75);
+  const upper = letters.replace(/[^A-Z]/g, "").length / letters.length;
+  return upper <= 0.34 && humps.every((h) => h.length >= 2 && /[aeiouy]/i.test(h) && !/[^aeiouy]{4}/i.test(h));
 }
 
 /**
