@@ -67,7 +67,8 @@ function draft(message: Message): RecordDraft | null {
       let body = renderContent(m.content).replace(THINK_BLOCK, "").trim();
       const calls = toolCallsOf(m);
       if (calls.length) {
-        const lines = calls.map((c) => `  ${c.function?.name ?? "?"}(${cut(c.function?.arguments ?? "", CALL_ARGS_CAP)}) [id ${c.id}]`);
+        // Redacted before the cut: a cut through a secret leaves a fragment no rule recognises.
+        const lines = calls.map((c) => `  ${c.function?.name ?? "?"}(${cut(redactSecrets(c.function?.arguments ?? ""), CALL_ARGS_CAP)}) [id ${c.id}]`);
         body += `${body ? "\n" : ""}[Tool calls:\n${lines.join("\n")}\n]`;
       }
       return { label: "ASSISTANT", body };
@@ -120,7 +121,9 @@ export function serializeTurns(messages: readonly Message[], options: SerializeO
   };
   const render = (i: number, cap: number) => {
     const d = draft(items[i]!);
-    return d ? `[${d.label}]: ${redactSecrets(headTail(d.body, capOf(i, cap)))}` : "";
+    // Redact the whole body, then keep its head and tail: cutting first can split a secret (a credentials
+    // file's key, a token) into pieces no rule recognises.
+    return d ? `[${d.label}]: ${headTail(redactSecrets(d.body), capOf(i, cap))}` : "";
   };
 
   let cap = FULL_RECORD_CAP;

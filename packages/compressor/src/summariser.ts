@@ -3,6 +3,7 @@ import { ChatModelError } from "@context-engine/core";
 import { classifyError, describeError, isServerError } from "./failure-policy.js";
 import { chooseIdentifiers, formatIdentifiers, harvestTurns } from "./identifiers.js";
 import { ANCHOR_HEADING, buildSummaryPrompt } from "./prompt.js";
+import { redactSecrets } from "./redact.js";
 import { serializeTurns } from "./serialize.js";
 import type { SessionState } from "./session-state.js";
 import { groundLatestRequest, requestSummary } from "./summary-call.js";
@@ -54,7 +55,17 @@ async function requestWithServerRetry(call: () => Promise<string>, signal: Abort
  * main model when a distinct summary model fails, and the latest request
  * grounded. Throws what the model threw (classified by the caller).
  */
-export async function summarise(p: SummariseParams): Promise<string> {
+export async function summarise(params: SummariseParams): Promise<string> {
+  // Everything that reaches the summary model is redacted, not only the turns: the previous summary (a host may
+  // have written it), the verbatim latest request, the memory context and the focus topic.
+  const redactOrNull = (text: string | null) => (text === null ? null : redactSecrets(text));
+  const p: SummariseParams = {
+    ...params,
+    previous: redactOrNull(params.previous),
+    latestRequest: redactOrNull(params.latestRequest),
+    focusTopic: params.focusTopic === undefined ? undefined : redactSecrets(params.focusTopic),
+    memoryContext: params.memoryContext === undefined ? undefined : redactSecrets(params.memoryContext),
+  };
   const ctxChars = p.contextLength > 0 ? p.contextLength * 2 : 160_000;
   const maxChars = Math.max(4_000, Math.min(160_000, ctxChars) - (p.previous?.length ?? 0));
   const turns = serializeTurns(p.middle, { maxChars });
@@ -118,6 +129,7 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
  */
 export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number): string {
   const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * 0.4)), (t) => summary.includes(t));
-  const lines = formatIdentifiers(chosen);
+  // Harvested from the raw turns: a token can look like an identifier, so the block is redacted like the summary.
+  const lines = formatIdentifiers(chosen).map((line) => redactSecrets(line));
   return lines.length ? `${summary}\n\n${ANCHOR_HEADING}\n${lines.join("\n")}` : summary;
 }

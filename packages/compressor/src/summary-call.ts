@@ -1,5 +1,5 @@
 import type { ChatModel, ChatModelErrorKind, SummaryRejection } from "@context-engine/core";
-import { ChatModelError, acceptSummary, raceAbort } from "@context-engine/core";
+import { ChatModelError, acceptSummary, finishReasonOf, raceAbort } from "@context-engine/core";
 import { z } from "zod";
 import { HEADINGS, quoteBlock } from "./prompt.js";
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX, SUMMARY_TAG } from "./markers.js";
@@ -64,10 +64,11 @@ export async function requestSummary(params: SummaryCallParams): Promise<string>
   if (!parsed.success) {
     throw new ChatModelError("empty", `summariser returned an unusable response: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
   }
-  const { message, finishReason } = parsed.data;
+  const { message } = parsed.data;
   const verdict = acceptSummary({
     content: message.content,
-    finishReason,
+    // Whatever the adapter called it: finishReason, stop_reason, a Responses-API `incomplete` status.
+    finishReason: finishReasonOf(raw),
     refusal: message.refusal,
     source: params.source,
     knownText: params.prompt,

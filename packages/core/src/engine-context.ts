@@ -48,4 +48,9 @@ export interface EngineInitContext {
   /** A directory the engine may write its files to. */
   dataDir?: string;
   logger?: Logger;
+  /**
+   * The environment the host reads its settings from (the `env` given to the loader or host, else
+   * `process.env`): an engine that reads a variable its config names (`store_env`) reads it here.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }

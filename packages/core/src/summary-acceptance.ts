@@ -6,9 +6,13 @@
  * answer (fall back, abort) is its own rule; the verdict says why.
  */
 
-import { looksLikeRefusal } from "./summary-refusal.js";
+import { classifyFinishReason } from "./finish-reason.js";
+import { redactSecrets } from "./redact/index.js";
+import { contentLines, looksLikeRefusal } from "./summary-refusal.js";
 
-export { looksLikeRefusal, normalizeForJudging } from "./summary-refusal.js";
+export { classifyFinishReason, finishReasonOf, type FinishClass } from "./finish-reason.js";
+
+export { contentLines, looksLikeRefusal, normalizeForJudging } from "./summary-refusal.js";
 
 /** The prefix older transcripts carried; recognised and replaced, never doubled. */
 export const LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:";
@@ -41,9 +45,38 @@ export interface SummaryAcceptanceInput {
 
 const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
 const FENCED = /^```[a-z]*\n([\s\S]*)\n```$/i;
-/** Paths, file names, 3+ digit numbers, snake_case and camelCase words: what a summary must not invent. */
-const IDENTIFIER =
-  /(?:[A-Za-z0-9_.-]*\/[A-Za-z0-9_./-]*[A-Za-z0-9_]|\b[A-Za-z_][A-Za-z0-9_]*\.[a-z]{1,4}\b|\b\d{3,}(?:\.\d+)?\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b)/g;
+/**
+ * What a summary must not invent, each a kind of identifier: e-mail addresses, URLs and paths (POSIX and
+ * Windows), IPv4/IPv6 addresses, versions, file names, 3+ digit numbers, CONSTANT_CASE, snake_case,
+ * camelCase and PascalCase names with two humps or more, dotted member names.
+ */
+const IDENTIFIER_KINDS: readonly string[] = [
+  String.raw`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`,
+  String.raw`\b[A-Za-z]:\\(?:[^\s"'<>|]*[A-Za-z0-9_])?`,
+  // Paths: rooted (/x, ./x, ~/x), of three segments or more, or ending in a file name; not "N/A" or "and/or".
+  String.raw`(?<![\w.~/-])(?:~|\.{1,2})?\/[\w.~-]*\w(?:\/[\w.~-]*\w)*`,
+  String.raw`\b[\w.~-]+(?:\/[\w.~-]+){1,}\/[\w.~-]*\w`,
+  String.raw`\b[\w.~-]+\/(?:[\w.~-]+\/)*[\w~-]+\.[a-z][a-z0-9]{0,4}\b`,
+  String.raw`\b(?=[0-9a-fA-F:]*[a-fA-F:]{2})[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){2,7}\b`,
+  String.raw`\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b`,
+  String.raw`\bv?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?\b`,
+  String.raw`\b[A-Za-z_][A-Za-z0-9_-]*\.[a-z][a-z0-9]{0,3}\b`,
+  String.raw`\b\d{3,}\b`,
+  String.raw`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`,
+  String.raw`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`,
+  String.raw`\b[a-z]+[0-9]*[A-Z][A-Za-z0-9]*\b`,
+  String.raw`\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*){1,}\b`,
+  String.raw`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(\)`,
+];
+const IDENTIFIER = new RegExp(IDENTIFIER_KINDS.join("|"), "g");
+
+/** Characters that print nothing: format controls (zero-width spaces and joiners, BOM, bidi marks), fillers, blanks. */
+const INVISIBLE = /[\p{Cf}\p{Cc}\u034F\u115F\u1160\u17B4\u17B5\u180E\u2800\u3164\uFFA0\uFE00-\uFE0F]|\p{Z}|\s/gu;
+/** Whether an answer holds no content: only invisible characters, or only headings over empty or filler sections. */
+export function isContentless(text: string): boolean {
+  if (text.replace(INVISIBLE, "") === "") return true;
+  return contentLines(text).length === 0;
+}
 
 /**
  * The plain text of a model answer: strings as is, lists of parts joined,
@@ -91,7 +124,8 @@ export function checkFaithfulness(summary: string, source: string): Faithfulness
     const key = m[0].toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!haystack.includes(key)) unsupported.push(m[0]);
+    // A version may be written with or without its `v` (v1.2.3 / 1.2.3).
+    if (!haystack.includes(key) && !(/^v\d/.test(key) && haystack.includes(key.slice(1)))) unsupported.push(m[0]);
   }
   return { checked: seen.size, unsupported, ratio: seen.size ? unsupported.length / seen.size : 0 };
 }
@@ -127,22 +161,25 @@ function words(text: string): string[] {
 /** Normalise a model answer and decide whether it may become a summary. */
 export function acceptSummary(input: SummaryAcceptanceInput): SummaryVerdict {
   const count = input.countTokens ?? ((t: string) => Math.ceil(t.length / 4));
-  const reason = (r: SummaryRejection, detail: string): SummaryVerdict => ({ ok: false, reason: r, detail });
-  const finish = (input.finishReason ?? "").toLowerCase();
-  if (finish === "length" || finish === "max_tokens") {
-    return reason("truncated", `the answer was cut off (finish_reason=${finish}); a partial summary is never kept`);
+  // The detail quotes the answer, which may hold a credential: it is redacted like anything else we log.
+  const reason = (r: SummaryRejection, detail: string): SummaryVerdict => ({ ok: false, reason: r, detail: redactSecrets(detail) });
+  const finish = classifyFinishReason(input.finishReason);
+  const shown = JSON.stringify(String(input.finishReason ?? "").slice(0, 60));
+  if (finish === "truncated") {
+    return reason("truncated", `the answer was cut off (finish_reason=${shown}); a partial summary is never kept`);
   }
-  if (finish === "content_filter") return reason("refusal", "the answer was blocked by a content filter");
+  if (finish === "filtered") return reason("refusal", `the answer was blocked by a content filter (finish_reason=${shown})`);
   if (typeof input.refusal === "string" && input.refusal.trim()) return reason("refusal", `the model refused: ${input.refusal.trim().slice(0, 200)}`);
   const text = stripSummaryPrefixes(summaryTextOf(input.content), input.prefixes);
-  if (!text) return reason("empty", "the answer is empty");
+  if (!text || isContentless(text)) return reason("empty", "the answer is empty (no visible content beyond markup and headings)");
   if (looksLikeRefusal(text)) return reason("refusal", `the model refused: ${text.slice(0, 200)}`);
   const tokens = count(text);
   if (tokens > input.maxTokens) return reason("oversized", `the answer has ~${tokens} tokens, over the ${input.maxTokens}-token bound`);
   if (isCopyOf(text, input.source)) return reason("copy", "the answer is a copy of its input, not a summary");
   const faith = checkFaithfulness(text, input.knownText ?? input.source);
   const maxRatio = input.maxUnsupportedRatio ?? 0.34;
-  if (faith.checked >= 3 && faith.ratio > maxRatio) {
+  // One invented identifier among one or two is as telling as many among many.
+  if (faith.unsupported.length > 0 && faith.ratio > maxRatio) {
     return reason("invented", `the answer states ${faith.unsupported.length} identifier(s) absent from its sources (${faith.unsupported.slice(0, 5).join(", ")})`);
   }
   return { ok: true, text };

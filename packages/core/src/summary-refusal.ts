@@ -7,6 +7,8 @@
  * with the answerer declining, in the first person.
  */
 
+import { isNonAnswerInOtherLanguage, refusesInOtherLanguage } from "./summary-refusal-i18n.js";
+
 const QUOTE_PAIRS: Record<string, string> = { '"': '"', "'": "'", "(": ")", "[": "]", "<": ">" };
 
 /** Plain lower-case text for judging: the answer's wording without its typography and markup. */
@@ -28,7 +30,9 @@ export function normalizeForJudging(text: string): string {
     .trim();
   // A speaker label the model put in front ("Assistant:", "Answer -", "Summary:"), and quotes (or brackets)
   // around the whole answer, possibly nested: "'I can't help'".
-  const label = /^(?:assistant|answer|response|reply|summary|ai)\s*[:\-]\s*/i;
+  // Also "Summary" in the languages refusals are recognised in (Resumen:, Résumé :, 要約：).
+  const label =
+    /^(?:(?:assistant|answer|response|reply|summary|ai)\s*[:\-]|(?:resumen|résumé|resume|zusammenfassung|riassunto|resumo|samenvatting|podsumowanie|резюме|итог|підсумок|摘要|总结|總結|要約|まとめ|요약|özet|sammanfattning|sammendrag|resumé|yhteenveto|tóm tắt|ringkasan|ملخص|סיכום|सारांश|περίληψη|rezumat|összefoglaló|shrnutí|respuesta|réponse|antwort|risposta|resposta) ?[:：])\s*/iu;
   const marker = /^(?:#{1,6}|>|[-*+]|\d+[.)])\s+/;
   for (let guard = 0; guard < 6; guard++) {
     const before = t;
@@ -78,31 +82,86 @@ const NON_ANSWER = new RegExp(
   ].join("|"),
 );
 
-/** Headings or a list: the shape of a summary, which a bare refusal or non-answer does not have. */
-function hasSummaryShape(text: string): boolean {
-  const headings = text.match(/^#{1,4} \S/gm)?.length ?? 0;
-  const items = text.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\S/gm)?.length ?? 0;
-  return headings >= 2 || (headings >= 1 && items >= 1) || items >= 3;
+/** A markdown ATX heading line (`## …`). */
+const ATX_HEADING = /^[ \t]{0,3}#{1,6}(?:[ \t].*)?$/;
+/** The underline of a setext heading, or a rule. */
+const UNDERLINE = /^[ \t]{0,3}(?:=+|-{2,}|\*{3,}|_{3,})[ \t]*$/;
+/** Characters that print nothing, removed before deciding whether a line says anything. */
+const INVISIBLE_CHARS = /[\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u180E\u2800\u3164\uFFA0\uFE00-\uFE0F]/gu;
+/** Lines that are only markup: a list marker, a table rule, a fence, a quote mark. */
+const MARKUP_ONLY = /^[\s>*_~`|:=+#-]*(?:[-*+]|\d+[.)])?[\s>*_~`|:=+#-]*$/;
+/** A label line with nothing after it: `Goal:`, `**Progress:**`, `__Next steps__:`. */
+const LABEL_ONLY = /^\s*(?:[-*+]\s+)?(?:[*_]{1,3}[^*_\n]{1,60}(?::[*_]{1,3}|[*_]{1,3}:)|[\p{L}][\p{L}\p{N} /&'-]{0,40}:)\s*$/u;
+/** Filler a skeleton puts under its headings instead of content. */
+const PLACEHOLDER_LINE =
+  /^[\s>*_~`(\[-]*(?:(?:[-*+]|\d+[.)])\s*)?[\s*_~`(\[]*(?:n\/?a|none|nil|null|nothing|empty|tbd|todo|pending|unknown|not (?:specified|applicable|available|provided)|no (?:content|details|information|updates?)|\.{2,}|…|-+|\?+)?[\s.)\]*_~`]*$/i;
+
+/** The answer without its heading lines (ATX and setext): headings frame an answer, they do not say whether it declines. */
+export function withoutHeadings(text: string): string {
+  const lines = text.split(/\r?\n/);
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (ATX_HEADING.test(line) || UNDERLINE.test(line)) continue;
+    // A setext heading: a line of text underlined by `===` or `---`.
+    if (line.trim() && i + 1 < lines.length && /^[ \t]{0,3}(?:=+|-+)[ \t]*$/.test(lines[i + 1]!)) {
+      i++;
+      continue;
+    }
+    kept.push(line);
+  }
+  return kept.join("\n");
 }
 
-/** The first `n` sentences of normalised text. */
+/** The lines that say something: no headings, no markup-only lines, no empty labels, no filler ("- none", "N/A", "..."). */
+export function contentLines(text: string): string[] {
+  return withoutHeadings(text.replace(INVISIBLE_CHARS, ""))
+    .split("\n")
+    .filter((line) => !MARKUP_ONLY.test(line) && !PLACEHOLDER_LINE.test(line) && !LABEL_ONLY.test(line));
+}
+
+/** A list of three items or more: the shape of a summary, which a bare refusal or non-answer does not have. */
+function hasSummaryShape(body: string): boolean {
+  const items = body.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\S/gm)?.length ?? 0;
+  return items >= 3;
+}
+
+/** The first `n` sentences of normalised text (CJK full stops end a sentence without a space). */
 function firstSentences(text: string, n: number): string {
-  const parts = text.split(/(?<=[.!?])\s+/, n);
+  const parts = text.split(/(?<=[.!?])\s+|(?<=[。！？])/, n);
   return parts.join(" ").slice(0, 500);
 }
 
 /**
  * Whether an answer is a refusal or a non-answer rather than a summary: it
  * opens by declining (an apology, "as an AI", "I can't …") and declines to
- * help within its first two sentences, or it is short and only asks for
- * input or says there is nothing to summarise. An answer with the shape of a
- * summary (headings, a list) is a summary even if it opens apologetically.
+ * help within its first two sentences (in English or another language), or
+ * it is short and only asks for input or says there is nothing to summarise.
+ * Headings are ignored (a refusal under `## Summary` is still a refusal); an
+ * answer with a list of three items or more is a summary even if it opens
+ * apologetically.
  */
 export function looksLikeRefusal(text: string): boolean {
-  if (hasSummaryShape(text)) return false;
+  const body = contentLines(text).join("\n");
+  if (hasSummaryShape(body)) return false;
+  // A refusal written as a heading itself ("### I can't help"), or a bare "N/A", has no body: judge the whole answer then.
+  if (judgeOpening(/[\p{L}\p{N}]/u.test(body) ? body : text)) return true;
+  // A title line in bold or plain words ("**Summary**", "Resumen") above the refusal.
+  const lines = body.trim().split("\n");
+  return lines.length > 1 && isTitleLine(lines[0]!) && judgeOpening(lines.slice(1).join("\n"));
+}
+
+/** A short line that ends without sentence punctuation: a title, not the start of an answer. */
+function isTitleLine(line: string): boolean {
+  const plain = line.replace(/[*_~`]/g, "").trim();
+  return plain.length > 0 && plain.length <= 60 && !/[.!?。！？,;]$/.test(plain);
+}
+
+function judgeOpening(text: string): boolean {
   const plain = normalizeForJudging(text);
   if (!plain) return false;
   const head = firstSentences(plain, 2);
   if (REFUSAL_OPENER.test(head) && REFUSAL_CORE.test(head)) return true;
-  return plain.length <= 300 && NON_ANSWER.test(plain);
+  if (refusesInOtherLanguage(head)) return true;
+  return plain.length <= 300 && (NON_ANSWER.test(plain) || isNonAnswerInOtherLanguage(plain));
 }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { ENGINE_NAME } from "./names.js";
+import { engineNameProblem } from "./names.js";
 import { engineFiles } from "./templates.js";
 
 export interface ScaffoldOptions {
@@ -29,9 +29,8 @@ export interface ScaffoldResult {
 export function scaffoldEngine(options: ScaffoldOptions): ScaffoldResult {
   const directory = resolve(options.directory);
   const name = options.name ?? basename(directory);
-  if (!ENGINE_NAME.test(name)) {
-    throw new Error(`engine name ${JSON.stringify(name)}: expected lowercase letters, digits, "-" or "_", starting with a letter (it becomes the npm package name and the context.engine value)`);
-  }
+  const problem = engineNameProblem(name);
+  if (problem) throw new Error(problem);
   if (existsSync(directory) && readdirSync(directory).length > 0) {
     throw new Error(`${directory} already exists and is not empty; choose a new directory`);
   }
@@ -76,10 +75,21 @@ export function nextSteps(result: ScaffoldResult, cwd: string): string {
     ...result.files.map((f) => `  ${f}`),
     "",
     "Next:",
-    `  cd ${rel}`,
+    `  cd ${shellQuote(rel)}`,
     "  npm install",
     "  npm test        # the contract kit; compress is marked TODO",
     "  npm run build",
     "",
   ].join("\n");
+}
+
+/**
+ * `path` as one POSIX shell word that runs nothing when pasted: as it is when it holds only safe characters,
+ * else in single quotes (a quote inside closed, escaped and reopened); a leading `-` gets `./` so `cd` does
+ * not read it as an option.
+ */
+export function shellQuote(path: string): string {
+  const word = path.startsWith("-") ? `./${path}` : path;
+  if (word !== "" && /^[A-Za-z0-9_./@%+=:,-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -112,7 +112,7 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
       if (session.pendingModelUpdate) await session.pendingModelUpdate;
       session.systemMessage = request.systemMessage;
       const history = request.state.messages as BaseMessage[];
-      let failure: string | null = null;
+      let failure: string | null = session.unavailable ?? null;
       const watch = { ...deps, emit: (event: AdapterEvent) => ((failure ??= failureOf(event)), emit(event)) };
       const hint = compactionHint(session, watch);
       let compacted = hint === false ? null : await compactionStep(session, hint, history, request.runtime.signal, watch);

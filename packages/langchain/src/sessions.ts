@@ -1,5 +1,5 @@
-import type { ContextEngine, EngineFactory, EngineInitContext } from "@context-engine/core";
-import { isContextEngine } from "@context-engine/core";
+import type { EngineFactory, EngineInitContext, Message } from "@context-engine/core";
+import { ContextEngine, describeError, isContextEngine, redactSecrets } from "@context-engine/core";
 import type { Usage } from "@context-engine/core";
 import type { SystemMessage } from "@langchain/core/messages";
 import { bounded } from "./bounded.js";
@@ -18,6 +18,22 @@ export interface SessionState {
   /** The system message of the last model request, so compaction sees it too. */
   systemMessage: SystemMessage | null;
   lastUsage: Usage | null;
+  /** Why this thread has no engine of its own (its factory threw); it then runs untouched, or on the fallback. */
+  unavailable?: string;
+}
+
+/** Stands in for a thread whose factory failed: never compresses, so the model call goes on as it is. */
+class NoEngine extends ContextEngine {
+  get name(): string {
+    return "unavailable";
+  }
+  updateFromResponse(): void {}
+  shouldCompress(): boolean {
+    return false;
+  }
+  compress(messages: Message[]): Message[] {
+    return messages;
+  }
 }
 
 export type EngineSource = ContextEngine | EngineFactory;
@@ -67,7 +83,17 @@ export class EngineSessions {
     else if (this.#spare) {
       engine = this.#spare;
       this.#spare = null;
-    } else engine = this.#build();
+    } else {
+      try {
+        engine = this.#build();
+      } catch (error) {
+        // A factory that fails for one thread must not fail the app's model call: the thread runs without
+        // its engine this time (the fallback, if any, steps in) and the factory is asked again next time.
+        const reason = redactSecrets(`the engine factory failed for this thread: ${describeError(error).split("\n")[0]}`);
+        this.#onFailure(id, "engineFactory", reason);
+        return { id, engine: new NoEngine(), ready: Promise.resolve(), started: true, modelKey: null, pendingModelUpdate: null, systemMessage: null, lastUsage: null, unavailable: reason };
+      }
+    }
     const startOptions = {
       ...(this.#init.model ? { model: this.#init.model } : {}),
       ...(this.#init.contextLength ? { contextLength: this.#init.contextLength } : {}),

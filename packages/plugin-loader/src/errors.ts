@@ -1,4 +1,4 @@
-import { describeError as coreDescribeError } from "@context-engine/core";
+import { describeError as coreDescribeError, redactSecrets } from "@context-engine/core";
 import type { ConfigProblem } from "./config/problems.js";
 import { formatConfigProblem } from "./config/problems.js";
 
@@ -30,11 +30,12 @@ export class EngineLoadError extends Error {
   ) {
     const available = options.available ?? [];
     const list = available.length ? `; available engines: ${available.join(", ")}` : "";
-    super(`cannot load context engine "${engine}": ${reason}${list}`, options.cause === undefined ? undefined : { cause: options.cause });
+    // A plugin's own error text may hold a token or a URL password: never shown in clear.
+    super(`cannot load context engine "${engine}": ${redactSecrets(reason)}${list}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.engine = engine;
     this.available = available;
-    this.reason = reason;
+    this.reason = redactSecrets(reason);
   }
 
   static is(value: unknown): value is EngineLoadError {
@@ -60,7 +61,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Core's `describeError`, cut to its first line (loader messages are one line each). */
+/** Core's `describeError`, cut to its first line (loader messages are one line each), secrets redacted. */
 export function describeError(error: unknown): string {
-  return coreDescribeError(error).split("\n")[0] || (error instanceof Error ? error.name : "error");
+  return redactSecrets(coreDescribeError(error).split("\n")[0] || (error instanceof Error ? error.name : "error"));
 }

@@ -19,6 +19,8 @@ export interface HostContext {
   /** An LLM for summaries. */
   chatModel?: ChatModel;
   logger?: Logger;
+  /** The environment settings come from (a copy is handed to each engine). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -38,6 +40,7 @@ export function createContextFactory(loaded: LoadedConfig, home: string, host: H
     if (host.model !== undefined) ctx.model = host.model;
     if (host.chatModel !== undefined) ctx.chatModel = host.chatModel;
     if (host.logger !== undefined) ctx.logger = host.logger;
+    if (host.env !== undefined) ctx.env = Object.freeze({ ...host.env });
     return ctx;
   };
 }

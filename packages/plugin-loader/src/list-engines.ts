@@ -65,6 +65,7 @@ export async function listEngines(options: ListEnginesOptions = {}): Promise<Eng
     contextLength: options.host?.contextLength ?? settings.contextLength,
     model: options.host?.model ?? settings.model ?? undefined,
     logger,
+    env: options.host?.env ?? options.env ?? process.env,
   };
   const contextFor = createContextFactory(loaded, home, host);
   const selected = selectedEngineName(loaded.config);

@@ -1,5 +1,5 @@
 import type { ContextEngine, EngineFactory, EngineInitContext, Logger } from "@context-engine/core";
-import { createStderrLogger, isContextEngine } from "@context-engine/core";
+import { createStderrLogger, isContextEngine, redactSecrets } from "@context-engine/core";
 import { availability, disposeEngine } from "./availability.js";
 import { BUILTIN_DESCRIPTION, builtinVersion, constructBuiltinEngine, createBuiltinEngine } from "./builtin.js";
 import type { LoadedConfig } from "./config/load.js";
@@ -87,6 +87,8 @@ export async function loadEngine(
     contextLength: ctx.contextLength ?? settings.contextLength,
     model: ctx.model ?? settings.model ?? undefined,
     logger,
+    // The same environment the model settings come from: an engine's `store_env` is read there too.
+    env: ctx.env ?? options.env ?? process.env,
   };
   // One context per engine name per call, so `initContext` is the very object the engine received.
   const factory = createContextFactory(loaded, home, host);
@@ -112,7 +114,9 @@ export async function loadEngine(
     return { engine, initContext, createEngine, config: loaded, warnings, ...meta };
   };
 
-  const builtin = async (fallbackReason: string | null): Promise<LoadedEngine> => {
+  const builtin = async (reason: string | null): Promise<LoadedEngine> => {
+    // Plugin text (an isAvailable() error, a constructor's message) can carry tokens and URL passwords.
+    const fallbackReason = reason === null ? null : redactSecrets(reason);
     const initContext = contextFor(BUILTIN_ENGINE_NAME);
     let engine: ContextEngine;
     try {
@@ -179,7 +183,7 @@ export async function loadEngine(
 
   if (discovery.generalPlugins.length > 0) {
     const general = await runGeneralPlugins(discovery.generalPlugins, baseContext(host), contextFor, logger, options.pluginTimeoutMs);
-    warnings.push(...general.warnings, ...general.broken.map((b) => `general plugin "${b.plugin.id}" is broken: ${b.reason}`));
+    warnings.push(...[...general.warnings, ...general.broken.map((b) => `general plugin "${b.plugin.id}" is broken: ${b.reason}`)].map(redactSecrets));
     if (general.engine && safeName(general.engine) === name) {
       const engine = perAgentCopy(general.engine);
       if (!engine.ok) return fail("broken_plugin", engine.reason, available);
@@ -232,8 +236,8 @@ function cloneBuilder(engine: ContextEngine): ((ctx: EngineInitContext) => unkno
 }
 
 function baseContext(host: HostContext): EngineInitContext {
-  const { contextLength, model, chatModel, logger } = host;
-  return { contextLength, model, chatModel, logger };
+  const { contextLength, model, chatModel, logger, env } = host;
+  return { contextLength, model, chatModel, logger, ...(env ? { env: Object.freeze({ ...env }) } : {}) };
 }
 
 /** Engine names the user could select: the built-in one plus every plugin not already known to be broken. */

@@ -13,9 +13,10 @@ export async function newEngineCommand(argv: string[], io: CliIO): Promise<numbe
   const [name, ...extra] = positionals;
   if (!name) throw new UsageError("new-engine: missing the engine name", { hints: ["Example: context-engine new-engine my-engine"] });
   if (extra.length) throw new UsageError(`new-engine: unexpected argument ${JSON.stringify(extra[0])}`);
-  const { nextSteps, scaffoldEngine, ENGINE_NAME } = await import("create-context-engine");
-  if (!ENGINE_NAME.test(name)) {
-    throw new UsageError(`new-engine: ${JSON.stringify(name)} is not an engine name`, { hints: ['Use lowercase letters, digits, "-" or "_", starting with a letter.'] });
+  const { nextSteps, scaffoldEngine, engineNameProblem } = await import("create-context-engine");
+  const problem = engineNameProblem(name);
+  if (problem) {
+    throw new UsageError(`new-engine: ${problem}`, { hints: ['Use lowercase letters, digits, "-" or "_", starting with a letter; not a Node.js core module name or node_modules.'] });
   }
   const directory = resolve(io.cwd, values.dir ?? name);
   try {

@@ -36,7 +36,22 @@ function acceptByName(secret: string, match: string, groups?: NameGroups): boole
   // A bare `PASS:` / `pass:` is usually a test-result label ("PASS: tests/a.py"): after it only a machine-random
   // value counts. `pass=…` and `"pass": …` are assignments like any other.
   if (rest === "" && /^pass[ \t]*:(?!=)/i.test(match)) return looksRandom(secret.replace(/["']+$/, ""), 10);
-  return PLAIN_SUFFIX.test(rest) ? looksLikeAssignedSecret(secret, match) : looksRandom(secret.replace(/["']+$/, ""), 10);
+  if (PLAIN_SUFFIX.test(rest)) return looksLikeAssignedSecret(secret, match);
+  const value = secret.replace(/["']+$/, "");
+  return looksRandom(value, 10) || isMachineKeyFor(rest, value);
+}
+
+/** Suffixes that say the value is about a secret, not the secret: its hash, id, name, path, version. */
+const NOT_THE_SECRET = /hash|digest|sha\d*|md5|checksum|crc|(?:^|[_.-])id$|ids?$|fingerprint|etag|commit|version|name|path|file|url|uri|endpoint|type|length|len|size|count|ttl|expir|rotat|format|algo/i;
+
+/**
+ * A long machine-made value (hex of 32+ characters, or base64 of 32+) under a secret name with any other suffix
+ * (`SECRET_KEY_BASE`, `secret_token_b`, `API_KEY_PROD`): hex is what frameworks generate for these, and the
+ * entropy check alone refuses hex (it is also what hashes look like, which the suffix rules out here).
+ */
+function isMachineKeyFor(rest: string, value: string): boolean {
+  if (NOT_THE_SECRET.test(rest)) return false;
+  return /^[0-9a-fA-F]{32,}$/.test(value) || (/^[A-Za-z0-9+/_-]{32,}={0,2}$/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value));
 }
 
 /** Password names: `password`, `passwd`, `passphrase` anywhere in a name (any suffix). */

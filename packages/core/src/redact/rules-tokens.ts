@@ -1,3 +1,4 @@
+import { TOKEN_START } from "./rules-providers.js";
 import type { SecretRule } from "./types.js";
 
 /**
@@ -9,7 +10,7 @@ import type { SecretRule } from "./types.js";
 /** Base64 alphabet (standard and URL-safe) without padding. */
 const B64 = "A-Za-z0-9+/";
 
-export const TOKEN_RULES: readonly SecretRule[] = [
+const SHAPE_RULES: readonly SecretRule[] = [
   {
     kind: "private_key",
     // Up to the END line; a pasted key cut short is redacted up to where the base64 stops.
@@ -83,3 +84,14 @@ export const TOKEN_RULES: readonly SecretRule[] = [
     screen: ["glpat-", "npm_", "pypi-", "hf_", "SG\\.", "_v1_", "shp", "key-", "dapi", "hv[sb]\\.", "lin_api_", "PMAK-", "glsa_", "gsk_", "r8_", "sk[a-f0-9]{32}", "ya29\\."],
   },
 ];
+
+/**
+ * A `\b` before a token's first letter is also satisfied right after a JSON or shell escape (`\n`, `\t`,
+ * `\r`): tool-call arguments are JSON, and `"…\nghp_…"` has no word boundary before the token.
+ */
+function startAfterEscapes(rule: SecretRule): SecretRule {
+  const source = rule.pattern.source.replace(/\\b(?=\(\?:|[A-Za-z])/g, TOKEN_START);
+  return { ...rule, pattern: new RegExp(source, rule.pattern.flags) };
+}
+
+export const TOKEN_RULES: readonly SecretRule[] = SHAPE_RULES.map(startAfterEscapes);

@@ -1,4 +1,5 @@
 import { ASSIGNMENT_RULES } from "./rules-assignments.js";
+import { PROVIDER_RULES } from "./rules-providers.js";
 import { STRUCTURED_RULES } from "./rules-structured.js";
 import { TOKEN_RULES } from "./rules-tokens.js";
 import type { BuiltinSecretKind, SecretRule } from "./types.js";
@@ -10,6 +11,7 @@ import type { BuiltinSecretKind, SecretRule } from "./types.js";
  */
 export const BUILTIN_SECRET_RULES: ReadonlyArray<SecretRule & { kind: BuiltinSecretKind }> = [
   ...TOKEN_RULES,
+  ...PROVIDER_RULES,
   ...STRUCTURED_RULES,
   ...ASSIGNMENT_RULES,
 ] as ReadonlyArray<SecretRule & { kind: BuiltinSecretKind }>;

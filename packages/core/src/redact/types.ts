@@ -22,7 +22,14 @@ export type BuiltinSecretKind =
   | "azure_key"
   | "docker_auth"
   | "session_cookie"
-  | "secret_near_name";
+  | "secret_near_name"
+  | "discord_token"
+  | "telegram_bot_token"
+  | "webhook_url"
+  | "payment_token"
+  | "cloud_token"
+  | "registry_token"
+  | "ci_token";
 
 /**
  * One detector. `pattern` must be global; when it has a named group `secret`

@@ -41,6 +41,13 @@ export function parseYamlSource(text: string, file: string | null, limits: YamlL
   }
   // A BOM must not become part of the first key.
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // The parser's time grows faster than the nesting of flow collections: a file of brackets is refused by one scan first.
+  const flow = flowNestingBeyond(source, MAX_YAML_DEPTH);
+  if (flow !== null) {
+    const line = source.slice(0, flow).split("\n").length;
+    const message = `YAML is nested too deeply to read (more than ${MAX_YAML_DEPTH} levels of [ ] or { } at line ${line}; the limit is ${MAX_YAML_DEPTH} levels)`;
+    return { ...failed(message), problems: [{ file, line, column: null, key: "", message, severity: "error" }] };
+  }
   let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(source, { lineCounter, prettyErrors: true, uniqueKeys: true });
@@ -90,6 +97,39 @@ export function parseYamlSource(text: string, file: string | null, limits: YamlL
     return { line: pos.line, column: pos.col };
   };
   return { file, value, problems, positionOf };
+}
+
+/**
+ * Where flow collections (`[`, `{`) first nest deeper than `limit`, or null: one linear scan that skips
+ * quoted strings and comments. Brackets inside plain scalars count too, so it may refuse a file with
+ * more than `limit` unclosed brackets in its text, which no config has.
+ */
+export function flowNestingBeyond(text: string, limit: number): number | null {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return i;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if ((c === 0x22 || c === 0x27) && i > 0 && !/[\s[{,:]/.test(text[i - 1]!)) {
+      // A quote inside a plain scalar (`it's`) opens nothing.
+    } else if (c === 0x22) {
+      // "…" with backslash escapes
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x27) {
+      // '…' ('' is a quote inside)
+      for (i++; i < text.length; i++) {
+        if (text.charCodeAt(i) === 0x27) {
+          if (text.charCodeAt(i + 1) === 0x27) i++;
+          else break;
+        }
+      }
+    } else if (c === 0x23 && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < text.length && text.charCodeAt(i) !== 0x0a) i++;
+    }
+  }
+  return null;
 }
 
 function locate(doc: Document, path: readonly PropertyKey[], atKey: boolean): number | null {

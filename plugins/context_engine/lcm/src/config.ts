@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RedactionConfigSchema } from "./redact/index.js";
 import { RetentionPolicySchema } from "./retention/index.js";
-import { SchemaNameSchema } from "./store/postgres/options.js";
+import { SchemaNameSchema, TimeoutMsSchema } from "./store/postgres/options.js";
 
 /**
  * The `engines.lcm` section of config.yaml (snake_case keys). Every key is
@@ -28,11 +28,11 @@ const fields = {
   /** PostgreSQL only: connections this process keeps open (default 4). */
   pool_size: z.number().int().min(1).max(100).optional(),
   /** PostgreSQL only: how long a write waits for another writer's lock before failing clearly (0: the server's setting). */
-  lock_timeout_ms: z.number().int().min(0).optional(),
+  lock_timeout_ms: TimeoutMsSchema.optional(),
   /** PostgreSQL only: the longest one statement may run (0: the server's setting). */
-  statement_timeout_ms: z.number().int().min(0).optional(),
+  statement_timeout_ms: TimeoutMsSchema.optional(),
   /** PostgreSQL only: how long connecting may take. */
-  connect_timeout_ms: z.number().int().min(0).optional(),
+  connect_timeout_ms: TimeoutMsSchema.optional(),
   /** Older name of `store` for a SQLite file path (a URL here is refused). */
   database_path: z.string().min(1).optional(),
   /** Fraction of the context window that triggers compaction (overridden per model by `compression.model_thresholds`). */

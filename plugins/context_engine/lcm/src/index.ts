@@ -20,7 +20,7 @@ export { openLcmStore, resolveStorePath } from "./store/index.js";
 export { acquireStore } from "./store/pool.js";
 export { openPostgresStore } from "./store/open.js";
 export type { PostgresStoreOptions } from "./store/postgres/options.js";
-export { POSTGRES_CONFIG_KEYS, POSTGRES_TIMEOUT_DEFAULTS, postgresOptionsFromConfig } from "./store/postgres/options.js";
+export { MAX_POSTGRES_TIMEOUT_MS, POSTGRES_CONFIG_KEYS, POSTGRES_TIMEOUT_DEFAULTS, PostgresOptionsError, postgresOptionsFromConfig } from "./store/postgres/options.js";
 export { PostgresStoreError, type PostgresFaultKind } from "./store/postgres/errors.js";
 export { describeConnection } from "./store/postgres/url.js";
 export { exportConversation, importConversation, parseConversationExport, ConversationExportSchema } from "./transfer/index.js";

@@ -1,4 +1,4 @@
-import { ChatModelError, acceptSummary, estimateTextTokens, isServerError } from "@context-engine/core";
+import { ChatModelError, acceptSummary, estimateTextTokens, finishReasonOf, isServerError } from "@context-engine/core";
 import type { ChatModel, Logger } from "@context-engine/core";
 import { SUMMARY_PREFIXES } from "./prompts.js";
 import { deterministicSummary } from "./fallback.js";
@@ -174,7 +174,7 @@ export class Summarizer {
       const sources = request.source + "\n" + (request.previousContext ?? "");
       const verdict = acceptSummary({
         content: response?.message?.content,
-        finishReason: response?.finishReason,
+        finishReason: finishReasonOf(response),
         refusal: (response?.message as { refusal?: unknown } | undefined)?.refusal as string | null | undefined,
         source: request.source,
         knownText: sources,

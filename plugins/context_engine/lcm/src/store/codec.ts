@@ -85,6 +85,45 @@ function redactString(redactor: Redactor, s: string, found: Record<string, numbe
   return r.text;
 }
 
+/** A UTF-16 code unit of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function wellFormedString(s: string): string {
+  LONE_SURROGATE.lastIndex = 0;
+  return LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATE, "\uFFFD") : s;
+}
+
+/**
+ * The one rule for unpaired surrogates, at ingest and at import alike: each becomes U+FFFD (UTF-8, which both
+ * stores write, cannot hold one), in every string of the value, keys too. What the store keeps is therefore
+ * well-formed, exports as it is, and imports again. Returns `value` itself when nothing changes.
+ */
+export function withWellFormedText<T>(value: T, depth = 0): T {
+  if (typeof value === "string") return wellFormedString(value) as T;
+  if (depth > 256 || !value || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) continue;
+      const v = withWellFormedText(value[i], depth + 1);
+      if (v !== value[i]) (out ??= value.slice())[i] = v;
+    }
+    return (out ?? value) as T;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const key = wellFormedString(k);
+    const next = withWellFormedText(v, depth + 1);
+    if (key !== k || next !== v) {
+      out ??= { ...(value as Record<string, unknown>) };
+      if (key !== k) delete out[k];
+      out[key] = next;
+    }
+  }
+  return (out ?? value) as T;
+}
+
 // Encoding runs once per stored message, so it avoids per-message closures and callbacks (plain loops;
 // `i in list` keeps forEach's skipping of holes in sparse arrays).
 
@@ -93,7 +132,7 @@ function redactString(redactor: Redactor, s: string, found: Record<string, numbe
  * `screened`: the redactor's pre-screen of its texts, already run elsewhere (see screen-batch.ts).
  */
 export function encodeMessage(raw: Message, redactor: Redactor, screened: ScreenedTexts | null = null): EncodedMessage {
-  const m = raw as Record<string, unknown>;
+  const m = withWellFormedText(raw) as Record<string, unknown>;
   const role = m.role as Role;
   if (!ROLES.has(role)) throw new Error(`unknown role ${JSON.stringify(m.role)}`);
   const found: Record<string, number> = {};

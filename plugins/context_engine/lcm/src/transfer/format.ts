@@ -1,4 +1,6 @@
+import { redactSecrets } from "@context-engine/core";
 import { z } from "zod";
+import { withWellFormedText } from "../store/codec.js";
 import { checkDocumentRules } from "./rules.js";
 
 /**
@@ -112,13 +114,24 @@ export const ConversationExportSchema = z
 
 export type ConversationExport = z.infer<typeof ConversationExportSchema>;
 
-/** Validate an export document, naming the field and the expectation on error. */
+/**
+ * Unpaired surrogates in messages and summaries become U+FFFD, the rule the store applies when it writes a
+ * message (`withWellFormedText`): a document another tool wrote imports as the store would have kept it. The
+ * session id is an identity and is not rewritten (one with an unpaired surrogate is refused).
+ */
+function wellFormedDocument(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const doc = raw as Record<string, unknown>;
+  return { ...doc, messages: withWellFormedText(doc.messages), summaries: withWellFormedText(doc.summaries) };
+}
+
+/** Validate an export document, naming the field and the expectation on error (values quoted in it are redacted). */
 export function parseConversationExport(raw: unknown, source = "export"): ConversationExport {
-  const parsed = ConversationExportSchema.safeParse(raw);
+  const parsed = ConversationExportSchema.safeParse(wellFormedDocument(raw));
   if (parsed.success) return parsed.data;
   const detail = parsed.error.issues
     .slice(0, 5)
     .map((i) => `${[source, ...i.path.map(String)].join(".")}: ${i.message}`)
     .join("; ");
-  throw new Error(`invalid LCM conversation export: ${detail}`);
+  throw new Error(`invalid LCM conversation export: ${redactSecrets(detail)}`);
 }

@@ -5,17 +5,20 @@ import type { z } from "zod";
  * writes anything (each refusal names the offending field):
  *
  * - tool pairing: a tool result answers a call made by an earlier assistant
- *   message; call ids are unique within one assistant message;
+ *   message, once; call ids are unique in the whole conversation; every call
+ *   is answered before the next message that is not a tool result (only the
+ *   calls of the conversation's last assistant message may still be open);
  * - leaves (depth 0) cover messages of this conversation, ascending, without
  *   repeats, and have no children;
  * - condensed summaries cover earlier summaries (so lineage is a DAG of this
- *   document's own summaries), in conversation order, without repeats, and sit
- *   deeper than every child;
+ *   document's own summaries), in conversation order, without repeats, one
+ *   level above their deepest child (the depth compaction gives them);
  * - summaries come in the order an export writes them (depth, then span, then
  *   time, content): children before parents, and the same document back;
  * - no two summaries are the same summary (a store keeps one);
  * - the frontier names existing items, each once, in conversation order,
- *   without overlapping spans.
+ *   without overlapping spans; a conversation with messages has an active
+ *   context, and it reaches the newest message.
  */
 interface DocShape {
   messages: Array<{ message: Record<string, unknown> }>;
@@ -50,21 +53,35 @@ export function checkDocumentRules(doc: DocShape, ctx: Ctx): void {
 }
 
 function checkToolPairing(doc: DocShape, ctx: Ctx): void {
-  const called = new Set<string>();
+  const callAt = new Map<string, number>();
+  const answered = new Set<string>();
+  /** Calls of the latest assistant message still waiting for a result: [id, message index, call index]. */
+  let open: Array<[string, number, number]> = [];
+  const closeOpen = () => {
+    for (const [id, i, k] of open) {
+      if (!answered.has(id)) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call ${JSON.stringify(id)} has no tool result before the next message`);
+    }
+    open = [];
+  };
   doc.messages.forEach(({ message }, i) => {
+    if (message.role === "tool") {
+      const id = message.tool_call_id as string;
+      if (!callAt.has(id)) issue(ctx, ["messages", i, "message", "tool_call_id"], `answers call ${JSON.stringify(id)}, which no earlier assistant message makes`);
+      else if (answered.has(id)) issue(ctx, ["messages", i, "message", "tool_call_id"], `answers call ${JSON.stringify(id)} a second time`);
+      answered.add(id);
+      return;
+    }
+    closeOpen();
     const calls = message.tool_calls as Array<{ id: string }> | undefined;
-    if (calls) {
-      const own = new Set<string>();
-      calls.forEach((c, k) => {
-        if (own.has(c.id)) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} appears twice in this message`);
-        own.add(c.id);
-        called.add(c.id);
-      });
-    }
-    if (message.role === "tool" && !called.has(message.tool_call_id as string)) {
-      issue(ctx, ["messages", i, "message", "tool_call_id"], `answers call ${JSON.stringify(message.tool_call_id)}, which no earlier assistant message makes`);
-    }
+    calls?.forEach((c, k) => {
+      const earlier = callAt.get(c.id);
+      if (earlier === i) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} appears twice in this message`);
+      else if (earlier !== undefined) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} is already used by messages.${earlier}`);
+      else open.push([c.id, i, k]);
+      callAt.set(c.id, i);
+    });
   });
+  // The conversation may end while its last calls run: those stay open.
 }
 
 /** Seq spans of every summary, or null when a rule failed (the frontier check needs them). */
@@ -113,6 +130,7 @@ function checkCondensed(doc: DocShape, s: DocShape["summaries"][number], k: numb
   if (children.length === 0) return refuse(ctx, ["summaries", k, "children"], "a condensed summary covers at least one summary");
   let first = Number.POSITIVE_INFINITY;
   let last = -1;
+  let deepest = -1;
   for (const [j, c] of children.entries()) {
     if (c >= k) return refuse(ctx, ["summaries", k, "children", j], `summary ${c} must come earlier in summaries (children before parents)`);
     const span = spans[c]!;
@@ -121,7 +139,9 @@ function checkCondensed(doc: DocShape, s: DocShape["summaries"][number], k: numb
     if (doc.summaries[c]!.depth >= s.depth) return refuse(ctx, ["summaries", k, "depth"], `deeper than every child (summary ${c} has depth ${doc.summaries[c]!.depth})`);
     first = Math.min(first, span.first);
     last = Math.max(last, span.last);
+    deepest = Math.max(deepest, doc.summaries[c]!.depth);
   }
+  if (s.depth !== deepest + 1) return refuse(ctx, ["summaries", k, "depth"], `${deepest + 1}: one above its deepest child (compaction never skips a level)`);
   return { first, last };
 }
 
@@ -144,6 +164,8 @@ function compareLists(a: readonly number[], b: readonly number[]): number {
 }
 
 function checkFrontier(doc: DocShape, spans: Span[], ctx: Ctx): void {
+  const newest = doc.messages.length - 1;
+  if (newest >= 0 && doc.frontier.length === 0) return issue(ctx, ["frontier"], `an active context for the ${doc.messages.length} messages (it is empty)`);
   let last = -1;
   for (const [k, ref] of doc.frontier.entries()) {
     let span: Span;
@@ -157,4 +179,5 @@ function checkFrontier(doc: DocShape, spans: Span[], ctx: Ctx): void {
     if (span.first <= last) return issue(ctx, ["frontier", k], "items in conversation order, without overlapping another item");
     last = span.last;
   }
+  if (last !== newest) issue(ctx, ["frontier", doc.frontier.length - 1], `an active context that reaches the newest message (${newest}); it ends at ${last}`);
 }

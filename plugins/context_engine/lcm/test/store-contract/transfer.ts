@@ -50,7 +50,13 @@ export const INVALID: Mutation[] = [
   ["a tool result before its call", (d) => ([d.messages[2], d.messages[3]] = [d.messages[3], d.messages[2]]), /export\.messages\.2\.message\.tool_call_id/],
   ["a call id twice in one message", (d) => d.messages[2].message.tool_calls.push({ ...d.messages[2].message.tool_calls[0] }), /export\.messages\.2\.message\.tool_calls\.1\.id: call id "c1" appears twice/],
   ["a tool result without tool_call_id", (d) => delete d.messages[3].message.tool_call_id, /export\.messages\.3\.message\.tool_call_id/],
-  ["an unpaired surrogate", (d) => (d.messages[4].message.content = "a\uD800b"), /export\.messages\.4\.message\.content/],
+  ["an unpaired surrogate in the session id", (d) => (d.sessionId = "s\uD800"), /export\.sessionId/],
+  ["a tool call without an answer", (d) => (d.messages[3].message = { role: "assistant", content: "skipped" }), /export\.messages\.2\.message\.tool_calls\.0\.id: call "c1" has no tool result/],
+  ["a call id used by two messages", (d) => (d.messages[4].message = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }), /export\.messages\.4\.message\.tool_calls\.0\.id: call id "c1" is already used by messages\.2/],
+  ["a call answered twice", (d) => (d.messages[4].message = { role: "tool", tool_call_id: "c1", content: "again" }), /export\.messages\.4\.message\.tool_call_id: answers call "c1" a second time/],
+  ["a condensed summary at the wrong depth", (d) => (d.summaries[2].depth = 3), /export\.summaries\.2\.depth: 1: one above its deepest child/],
+  ["an empty active context", (d) => (d.frontier = []), /export\.frontier: an active context for the 6 messages/],
+  ["an active context short of the newest message", (d) => (d.frontier = [{ message: 0 }, { summary: 2 }]), /export\.frontier\.1: an active context that reaches the newest message/],
   ["a message larger than the bound", (d) => (d.messages[4].message.content = "x".repeat(MAX_MESSAGE_CHARS)), /export\.messages\.4\.message: a message of at most/],
   ["a leaf source outside the conversation", (d) => (d.summaries[0].messages = [1, 60]), /export\.summaries\.0\.messages\.1: message 60 is not in this conversation/],
   ["a leaf without sources", (d) => (d.summaries[0].messages = []), /export\.summaries\.0\.messages: a leaf covers at least one message/],
@@ -116,6 +122,54 @@ export function transferContract(options: StoreContractOptions): void {
       await importConversation(store, JSON.parse(JSON.stringify(doc)));
       const back = await exportConversation(store, "doc-1");
       expect(back).toEqual(doc);
+    });
+
+    it("unpaired surrogates: what the store keeps from ingest exports and imports again (one rule: U+FFFD)", async () => {
+      const store = await scope.open({ redaction: false });
+      const lone = fc.constantFrom("\uD800", "\uDBFF", "\uDC00", "\uDFFF", "\uDC00\uD800", "a\uD83D", "\uDE00b");
+      const text = fc.tuple(fc.string({ maxLength: 12 }), lone, fc.string({ maxLength: 12 })).map(([a, l, b]) => a + l + b);
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(text, text, text, text, async (content, args, name, key) => {
+          const sessionId = `lone-${run++}`;
+          const conv = await store.conversation(sessionId);
+          await store.ingest(conv.id, [
+            { role: "user", content, name },
+            { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: args } }] },
+            { role: "tool", tool_call_id: "c1", content: [{ type: "text", text: content }], [key]: { [key]: key } } as never,
+            { role: "assistant", content: `done ${content}` },
+          ]);
+          const exported = await exportConversation(store, sessionId);
+          expect(JSON.stringify(exported)).not.toMatch(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i);
+          const copy = `${sessionId}-copy`;
+          await importConversation(store, { ...exported, sessionId: copy });
+          expect(await exportConversation(store, copy)).toEqual({ ...exported, sessionId: copy });
+          // An export written elsewhere with unpaired surrogates imports as the store would have kept it.
+          const foreign: any = clone(baseDoc());
+          foreign.sessionId = `${sessionId}-foreign`;
+          foreign.messages[4].message.content = content;
+          foreign.summaries[0].content = `leaf ${content}`;
+          await importConversation(store, foreign);
+          const back = await exportConversation(store, foreign.sessionId);
+          expect(back!.messages[4]!.message.content).toBe(content.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
+        }),
+        { numRuns: 15 },
+      );
+    });
+
+    it("a session id with NUL or an unpaired surrogate is refused by name, before any query, on every store", async () => {
+      const store = await scope.open({ redaction: false });
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 10 }), fc.constantFrom("\u0000", "\uD800", "\uDFFF"), fc.string({ maxLength: 10 }), async (a, bad, b) => {
+          const id = a + bad + b;
+          await expect(Promise.resolve().then(() => store.conversation(id))).rejects.toThrow(/session id .* cannot be stored: it must be (no NUL|well-formed)/);
+          expect(await store.findConversation(id)).toBeNull();
+          await expect(importConversation(store, { ...clone(baseDoc()), sessionId: id })).rejects.toThrow(/export\.sessionId/);
+          await expect(importConversation(store, clone(baseDoc()), { as: id })).rejects.toThrow(/as: a session id/);
+        }),
+        { numRuns: 20 },
+      );
+      await nothingWritten(store);
     });
 
     it("round-trips generated documents, and refuses generated breakage with nothing written", async () => {

@@ -20,7 +20,22 @@ export const POSTGRES_TIMEOUT_DEFAULTS = {
   connectTimeoutMs: 10_000,
 } as const;
 
-const Ms = (fallback: number) => z.number().int().min(0).max(86_400_000).default(fallback);
+/** The longest timeout the driver takes (one day); a larger one is refused by name wherever it is written. */
+export const MAX_POSTGRES_TIMEOUT_MS = 86_400_000;
+
+/** A timeout option: whole milliseconds, 0 (the server's own setting) up to one day. */
+export const TimeoutMsSchema = z
+  .number()
+  .int("whole milliseconds")
+  .min(0, "0 (the server's setting) or more")
+  .max(MAX_POSTGRES_TIMEOUT_MS, `at most ${MAX_POSTGRES_TIMEOUT_MS} ms (one day, the driver's maximum)`);
+
+const Ms = (fallback: number) => TimeoutMsSchema.default(fallback);
+
+/** Options that break a rule: a configuration error, never a connection failure. */
+export class PostgresOptionsError extends Error {
+  override readonly name = "PostgresOptionsError";
+}
 
 export const PostgresStoreOptionsSchema = z.strictObject({
   /** `postgres://user@host:port/database` (or `postgresql://`). Its password never appears in an error or a status. */
@@ -60,7 +75,7 @@ export function parsePostgresOptions(raw: unknown, source = "postgres store"): R
   const parsed = PostgresStoreOptionsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const detail = parsed.error.issues.map((i) => `${source}.${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-  throw new Error(`invalid PostgreSQL store options: ${detail}`);
+  throw new PostgresOptionsError(`invalid PostgreSQL store options: ${detail}`);
 }
 
 /**
@@ -69,13 +84,13 @@ export function parsePostgresOptions(raw: unknown, source = "postgres store"): R
  */
 export function postgresOptionsFromConfig(section: unknown, source = "engines.lcm.store"): ResolvedPostgresOptions {
   if (!section || typeof section !== "object" || Array.isArray(section)) {
-    throw new Error(`invalid PostgreSQL store options: ${source}: expected a mapping`);
+    throw new PostgresOptionsError(`invalid PostgreSQL store options: ${source}: expected a mapping`);
   }
   const keys: Record<string, string> = POSTGRES_CONFIG_KEYS;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(section)) {
     const option = keys[key];
-    if (!option) throw new Error(`invalid PostgreSQL store options: ${source}.${key}: unknown key (expected one of ${Object.keys(keys).join(", ")})`);
+    if (!option) throw new PostgresOptionsError(`invalid PostgreSQL store options: ${source}.${key}: unknown key (expected one of ${Object.keys(keys).join(", ")})`);
     out[option] = value;
   }
   // Error paths then name the option; map them back to the configuration's names.

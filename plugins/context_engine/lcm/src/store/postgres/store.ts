@@ -36,6 +36,7 @@ import { ingestPg } from "./ingest.js";
 import { withConversationLock } from "./locks.js";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
 import type { PostgresStoreOptions } from "./options.js";
+import { assertStorableSessionId, sessionIdProblem } from "../session-id.js";
 
 /**
  * The PostgreSQL driver: every store operation answers with a promise. Rows
@@ -84,12 +85,15 @@ export class PostgresLcmStore implements LcmStoreDriver {
   // ---------------------------------------------------------------- conversations
 
   async conversation(sessionId: string): Promise<ConversationRecord> {
+    assertStorableSessionId(sessionId);
     const now = Date.now();
     await this.#conn.pool.query("INSERT INTO conversations (session_id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (session_id) DO NOTHING", [sessionId, now]);
     return (await this.findConversation(sessionId))!;
   }
 
   async findConversation(sessionId: string): Promise<ConversationRecord | null> {
+    // No stored conversation can have such an id; asking PostgreSQL would fail on the NUL byte.
+    if (sessionIdProblem(sessionId) !== null) return null;
     const { rows } = await this.#conn.pool.query("SELECT * FROM conversations WHERE session_id = $1", [sessionId]);
     return rows[0] ? toConversation(rows[0]) : null;
   }

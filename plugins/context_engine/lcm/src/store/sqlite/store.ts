@@ -41,6 +41,7 @@ import { toConversation, type ConversationRow } from "./rows.js";
 import { migrate, SCHEMA_VERSION } from "./schema.js";
 import { searchStoreOf } from "./search.js";
 import * as sum from "./summaries.js";
+import { assertStorableSessionId, sessionIdProblem } from "../session-id.js";
 
 const DEFAULT_PAYLOAD_THRESHOLD = 16 * 1024;
 
@@ -150,7 +151,7 @@ export class SqliteLcmStore implements LcmStore {
   // ---------------------------------------------------------------- conversations
 
   conversation(sessionId: string): ConversationRecord {
-    if (typeof sessionId !== "string" || sessionId.length === 0) throw new Error("conversation: sessionId must be a non-empty string");
+    assertStorableSessionId(sessionId);
     const s = this.#ctx.s;
     const found = s.convBySession.get(sessionId) as ConversationRow | undefined;
     if (found) return toConversation(found);
@@ -160,6 +161,7 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   findConversation(sessionId: string): ConversationRecord | null {
+    if (sessionIdProblem(sessionId) !== null) return null;
     const r = this.#ctx.s.convBySession.get(sessionId) as ConversationRow | undefined;
     return r ? toConversation(r) : null;
   }
