@@ -245,8 +245,9 @@ export class ContextCompressor extends ContextEngine {
     const before = rangeTokens(index, 0, messages.length);
     const scale = calibrationRatio(options.currentTokens, before);
     const threshold = this.thresholdTokens;
-    // The result, in our estimate, must stay strictly under the threshold.
-    const limit = threshold > 0 ? Math.floor((threshold - 1) / scale) : Infinity;
+    // The result, in our estimate, must stay strictly under the threshold and the host's input budget.
+    const ceiling = Math.min(threshold > 0 ? threshold : Infinity, this.#hostBudget(options.budgetTokens) || Infinity);
+    const limit = Number.isFinite(ceiling) ? Math.floor((ceiling - 1) / scale) : Infinity;
     const calls = indexToolCalls(messages);
 
     const nothingToSummarise = () => {
@@ -431,6 +432,15 @@ export class ContextCompressor extends ContextEngine {
     return result;
   }
 
+  /**
+   * The input budget the host says it enforces (`budgetTokens`), or 0: absent, or an older host's whole
+   * window (not below `contextLength`), which says nothing the window does not.
+   */
+  #hostBudget(budgetTokens: number | undefined): number {
+    if (!(typeof budgetTokens === "number" && budgetTokens > 0)) return 0;
+    return this.contextLength > 0 && budgetTokens >= this.contextLength ? 0 : Math.floor(budgetTokens);
+  }
+
   /** The model to ask for summaries: none (the chat model's default) until `/model` switched away from the start. */
   #followModel(): string | undefined {
     if (this.config.summary_model) return undefined;
@@ -478,11 +488,13 @@ export class ContextCompressor extends ContextEngine {
    */
   override selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Message[] | null {
     if (!Array.isArray(requestMessages) || requestMessages.length < 2 || !this.#wellFormed(requestMessages)) return null;
-    const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.contextLength;
+    const hostBudget = this.#hostBudget(options.budgetTokens);
+    const window = hostBudget || this.contextLength;
     if (!(window > 0)) return null;
     const counter = this.#counter;
-    // The host also counts tool schemas and its estimate differs from ours: leave a margin.
-    const limit = Math.floor(window * SELECTION_SHARE) - this.#requestOverhead;
+    // The host's input budget already leaves out its tool schemas and output reserve; without one, the
+    // overhead real usage showed stands for them. Either way our estimate differs from the host's: a margin.
+    const limit = Math.floor(window * SELECTION_SHARE) - (hostBudget ? 0 : this.#requestOverhead);
     const tokens = counter.countMessages(requestMessages);
     this.#lastRequestTokens = tokens;
     if (tokens <= limit) return null;
