@@ -74,8 +74,8 @@ export const CHAT_HELP = `Usage:
   context-engine chat --resume [id]             continue a saved chat (an id prefix; none: the newest)
 
 The endpoint comes from config.yaml (model.base_url, model.api_key, model.name,
-model.context_window, model.request_timeout_seconds) or the environment (OPENAI_BASE_URL,
-OPENAI_API_KEY, OPENAI_MODEL). Answers stream in; chats are saved under
+model.context_length, model.request_timeout_seconds) and the environment (OPENAI_BASE_URL,
+OPENAI_API_KEY, OPENAI_MODEL); a set variable overrides config.yaml. Answers stream in; chats are saved under
 $CONTEXT_ENGINE_HOME/chats (default ~/.context-engine/chats).
 
 Input and keys:
