@@ -5,6 +5,7 @@ import { createEstimator } from "@context-engine/core";
 import { commaList, parseCommandArgs, positiveInt } from "../args.js";
 import { EndpointError, EXIT, InputError, UsageError } from "../errors.js";
 import { createPalette } from "../format/color.js";
+import { formatInt } from "../format/numbers.js";
 import { createProgress } from "../format/progress.js";
 import { REPLAY_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
@@ -20,6 +21,8 @@ import { defaultReportDir, writeReportFile } from "../replay/report-file.js";
 /** The demo compares these two on a window small enough to force compaction. */
 export const DEMO_ENGINES = ["compressor", "lcm"] as const;
 export const DEMO_CONTEXT_LENGTH = 12_000;
+/** Without --context-length or model.context_length. */
+export const DEFAULT_REPLAY_CONTEXT_LENGTH = 128_000;
 
 const FORMATS = ["openai-jsonl", "mini-swe-agent", "swe-agent", "openhands", "tau-bench", "locomo"] as const;
 
@@ -107,7 +110,10 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   const engines = await chooseEngines(envForEngines, wanted);
   if (engines.length === 0) throw new UsageError("replay: no engine to replay with");
 
-  const contextLength = contextLengthFlag ?? (values.demo ? DEMO_CONTEXT_LENGTH : (loaded.config.model.context_length ?? 128_000));
+  const window = replayWindow(contextLengthFlag, values.demo === true, loaded);
+  const contextLength = window.tokens;
+  // Never silently: the window decides everything the report shows.
+  progress.log(stderrPalette.dim(`context length ${formatInt(contextLength)} tokens: ${window.source}`));
 
   const dataDir = mkdtempSync(join(tmpdir(), "context-engine-replay-"));
   const counter = createEstimator();
@@ -166,6 +172,17 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     if (report.reportPath) io.stdout.write(`\nHTML report: ${report.reportPath}\n`);
   }
   return report.ok ? EXIT.ok : EXIT.check;
+}
+
+/** The window a replay uses and where it came from, in words for the user. */
+export function replayWindow(flag: number | undefined, demo: boolean, loaded: LoadedConfig): { tokens: number; source: string } {
+  if (flag !== undefined) return { tokens: flag, source: "from --context-length" };
+  if (demo) return { tokens: DEMO_CONTEXT_LENGTH, source: "the demo's, small enough to force compaction (--context-length to change)" };
+  const configured = loaded.config.model.context_length;
+  if (configured !== undefined) {
+    return { tokens: configured, source: `model.context_length in ${loaded.file ?? "config.yaml"}, the chat model's window (--context-length to replay at another)` };
+  }
+  return { tokens: DEFAULT_REPLAY_CONTEXT_LENGTH, source: "the default (--context-length, or model.context_length in config.yaml, to change)" };
 }
 
 function demoSessionPath(): string {
