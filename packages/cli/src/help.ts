@@ -58,6 +58,8 @@ Options:
       --json                   Print the report as JSON on stdout (the table is not printed)
       --report <path.html>     Where to write the HTML report (default: a file in the temp dir)
       --no-report              Do not write an HTML report
+      --conversation <id>      Continue this conversation of an engine's persistent store (engines.lcm.store
+                               in config.yaml); default: a new conversation per run, named on stderr
       --live-summaries         Let engines summarise with the configured model endpoint (model.* or
                                OPENAI_*; network, costs tokens). Default: deterministic summaries
       --keep-data              Keep the engines' data directory (printed on stderr)

@@ -17,6 +17,7 @@ import type { LoadedConfig } from "@context-engine/plugin-loader";
 import { ENDPOINT_HINTS } from "./endpoint.js";
 import { cliVersion } from "../version.js";
 import { defaultReportDir, writeReportFile } from "../replay/report-file.js";
+import { replayConversationIds } from "../replay/conversation.js";
 
 /** The demo compares these two on a window small enough to force compaction. */
 export const DEMO_ENGINES = ["compressor", "lcm"] as const;
@@ -41,6 +42,7 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     "keep-data": { type: "boolean" },
     "no-progress": { type: "boolean" },
     "live-summaries": { type: "boolean" },
+    conversation: { type: "string" },
   });
   if (values.help) {
     io.stdout.write(REPLAY_HELP);
@@ -57,6 +59,8 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`replay: --format must be one of ${FORMATS.join(", ")}; got ${JSON.stringify(format)}`);
   }
+  const continueId = values.conversation?.trim();
+  if (values.conversation !== undefined && !continueId) throw new UsageError("replay: --conversation needs the id of the conversation to continue");
   const limit = positiveInt("limit", values.limit);
   const maxTurns = positiveInt("max-turns", values["max-turns"]);
   const contextLengthFlag = positiveInt("context-length", values["context-length"]);
@@ -89,6 +93,11 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
       ...(remaining !== undefined ? { limit: remaining } : {}),
     });
     sessions.push(...read);
+  }
+  if (continueId && sessions.length > 1) {
+    throw new UsageError(`replay: --conversation continues one conversation, but ${sessions.length} sessions were read`, {
+      hints: ["Replay one session (a file, or --limit 1) into it."],
+    });
   }
   if (sessions.length === 0) {
     throw new InputError(`no recorded sessions found in ${inputs.join(", ")}${format ? ` (format ${format})` : ""}`, {
@@ -130,6 +139,7 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(values.model ? { model: values.model } : {}),
       hostConfig: hostSettings(loaded.config),
+      conversationId: replayConversationIds(continueId ? { continueId } : {}),
       isLossless: rec.isLossless,
       checkRecoverable: rec.checkRecoverable,
       logger,
@@ -143,6 +153,9 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
               `replayed ${event.session} with ${event.engine}: ${s.requests} requests, ${s.compactions} compactions, peak ${s.peakContext} tokens (${(s.wallMs / 1000).toFixed(1)} s)`,
             ),
           );
+          // A store that outlives the replay: say which conversation this run wrote, to find or continue it.
+          const c = event.metrics.conversation;
+          if (c) progress.log(`${event.engine} stored this run as conversation ${c.id} in ${c.store}${continueId ? "" : " (continue it with --conversation)"}`);
         }
       },
     });
