@@ -101,7 +101,7 @@ describe("parseConfigText", () => {
     expect(config!.model.context_length).toBe(32000);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ key: "model.context_window", line: 3, severity: "warning" });
-    expect(formatConfigProblem(problems[0]!)).toMatch(/config\.yaml:3:3: warning: model\.context_window: read as model\.context_length/);
+    expect(formatConfigProblem(problems[0]!)).toMatch(/config\.yaml:3:3: warning: model\.context_window: model\.context_window is read as model\.context_length/);
     expect(parseConfigText("model:\n  context_length: 8000\n  context_window: 8000\n").config!.model.context_length).toBe(8000);
     const clash = parseConfigText("model:\n  context_length: 8000\n  context_window: 16000\n", "config.yaml");
     expect(clash.config).toBeNull();

@@ -22,5 +22,5 @@ export function normalizeModelWindow(config: ContextEngineConfig, source: Pick<Y
     ];
   }
   model.context_length = model.context_window;
-  return [{ ...at, message: "read as model.context_length, the window's one name; rename the key to silence this note", severity: "warning" }];
+  return [{ ...at, message: "model.context_window is read as model.context_length, the window's one name; rename the key to silence this note", severity: "warning" }];
 }
