@@ -13,6 +13,7 @@ Commands:
   plugins info <name>    Details of one engine
   config check           Validate config.yaml and print each problem with its line
   new-engine <name>      Scaffold a context engine package (same as npm create context-engine)
+  lcm list               The conversations an LCM store holds (SQLite file or PostgreSQL)
   lcm export|import      Move one LCM conversation between stores (SQLite file, PostgreSQL URL)
   help [command]         Show help for a command
 
@@ -45,8 +46,9 @@ Options:
       --demo                   Replay the bundled real session (psf__requests-6028, MIT) comparing
                                compressor and lcm with a context length that forces compaction
   -e, --engine <a,b,…>         Engines to compare (default: every engine that loads)
-  -n, --context-length <N>     The model window in tokens, e.g. 16000 or 16k
-                               (default: model.context_length from config, else 128000; demo 12000)
+  -n, --context-length <N>     The model window in tokens, e.g. 16000 or 16k (default:
+                               model.context_length from config.yaml, else 128000; demo 12000);
+                               the replay says which it used and where it came from
   -m, --model <name>           Model name the requests carry (it selects compression.model_thresholds);
                                default: the model recorded in the session
       --format <name>          Skip detection: openai-jsonl, mini-swe-agent, swe-agent, openhands,
@@ -56,6 +58,8 @@ Options:
       --json                   Print the report as JSON on stdout (the table is not printed)
       --report <path.html>     Where to write the HTML report (default: a file in the temp dir)
       --no-report              Do not write an HTML report
+      --conversation <id>      Continue this conversation of an engine's persistent store (engines.lcm.store
+                               in config.yaml); default: a new conversation per run, named on stderr
       --live-summaries         Let engines summarise with the configured model endpoint (model.* or
                                OPENAI_*; network, costs tokens). Default: deterministic summaries
       --keep-data              Keep the engines' data directory (printed on stderr)
@@ -74,8 +78,8 @@ export const CHAT_HELP = `Usage:
   context-engine chat --resume [id]             continue a saved chat (an id prefix; none: the newest)
 
 The endpoint comes from config.yaml (model.base_url, model.api_key, model.name,
-model.context_window, model.request_timeout_seconds) or the environment (OPENAI_BASE_URL,
-OPENAI_API_KEY, OPENAI_MODEL). Answers stream in; chats are saved under
+model.context_length, model.request_timeout_seconds) and the environment (OPENAI_BASE_URL,
+OPENAI_API_KEY, OPENAI_MODEL); a set variable overrides config.yaml. Answers stream in; chats are saved under
 $CONTEXT_ENGINE_HOME/chats (default ~/.context-engine/chats).
 
 Input and keys:
@@ -152,11 +156,13 @@ list shows the stored conversations: id, last use, size and first request. expor
 one conversation between stores, losslessly: every message as stored, the summaries with their
 lineage, and the active context. --session takes an id or a prefix naming one conversation.
 
-The store is the one chat uses: engines.lcm.store (or database_path) from config.yaml, else
-$CONTEXT_ENGINE_HOME/data/lcm/lcm.sqlite. --store names another: a SQLite file or a postgres://
-(postgresql://) URL, schema from --schema (default lcm); any other URL scheme is refused. A password
-belongs in PGPASSWORD or ~/.pgpass, and is never printed. Import refuses a session that already holds
-messages; --as imports under another session id.
+The store is the one chat uses: engines.lcm.store (or store_env, or database_path) and
+engines.lcm.schema from config.yaml, else $CONTEXT_ENGINE_HOME/data/lcm/lcm.sqlite. --store names
+another: a SQLite file or a postgres:// (postgresql://) URL, schema from --schema (default lcm); any
+other URL scheme is refused. list and export only read: a schema that does not exist is reported,
+never created. A URL without a user name connects as PGUSER, else the operating-system user, as psql
+does. A password belongs in PGPASSWORD or ~/.pgpass, and is never printed. Import refuses a session
+that already holds messages; --as imports under another session id.
 `;
 
 export const HELP_BY_COMMAND: Record<string, string> = {

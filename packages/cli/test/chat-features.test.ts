@@ -73,7 +73,7 @@ describe("chat: failures are said once, in plain words", () => {
 });
 
 describe("chat: windows, streaming fallback, tables", () => {
-  it("an unknown model's window is marked as a guess; model.context_window sets it", async () => {
+  it("an unknown model's window is marked as a guess; model.context_length sets it (context_window too, with a note)", async () => {
     server = await startChatServer();
     const s = sandbox();
     writeFileSync(join(s.cwd, "config.yaml"), `model:\n  name: my-own-model\n  base_url: ${server.url}\n`);
@@ -84,7 +84,8 @@ describe("chat: windows, streaming fallback, tables", () => {
     writeFileSync(join(s.cwd, "config.yaml"), `model:\n  name: my-own-model\n  base_url: ${server.url}\n  context_window: 32768\n`);
     const set = await runBin(["chat"], { ...s, input: "/status\n" });
     expect(set.stdout).toMatch(/Context window\s+32,768 tokens\n/);
-    expect(set.stdout).toMatch(/Window from\s+.*model\.context_window/);
+    expect(set.stdout).toMatch(/Window from\s+.*model\.context_length/);
+    expect(set.stderr).toMatch(/model\.context_window is read as model\.context_length/);
     const known = await runBin(["chat", "--model", "claude-sonnet-4-5"], { ...s, input: "/status\n" });
     expect(known.stdout).toMatch(/Context window\s+32,768 tokens/);
     // After /model, the window follows the new model: known from the table, given, or a guess.

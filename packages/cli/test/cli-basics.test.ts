@@ -19,7 +19,7 @@ describe("context-engine (built binary): usage, help, errors", () => {
     const s = sandbox();
     const help = await runBin(["--help"], s);
     expect(help.code, help.stderr).toBe(0);
-    for (const cmd of ["replay", "chat", "plugins list", "plugins info", "config check"]) expect(help.stdout).toContain(cmd);
+    for (const cmd of ["replay", "chat", "plugins list", "plugins info", "config check", "lcm list", "lcm export|import", "new-engine"]) expect(help.stdout).toContain(cmd);
     expect(help.stdout).toMatch(/6 replay check failed/);
     const bare = await runBin([], s);
     expect(bare.code, bare.stderr).toBe(2);

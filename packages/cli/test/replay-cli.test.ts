@@ -87,12 +87,23 @@ describe("context-engine replay (built binary)", () => {
     expect(await threshold("another-model")).toEqual([2250, 2250]);
   });
 
-  it("a window smaller than the system prompt fails the budget check with exit 6 (anything larger is made to fit)", async () => {
+  it("a window smaller than the system prompt fails the budget check with exit 6 (anything larger is made to fit), with no chat advice", async () => {
     const s = sandbox();
     const r = await runBin(["replay", SESSION, "-e", "compressor", "-n", "60", "--no-report"], s);
     expect(r.code, r.stderr).toBe(6);
     expect(r.stdout).toMatch(/Checks failed:/);
     expect(r.stdout).toMatch(/exceeded the 60-token context length/);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/\/compress|\/new\b/);
+  });
+
+  it("says which window it replays at and where it came from, config.yaml's included", async () => {
+    const s = sandbox();
+    writeFileSync(join(s.cwd, "config.yaml"), "model:\n  context_length: 9000\n");
+    const fromConfig = await runBin(["replay", SESSION, "-e", "compressor", "--no-report", "--no-progress"], s);
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect(fromConfig.stderr).toMatch(/context length 9,000 tokens: model\.context_length in .*config\.yaml, the chat model's window/);
+    const fromFlag = await runBin(["replay", SESSION, "-e", "compressor", "-n", "7k", "--no-report", "--no-progress"], s);
+    expect(fromFlag.stderr).toMatch(/context length 7,000 tokens: from --context-length/);
   });
 
   it.skipIf(!hasChromium)("the HTML report renders in Chromium with one series per engine and no console errors", async () => {

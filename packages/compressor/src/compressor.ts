@@ -234,10 +234,12 @@ export class ContextCompressor extends ContextEngine {
     const before = rangeTokens(index, 0, messages.length);
     const scale = calibrationRatio(options.currentTokens, before);
     const threshold = this.thresholdTokens;
-    // The result, in our estimate, must stay strictly under the threshold.
-    const limit = threshold > 0 ? Math.floor((threshold - 1) / scale) : Infinity;
-    // What must fit whatever it costs: the window, less room for tool schemas and estimate error.
-    const windowLimit = this.contextLength > 0 ? Math.floor((this.contextLength * WINDOW_SHARE) / scale) : Infinity;
+    // The result, in our estimate, must stay strictly under the threshold and the host's input budget.
+    const hostBudget = this.#hostBudget(options.budgetTokens);
+    const ceiling = Math.min(threshold > 0 ? threshold : Infinity, hostBudget || Infinity);
+    const limit = Number.isFinite(ceiling) ? Math.floor((ceiling - 1) / scale) : Infinity;
+    // What must fit whatever it costs: the host's input budget, else the window less room for tool schemas and estimate error.
+    const windowLimit = hostBudget ? Math.floor(hostBudget / scale) : this.contextLength > 0 ? Math.floor((this.contextLength * WINDOW_SHARE) / scale) : Infinity;
     const calls = indexToolCalls(messages);
 
     const nothingToSummarise = () => {
@@ -430,6 +432,15 @@ export class ContextCompressor extends ContextEngine {
       this.#logger.info("compacted conversation", { sessionId, ...state.lastCompaction });
     }
     return result;
+  }
+
+  /**
+   * The input budget the host says it enforces (`budgetTokens`), or 0: absent, or an older host's whole
+   * window (not below `contextLength`), which says nothing the window does not.
+   */
+  #hostBudget(budgetTokens: number | undefined): number {
+    if (!(typeof budgetTokens === "number" && budgetTokens > 0)) return 0;
+    return this.contextLength > 0 && budgetTokens >= this.contextLength ? 0 : Math.floor(budgetTokens);
   }
 
   /** The model to ask for summaries: none (the chat model's default) until `/model` switched away from the start. */

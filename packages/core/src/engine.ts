@@ -21,6 +21,13 @@ export interface CompressOptions {
   memoryContext?: string;
   /** The session this pass belongs to, for engines shared across sessions. */
   sessionId?: string;
+  /**
+   * The input budget the host will enforce on the next request, in the host's token count: what the
+   * messages may take once the output reserve, every tool schema sent with the request and anything
+   * else the host adds are subtracted from the window. The compacted list should fit well under it.
+   * Absent or 0: unknown (an older host); fall back to the engine's own figure from `contextLength`.
+   */
+  budgetTokens?: number;
 }
 
 export interface SessionStartOptions {
@@ -48,7 +55,13 @@ export interface SelectContextOptions {
   conversationMessages?: Message[];
   /** Deep copy of the message that started this turn. */
   incomingMessage?: Message | null;
-  /** The model's context length, or 0 when unknown. */
+  /**
+   * The input budget the host will enforce on this request, in the host's token count: the window
+   * minus the output reserve, minus every tool schema sent with the request (the engine's own and the
+   * agent's) and anything else the host adds. The returned messages must fit it; the host falls back
+   * to the unselected request when they do not. 0 when unknown. Hosts written before this was
+   * specified passed the whole window here: a value not below `contextLength` is such a window.
+   */
   budgetTokens?: number;
   sessionId?: string;
 }

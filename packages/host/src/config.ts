@@ -45,6 +45,12 @@ export const HostConfigSchema = z.strictObject({
   hookTimeouts: HookTimeoutsSchema.prefault({}),
   /** `compression.context_timeout_seconds`: host timeout for one compression pass; 0 disables. */
   contextTimeoutSeconds: z.number().finite().nonnegative().default(120),
+  /**
+   * Tokens kept free for the model's answer (`host.output_reserve_tokens`; 0: none, the provider's
+   * default). A request may take the window minus this; it is sent as the request's `max_tokens`.
+   * Capped at half the window.
+   */
+  outputReserveTokens: z.number().int().nonnegative().default(0),
   /** Provider requests allowed in one turn (tool loop steps, retries excluded). */
   maxIterations: z.number().int().positive().default(50),
   /** Automatic compaction passes allowed in one turn, shared by every gate. */
@@ -89,6 +95,7 @@ const ConfigFileSlice = z.looseObject({
       max_compression_attempts: z.number().int().nonnegative().optional(),
       prompt_cache: z.enum(["auto", "on", "off"]).optional(),
       max_retries: z.number().int().nonnegative().optional(),
+      output_reserve_tokens: z.number().int().nonnegative().optional(),
       session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
       hook_timeouts: z
         .strictObject({
@@ -137,6 +144,7 @@ export function hostConfigFromFile(config: unknown, source = "config.yaml"): Hos
   if (h.max_compression_attempts !== undefined) out.maxCompressionAttempts = h.max_compression_attempts;
   if (h.prompt_cache !== undefined) out.promptCache = h.prompt_cache;
   if (h.max_retries !== undefined) out.maxRetries = h.max_retries;
+  if (h.output_reserve_tokens !== undefined) out.outputReserveTokens = h.output_reserve_tokens;
   if (h.session_idle_timeout_seconds !== undefined) out.sessionIdleTimeoutSeconds = h.session_idle_timeout_seconds;
   if (h.hook_timeouts) {
     const timeouts: Partial<HookTimeouts> = {};

@@ -31,16 +31,21 @@ export class ContextBudgetExceededError extends HostError {
   readonly estimatedTokens: number;
   readonly contextLength: number;
   readonly compactionTried: boolean;
-  constructor(estimatedTokens: number, contextLength: number, compactionTried: boolean) {
+  /** Tokens of the window kept free for the answer (`outputReserveTokens`). */
+  readonly outputReserveTokens: number;
+  constructor(estimatedTokens: number, contextLength: number, compactionTried: boolean, outputReserveTokens = 0) {
+    // No advice here: what to do depends on the application (a chat's /compress, a replay's window).
     super(
       "context_budget_exceeded",
       `request of ~${estimatedTokens} tokens exceeds the model's ${contextLength}-token window` +
+        (outputReserveTokens > 0 ? ` less the ${outputReserveTokens} tokens kept for the answer` : "") +
         (compactionTried ? " even after compaction" : "") +
-        "; it was not sent. Run /compress, /new, or switch to a model with a larger window.",
+        "; it was not sent",
     );
     this.estimatedTokens = estimatedTokens;
     this.contextLength = contextLength;
     this.compactionTried = compactionTried;
+    this.outputReserveTokens = outputReserveTokens;
   }
 }
 

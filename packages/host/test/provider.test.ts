@@ -160,10 +160,16 @@ describe("createOpenAIChatModel", () => {
 });
 
 describe("resolveModelConfig", () => {
-  it("prefers config and falls back to the environment", () => {
+  it("lets a set environment variable override config.yaml, and says where each value came from", () => {
     const env = { OPENAI_MODEL: "env-model", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_API_KEY: "sk-env" };
-    const r = resolveModelConfig({ name: "gpt-4o-mini", base_url: "https://api.example.com/v1", api_key: "sk-file" }, env);
-    expect(r).toMatchObject({ model: "gpt-4o-mini", baseURL: "https://api.example.com/v1", apiKey: "sk-file", contextLength: 128_000 });
+    const file = { name: "gpt-4o-mini", base_url: "https://api.example.com/v1", api_key: "sk-file" };
+    const r = resolveModelConfig(file, env);
+    expect(r).toMatchObject({ model: "env-model", baseURL: "http://127.0.0.1:1/v1", apiKey: "sk-env" });
+    expect(r.sources).toMatchObject({ model: "env OPENAI_MODEL", baseURL: "env OPENAI_BASE_URL", apiKey: "env OPENAI_API_KEY" });
+    const fromFile = resolveModelConfig(file, { OPENAI_BASE_URL: "  " });
+    expect(fromFile).toMatchObject({ model: "gpt-4o-mini", baseURL: "https://api.example.com/v1", apiKey: "sk-file", contextLength: 128_000 });
+    expect(fromFile.sources.baseURL).toBe("config.yaml: model.base_url");
+    expect(() => resolveModelConfig(file, { OPENAI_BASE_URL: "localhost:8000" })).toThrow(/OPENAI_BASE_URL: expected an http\(s\) URL/);
     const fromEnv = resolveModelConfig(undefined, env);
     expect(fromEnv).toMatchObject({ model: "env-model", baseURL: "http://127.0.0.1:1/v1", apiKey: "sk-env" });
     expect(fromEnv.sources.model).toBe("env OPENAI_MODEL");

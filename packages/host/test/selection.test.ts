@@ -1,4 +1,4 @@
-import type { Message, SelectContextOptions } from "@context-engine/core";
+import { estimateTextTokens, type Message, type SelectContextOptions } from "@context-engine/core";
 import { describe, expect, it } from "vitest";
 import { RecordingEngine, SelectingEngine } from "./support/engines.js";
 import { makeHost, useFakeServer } from "./support/setup.js";
@@ -123,7 +123,7 @@ describe("selectContext applied", () => {
     expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: "user", content: "and now?" });
   });
 
-  it("passes deep clones of the conversation and the incoming message, and the engine's window as budget", async () => {
+  it("passes deep clones of the conversation and the incoming message, and the input budget (the window less the tool schemas)", async () => {
     let seen: SelectContextOptions | undefined;
     const { session, engine } = await runWith((request, options) => {
       seen = options;
@@ -133,8 +133,9 @@ describe("selectContext applied", () => {
       (request[1] as { content: string }).content = "HACKED";
       return null;
     });
-    expect(seen!.budgetTokens).toBe(engine.contextLength);
-    expect(seen!.budgetTokens).toBe(8000);
+    // The window less the tool schemas sent (the engine's own tool; no reserve configured).
+    expect(engine.contextLength).toBe(8000);
+    expect(seen!.budgetTokens).toBe(8000 - estimateTextTokens(JSON.stringify(session.tools)));
     expect(seen!.sessionId).toBe(session.id);
     expect(JSON.stringify(session.messages)).not.toContain("HACKED");
     expect(server.requests[0]!.body.messages).toEqual(expectedPlain);

@@ -83,18 +83,21 @@ export interface ModelSettings {
   contextLength: number;
 }
 
-/** The main model from `model:` with the env fallbacks `OPENAI_MODEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`. */
+/**
+ * The main model from `model:` and the environment: a set `OPENAI_MODEL`, `OPENAI_BASE_URL` or
+ * `OPENAI_API_KEY` overrides the file (the file holds the defaults, the environment the exception).
+ */
 export function resolveModelSettings(
   config: Pick<ContextEngineConfig, "model">,
   env: Record<string, string | undefined> = process.env,
 ): ModelSettings {
   const m = config.model ?? {};
-  const model = m.name ?? nonEmpty(env.OPENAI_MODEL);
+  const model = nonEmpty(env.OPENAI_MODEL) ?? m.name ?? null;
   return {
     model,
     provider: m.provider ?? null,
-    baseUrl: m.base_url ?? nonEmpty(env.OPENAI_BASE_URL),
-    apiKey: m.api_key ?? nonEmpty(env.OPENAI_API_KEY),
+    baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? m.base_url ?? null,
+    apiKey: nonEmpty(env.OPENAI_API_KEY) ?? m.api_key ?? null,
     contextLength: m.context_length ?? m.context_window ?? contextLengthFor(model),
   };
 }

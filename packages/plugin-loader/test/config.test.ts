@@ -96,6 +96,19 @@ describe("parseConfigText", () => {
     expect(dup.problems[0]).toMatchObject({ line: 3, severity: "error" });
   });
 
+  it("has one name for the window: model.context_window is read as model.context_length, with a positioned note", () => {
+    const { config, problems } = parseConfigText("model:\n  name: m\n  context_window: 32000\n", "config.yaml");
+    expect(config!.model.context_length).toBe(32000);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ key: "model.context_window", line: 3, severity: "warning" });
+    expect(formatConfigProblem(problems[0]!)).toMatch(/config\.yaml:3:3: warning: model\.context_window: model\.context_window is read as model\.context_length/);
+    expect(parseConfigText("model:\n  context_length: 8000\n  context_window: 8000\n").config!.model.context_length).toBe(8000);
+    const clash = parseConfigText("model:\n  context_length: 8000\n  context_window: 16000\n", "config.yaml");
+    expect(clash.config).toBeNull();
+    expect(clash.problems[0]).toMatchObject({ key: "model.context_window", severity: "error" });
+    expect(clash.problems[0]!.message).toMatch(/disagrees with model\.context_length/);
+  });
+
   it("rejects a file that is not a mapping", () => {
     const { problems } = parseConfigText("- a\n- b\n", "cfg.yaml");
     expect(problems[0]?.message).toMatch(/a list/);

@@ -22,10 +22,11 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 describe("model settings", () => {
-  it("reads model: with env fallbacks and a context-length table", () => {
-    const cfg = parseConfigText("model:\n  name: claude-sonnet-4\n", null).config!;
-    const s = resolveModelSettings(cfg, { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: " k ", OPENAI_MODEL: "ignored" });
+  it("reads model: with the environment overriding it, and a context-length table", () => {
+    const cfg = parseConfigText("model:\n  name: claude-sonnet-4\n  base_url: https://file.example/v1\n", null).config!;
+    const s = resolveModelSettings(cfg, { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: " k " });
     expect(s).toEqual({ model: "claude-sonnet-4", provider: null, baseUrl: "http://127.0.0.1:9/v1", apiKey: "k", contextLength: 200_000 });
+    expect(resolveModelSettings(cfg, { OPENAI_MODEL: "gpt-4o" })).toMatchObject({ model: "gpt-4o", baseUrl: "https://file.example/v1" });
     const fromEnv = resolveModelSettings(parseConfigText("model:\n  context_length: 32000\n", null).config!, { OPENAI_MODEL: "gpt-4o" });
     expect(fromEnv).toMatchObject({ model: "gpt-4o", contextLength: 32_000 });
     expect(contextLengthFor("gpt-4.1-mini")).toBe(1_047_576);

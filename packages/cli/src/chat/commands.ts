@@ -57,7 +57,7 @@ export const CHAT_COMMAND_HELP: ReadonlyArray<[string, string]> = [
 function statusTable(ctx: ChatContext): string {
   const s = ctx.session.status();
   const e = s.engineStatus;
-  const window = `${formatInt(s.contextLength)} tokens${ctx.endpoint.contextLengthKnown() ? "" : " (a guess: the model is not in the built-in table; set model.context_window)"}`;
+  const window = `${formatInt(s.contextLength)} tokens${ctx.endpoint.contextLengthKnown() ? "" : " (a guess: the model is not in the built-in table; set model.context_length)"}`;
   const rows: Array<[string, string]> = [
     ["Session", s.sessionId],
     ["Model", s.model],

@@ -42,7 +42,7 @@ export function describeTurnFailure(result: TurnResult, endpoint: Endpoint): Fai
     const ctx = error?.contextLength;
     return {
       title: `The next request${est ? ` (~${formatInt(est)} tokens)` : ""} would not fit the model's window${ctx ? ` of ${formatInt(ctx)}` : ""}, even after compacting.`,
-      hints: ["Try /compress, or /new to start over, or set model.context_window in config.yaml if the window is larger."],
+      hints: ["Try /compress, or /new to start over, or set model.context_length in config.yaml if the window is larger."],
       exitCode: EXIT.internal,
     };
   }
@@ -68,7 +68,7 @@ export function describeTurnFailure(result: TurnResult, endpoint: Endpoint): Fai
         "Raise model.request_timeout_seconds in config.yaml for slow models, or send the message again.",
       );
     case "context_length":
-      return provider(`The server says the conversation no longer fits the model's window${status}.`, "Try /compress or /new, or set model.context_window in config.yaml to the real window.");
+      return provider(`The server says the conversation no longer fits the model's window${status}.`, "Try /compress or /new, or set model.context_length in config.yaml to the real window.");
     case "bad_request":
       return provider(`The server refused the request${status}.`, "Check model.name; the server's message below says why.");
     case "refusal":

@@ -143,7 +143,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
           `${engineInfo.version ? ` ${engineInfo.version}` : ""} (${engineInfo.source}) · /help for commands, /exit to leave`,
       ),
     );
-    if (!resolved.contextLengthKnown) say(err.yellow(`⚠ ${resolved.model} is not in the built-in table of windows; assuming ${tokens}. Set model.context_window in ${setup.configFile}.`));
+    if (!resolved.contextLengthKnown) say(err.yellow(`⚠ ${resolved.model} is not in the built-in table of windows; assuming ${tokens}. Set model.context_length in ${setup.configFile}.`));
     if (resume) say(err.dim(resumedLine(resume)));
     if (engineInfo.fallbackReason) say(err.yellow(`⚠ ${engineInfo.fallbackReason}; using the built-in compressor`));
 

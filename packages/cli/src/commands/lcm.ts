@@ -30,7 +30,10 @@ export async function lcmCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const { loadConfig } = await import("@context-engine/plugin-loader");
   const loaded = values.store === undefined ? await loadConfig({ cwd: io.cwd, env: { ...io.env }, ...(values.config ? { path: values.config } : {}) }) : undefined;
-  const target = resolveStoreTarget(values.store, { cwd: io.cwd, env: io.env, ...(loaded ? { loaded } : {}) });
+  const resolved = resolveStoreTarget(values.store, { cwd: io.cwd, env: io.env, ...(loaded ? { loaded } : {}) });
+  const schema = resolved.kind === "postgres" ? (values.schema ?? resolved.schema) : undefined;
+  // Say which schema: an empty listing of the wrong one must not read as an empty store.
+  const target = resolved.kind === "postgres" && schema ? { ...resolved, schema, shown: `${resolved.shown}, schema ${schema}` } : resolved;
   // The password of a postgres:// URL never reaches a message, whatever fails below.
   const secrets = target.kind === "postgres" ? urlSecrets(target.url) : [];
   try {
@@ -55,7 +58,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], rest: string[], values: Lc
   const doc = sub === "import" ? await readImport(rest, io) : null;
   if (target.kind === "sqlite") checkSqliteStore(target.path, sub !== "import");
 
-  const store = await openStore(target, values.schema);
+  const store = await openStore(target, values.schema, sub !== "import");
   try {
     if (sub === "list") return await listConversations(store, target, io, { json: values.json === true });
     if (sub === "export") return await exportOne(store, target, values.session!, values.out, io);
@@ -89,10 +92,15 @@ async function readImport(rest: string[], io: CliIO): Promise<unknown> {
 type Lcm = typeof import("@context-engine/lcm");
 export type OpenedStore = Awaited<ReturnType<Lcm["openPostgresStore"]>>;
 
-async function openStore(target: StoreTarget, schema: string | undefined): Promise<OpenedStore> {
+/** Open the store; a read (`list`, `export`) never creates anything: a missing schema is an error, not a new one. */
+async function openStore(target: StoreTarget, schemaFlag: string | undefined, read: boolean): Promise<OpenedStore> {
   const lcm = await import("@context-engine/lcm");
   try {
-    if (target.kind === "postgres") return await lcm.openPostgresStore({ url: target.url, ...(schema ? { schema } : {}) });
+    if (target.kind === "postgres") {
+      const schema = schemaFlag ?? target.schema;
+      return await lcm.openPostgresStore({ url: target.url, ...(schema ? { schema } : {}), ...(read ? { createSchema: false } : {}) });
+    }
+    const schema = schemaFlag;
     if (schema) throw new UsageError("lcm: --schema applies to a postgres:// store only");
     // The SQLite store's close() is synchronous; awaiting it is the same.
     return lcm.openLcmStore({ path: target.path }) as unknown as OpenedStore;

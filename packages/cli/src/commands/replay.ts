@@ -5,6 +5,7 @@ import { createEstimator } from "@context-engine/core";
 import { commaList, parseCommandArgs, positiveInt } from "../args.js";
 import { EndpointError, EXIT, InputError, UsageError } from "../errors.js";
 import { createPalette } from "../format/color.js";
+import { formatInt } from "../format/numbers.js";
 import { createProgress } from "../format/progress.js";
 import { REPLAY_HELP } from "../help.js";
 import { useColor, type CliIO } from "../io.js";
@@ -16,10 +17,13 @@ import type { LoadedConfig } from "@context-engine/plugin-loader";
 import { ENDPOINT_HINTS } from "./endpoint.js";
 import { cliVersion } from "../version.js";
 import { defaultReportDir, writeReportFile } from "../replay/report-file.js";
+import { replayConversationIds } from "../replay/conversation.js";
 
 /** The demo compares these two on a window small enough to force compaction. */
 export const DEMO_ENGINES = ["compressor", "lcm"] as const;
 export const DEMO_CONTEXT_LENGTH = 12_000;
+/** Without --context-length or model.context_length. */
+export const DEFAULT_REPLAY_CONTEXT_LENGTH = 128_000;
 
 const FORMATS = ["openai-jsonl", "mini-swe-agent", "swe-agent", "openhands", "tau-bench", "locomo"] as const;
 
@@ -38,6 +42,7 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     "keep-data": { type: "boolean" },
     "no-progress": { type: "boolean" },
     "live-summaries": { type: "boolean" },
+    conversation: { type: "string" },
   });
   if (values.help) {
     io.stdout.write(REPLAY_HELP);
@@ -54,6 +59,8 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`replay: --format must be one of ${FORMATS.join(", ")}; got ${JSON.stringify(format)}`);
   }
+  const continueId = values.conversation?.trim();
+  if (values.conversation !== undefined && !continueId) throw new UsageError("replay: --conversation needs the id of the conversation to continue");
   const limit = positiveInt("limit", values.limit);
   const maxTurns = positiveInt("max-turns", values["max-turns"]);
   const contextLengthFlag = positiveInt("context-length", values["context-length"]);
@@ -87,6 +94,11 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     });
     sessions.push(...read);
   }
+  if (continueId && sessions.length > 1) {
+    throw new UsageError(`replay: --conversation continues one conversation, but ${sessions.length} sessions were read`, {
+      hints: ["Replay one session (a file, or --limit 1) into it."],
+    });
+  }
   if (sessions.length === 0) {
     throw new InputError(`no recorded sessions found in ${inputs.join(", ")}${format ? ` (format ${format})` : ""}`, {
       hints: ["Supported: OpenAI chat JSON/JSONL, mini-swe-agent, SWE-agent, OpenHands, tau-bench, LoCoMo."],
@@ -107,7 +119,10 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
   const engines = await chooseEngines(envForEngines, wanted);
   if (engines.length === 0) throw new UsageError("replay: no engine to replay with");
 
-  const contextLength = contextLengthFlag ?? (values.demo ? DEMO_CONTEXT_LENGTH : (loaded.config.model.context_length ?? 128_000));
+  const window = replayWindow(contextLengthFlag, values.demo === true, loaded);
+  const contextLength = window.tokens;
+  // Never silently: the window decides everything the report shows.
+  progress.log(stderrPalette.dim(`context length ${formatInt(contextLength)} tokens: ${window.source}`));
 
   const dataDir = mkdtempSync(join(tmpdir(), "context-engine-replay-"));
   const counter = createEstimator();
@@ -124,6 +139,7 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(values.model ? { model: values.model } : {}),
       hostConfig: hostSettings(loaded.config),
+      conversationId: replayConversationIds(continueId ? { continueId } : {}),
       isLossless: rec.isLossless,
       checkRecoverable: rec.checkRecoverable,
       logger,
@@ -137,6 +153,9 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
               `replayed ${event.session} with ${event.engine}: ${s.requests} requests, ${s.compactions} compactions, peak ${s.peakContext} tokens (${(s.wallMs / 1000).toFixed(1)} s)`,
             ),
           );
+          // A store that outlives the replay: say which conversation this run wrote, to find or continue it.
+          const c = event.metrics.conversation;
+          if (c) progress.log(`${event.engine} stored this run as conversation ${c.id} in ${c.store}${continueId ? "" : " (continue it with --conversation)"}`);
         }
       },
     });
@@ -166,6 +185,17 @@ export async function replayCommand(argv: string[], io: CliIO): Promise<number> 
     if (report.reportPath) io.stdout.write(`\nHTML report: ${report.reportPath}\n`);
   }
   return report.ok ? EXIT.ok : EXIT.check;
+}
+
+/** The window a replay uses and where it came from, in words for the user. */
+export function replayWindow(flag: number | undefined, demo: boolean, loaded: LoadedConfig): { tokens: number; source: string } {
+  if (flag !== undefined) return { tokens: flag, source: "from --context-length" };
+  if (demo) return { tokens: DEMO_CONTEXT_LENGTH, source: "the demo's, small enough to force compaction (--context-length to change)" };
+  const configured = loaded.config.model.context_length;
+  if (configured !== undefined) {
+    return { tokens: configured, source: `model.context_length in ${loaded.file ?? "config.yaml"}, the chat model's window (--context-length to replay at another)` };
+  }
+  return { tokens: DEFAULT_REPLAY_CONTEXT_LENGTH, source: "the default (--context-length, or model.context_length in config.yaml, to change)" };
 }
 
 function demoSessionPath(): string {

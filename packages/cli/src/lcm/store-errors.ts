@@ -20,6 +20,11 @@ export function storeProblem(error: unknown, shown?: string): CliError | null {
   }
   if (/^invalid PostgreSQL store options/.test(message)) return new CliError(message, EXIT.usage, { hints: ["A schema name is a lower-case identifier: letters, digits and _."], cause: error });
   switch (errno) {
+    case "LCM_NO_SCHEMA":
+      return new CliError(`${message.replace(/^no LCM store/, "No LCM store")}; nothing was created`, EXIT.input, {
+        hints: ["Name the schema the engine writes to with --schema <name> (or engines.lcm.schema in config.yaml)."],
+        cause: error,
+      });
     case "ECONNREFUSED":
       return problem("cannot connect to PostgreSQL: the connection was refused", ["Is the server running, and are the host and port in the URL right?"]);
     case "ENOTFOUND":

@@ -3,8 +3,11 @@ import { join, resolve } from "node:path";
 import { expandPath, resolveHome, type LoadedConfig } from "@context-engine/plugin-loader";
 import { InputError, UsageError } from "../errors.js";
 
-/** Where an LCM store lives: a SQLite file, or a PostgreSQL database (URL without its password for display). */
-export type StoreTarget = { kind: "sqlite"; path: string; shown: string } | { kind: "postgres"; url: string; shown: string };
+/**
+ * Where an LCM store lives: a SQLite file, or a PostgreSQL database (URL without its password for
+ * display) and the schema config.yaml names for it (`engines.lcm.schema`; absent: the store's default).
+ */
+export type StoreTarget = { kind: "sqlite"; path: string; shown: string } | { kind: "postgres"; url: string; shown: string; schema?: string };
 
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 const POSTGRES = /^postgres(ql)?:\/\//i;
@@ -27,20 +30,31 @@ export function defaultLcmStorePath(cwd: string, env: Record<string, string | un
 }
 
 /**
- * The store a command means: `--store`, else `engines.lcm.store` / `engines.lcm.database_path`
- * from config.yaml, else the default file. A URL must be postgres:// (or postgresql://): any other
- * scheme is refused instead of becoming a local folder named after it.
+ * The store a command means, as the engine itself would open it: `--store`, else `engines.lcm.store`
+ * (or the variable `engines.lcm.store_env` names, or `engines.lcm.database_path`) from config.yaml,
+ * else the default file; for PostgreSQL also config.yaml's `engines.lcm.schema` unless `--store` is
+ * given. A URL must be postgres:// (or postgresql://): any other scheme is refused instead of becoming
+ * a local folder named after it.
  */
 export function resolveStoreTarget(flag: string | undefined, options: { cwd: string; env: Record<string, string | undefined>; loaded?: LoadedConfig }): StoreTarget {
-  const section = (options.loaded?.config.engines?.lcm ?? {}) as { store?: unknown; database_path?: unknown };
-  const configured = [section.store, section.database_path].find((v): v is string => typeof v === "string" && v.length > 0);
+  const section = (options.loaded?.config.engines?.lcm ?? {}) as { store?: unknown; store_env?: unknown; database_path?: unknown; schema?: unknown };
+  const fromEnv = typeof section.store_env === "string" ? options.env[section.store_env] : undefined;
+  if (flag === undefined && typeof section.store_env === "string" && !fromEnv) {
+    throw new UsageError(`engines.lcm.store_env in config.yaml names ${section.store_env}, which is not set`, {
+      hints: [`Set ${section.store_env} to the store (a SQLite file or a postgres:// URL), or name it with --store.`],
+    });
+  }
+  const configured = [section.store, fromEnv, section.database_path].find((v): v is string => typeof v === "string" && v.length > 0);
   const raw = flag ?? configured;
   const where = flag !== undefined ? "--store" : "engines.lcm in config.yaml";
   if (raw === undefined) {
     const path = defaultLcmStorePath(options.cwd, options.env);
     return { kind: "sqlite", path, shown: path };
   }
-  if (POSTGRES.test(raw)) return { kind: "postgres", url: raw, shown: displayUrl(raw) };
+  if (POSTGRES.test(raw)) {
+    const schema = flag === undefined && typeof section.schema === "string" ? section.schema : undefined;
+    return { kind: "postgres", url: raw, shown: displayUrl(raw), ...(schema ? { schema } : {}) };
+  }
   if (URL_LIKE.test(raw)) {
     throw new UsageError(`${where}: ${displayUrl(raw)} is not a supported LCM store`, {
       hints: ["An LCM store is a SQLite file path or a postgres:// (postgresql://) URL; no other database is supported."],

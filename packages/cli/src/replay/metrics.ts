@@ -95,6 +95,8 @@ export interface EngineRunMetrics {
   recoverability: RecoverabilityResult | null;
   /** Evidence recall for sessions whose data has questions with evidence (LoCoMo); absent otherwise. */
   evidence?: EvidenceRecall;
+  /** The conversation this run wrote to, when the engine's store outlives the replay (a file or schema from config.yaml). */
+  conversation?: { id: string; store: string };
   /** Problems that make the run fail its checks (engine exceptions, lost messages). */
   errors: string[];
   /** Notes on replay fidelity (recorded steps not replayed, synthetic results). */

@@ -143,11 +143,23 @@ function grepQueries(fp: Fingerprint): string[] {
   return [...new Set(queries.filter(Boolean).map((q) => escapeRegex(q.slice(0, 120))))];
 }
 
+/** A message not in the context: still to be found through the engine's tools. */
+interface Pending {
+  index: number;
+  fp: Fingerprint;
+  message: Message;
+}
+
 /**
  * Whether a lossless engine can still produce every message it was given,
  * using only its agent tools, as a model would: each message is either still
  * in the context verbatim, or comes back verbatim from lcm_expand on a
- * summary in the context, or can be found with lcm_grep and expanded.
+ * summary in the context, or can be found with lcm_grep and expanded, or,
+ * where words cannot single it out (an empty tool result, one of many
+ * identical outputs), by id: lcm_expand on a found neighbour's stored ref
+ * with `around`, matched on role, text and tool-call id.
+ *
+ * A stored message answers for one original message only.
  */
 export async function checkRecoverable(args: {
   engine: ContextEngine;
@@ -161,63 +173,128 @@ export async function checkRecoverable(args: {
   // "The context" is both what the host keeps and what the engine last selected for the model.
   const visible = [...final, ...(args.lastRequest ?? [])];
   const inContext = new Set(visible.map(canonicalMessage));
-  const pending: Array<{ index: number; fp: Fingerprint; message: Message }> = [];
-  let recovered = 0;
+  const pending: Pending[] = [];
   original.forEach((message, index) => {
-    if (inContext.has(canonicalMessage(message))) recovered++;
-    else pending.push({ index, fp: fingerprint(message), message });
+    if (!inContext.has(canonicalMessage(message))) pending.push({ index, fp: fingerprint(message), message });
   });
-  const inContextCount = recovered;
-  if (pending.length === 0) return { method: "in context", checked: original.length, recovered, missing: [], lost: [], via: { inContext: recovered, expandedSummaries: 0, searched: 0 } };
+  const inContextCount = original.length - pending.length;
+  if (pending.length === 0) return { method: "in context", checked: original.length, recovered: inContextCount, missing: [], lost: [], via: { inContext: inContextCount, expandedSummaries: 0, searched: 0 } };
+
+  const expand = (id: string, around = 0) => expandAll(engine, sessionId, final, id, around);
+  const found = new Matches();
 
   // 1. Expand every summary the context refers to.
   const summaryIds = new Set<string>();
   for (const m of visible) for (const id of contentText(m.content).match(SUMMARY_ID) ?? []) summaryIds.add(id.toLowerCase());
   const pool: ExpandedMessage[] = [];
-  for (const id of summaryIds) pool.push(...(await expandAll(engine, sessionId, final, id)));
-  const take = (fp: Fingerprint, candidates: ExpandedMessage[]): boolean => {
-    const at = candidates.findIndex((c) => matches(fp, c));
-    if (at < 0) return false;
-    candidates.splice(at, 1);
-    return true;
-  };
-  const still = pending.filter((p) => !take(p.fp, pool));
-  recovered += pending.length - still.length;
-  const expanded = pending.length - still.length;
+  for (const id of summaryIds) pool.push(...(await expand(id)));
+  for (const p of pending) found.claim(p, pool);
+  const expanded = found.size;
 
-  // 2. Search for the rest and expand each hit.
-  const missing: RecoverabilityResult["missing"] = [];
-  const lost: number[] = [];
-  for (const p of still) {
-    let found = false;
+  // 2. Search for the rest by their words and expand each hit.
+  for (const p of pending) {
+    if (found.has(p.index)) continue;
     const tried = new Set<string>();
     for (const query of grepQueries(p.fp)) {
       const hits = await callTool(engine, sessionId, final, GREP, { query, mode: "regex", scope: "messages", roles: [p.fp.role], limit: 20, ignore_case: false });
       const refs = "error" in hits ? [] : ((hits.hits as Array<{ ref?: string; type?: string }> | undefined) ?? []).filter((h) => h.ref && h.type !== "summary").map((h) => h.ref!);
-      for (const ref of refs) {
-        if (tried.has(ref)) continue;
+      for (const ref of refs.filter((r) => !tried.has(r) && !found.isClaimed(r))) {
         tried.add(ref);
-        if (take(p.fp, await expandAll(engine, sessionId, final, ref))) {
-          found = true;
-          break;
-        }
+        if (found.claim(p, await expand(ref))) break;
       }
-      if (found) break;
-    }
-    if (found) recovered++;
-    else {
-      lost.push(p.index);
-      if (missing.length < 10) missing.push({ index: p.index, role: p.message.role, preview: preview(p.fp) });
+      if (found.has(p.index)) break;
     }
   }
+
+  // 3. By id: the rest sit between messages already found; expand a found neighbour's ref around it.
+  await findByNeighbours(pending, found, expand);
+
+  const missing: RecoverabilityResult["missing"] = [];
+  const lost: number[] = [];
+  for (const p of pending) {
+    if (found.has(p.index)) continue;
+    lost.push(p.index);
+    if (missing.length < 10) missing.push({ index: p.index, role: p.message.role, preview: preview(p.fp) });
+  }
+  const recovered = inContextCount + found.size;
   return {
-    via: { inContext: inContextCount, expandedSummaries: expanded, searched: recovered - inContextCount - expanded },
-    method: `in context, ${EXPAND} on ${summaryIds.size} summar${summaryIds.size === 1 ? "y" : "ies"}, ${GREP}+${EXPAND} for the rest`,
+    via: { inContext: inContextCount, expandedSummaries: expanded, searched: found.size - expanded },
+    method: `in context, ${EXPAND} on ${summaryIds.size} summar${summaryIds.size === 1 ? "y" : "ies"}, ${GREP}+${EXPAND} and ${EXPAND} of neighbours by id for the rest`,
     checked: original.length,
     recovered,
     missing,
     lost,
   };
+}
+
+/** Which original message each stored ref answers for; a ref answers for one message at most. */
+class Matches {
+  readonly #refOf = new Map<number, string>();
+  readonly #claimed = new Set<string>();
+
+  get size(): number {
+    return this.#refOf.size;
+  }
+  has(index: number): boolean {
+    return this.#refOf.has(index);
+  }
+  refOf(index: number): string | undefined {
+    return this.#refOf.get(index);
+  }
+  isClaimed(ref: string): boolean {
+    return this.#claimed.has(ref);
+  }
+  /** Match a pending message against candidates; the first unclaimed match is taken. */
+  claim(p: Pending, candidates: ExpandedMessage[]): boolean {
+    const at = candidates.findIndex((c) => !this.#claimed.has(c.ref) && matches(p.fp, c));
+    if (at < 0) return false;
+    const [hit] = candidates.splice(at, 1);
+    this.#refOf.set(p.index, hit!.ref);
+    this.#claimed.add(hit!.ref);
+    return true;
+  }
+}
+
+/** lcm_expand's widest `around`. */
+const MAX_AROUND = 20;
+
+/**
+ * Messages that words cannot single out, found by stored id: the conversation is stored in order, so
+ * a message lies next to the messages around it that were found; expanding a found neighbour's ref
+ * with `around` returns it, told apart from identical text by role and tool-call id. Repeats while
+ * each pass finds more, so a run of such messages is walked from either end.
+ */
+async function findByNeighbours(pending: readonly Pending[], found: Matches, expand: (ref: string, around: number) => Promise<ExpandedMessage[]>): Promise<void> {
+  const anchors = () => pending.filter((p) => found.has(p.index)).map((p) => p.index);
+  const cache = new Map<string, ExpandedMessage[]>();
+  for (let progress = true; progress; ) {
+    progress = false;
+    const known = anchors();
+    for (const p of pending) {
+      if (found.has(p.index)) continue;
+      for (const anchor of nearest(known, p.index)) {
+        const distance = Math.abs(anchor - p.index);
+        if (distance > MAX_AROUND) break;
+        const ref = found.refOf(anchor)!;
+        const around = Math.min(MAX_AROUND, distance + 2);
+        const key = `${ref}~${around}`;
+        let candidates = cache.get(key);
+        if (!candidates) cache.set(key, (candidates = await expand(ref, around)));
+        if (found.claim(p, candidates)) {
+          progress = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+/** Indices of `sorted` closest to `index` first (at most two each side). */
+function nearest(sorted: readonly number[], index: number): number[] {
+  let hi = sorted.findIndex((x) => x > index);
+  if (hi < 0) hi = sorted.length;
+  const out = [sorted[hi - 1], sorted[hi], sorted[hi - 2], sorted[hi + 1]].filter((x): x is number => x !== undefined);
+  return out.sort((a, b) => Math.abs(a - index) - Math.abs(b - index));
 }
 
 function preview(fp: Fingerprint): string {

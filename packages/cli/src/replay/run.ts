@@ -11,6 +11,7 @@ import { MetricsCollector, type EngineRunMetrics, type RecoverabilityResult } fr
 import type { ReplayObservation } from "./observations.js";
 import { RecordedAnswers } from "./recorded-model.js";
 import { replayTools } from "./tools.js";
+import { persistentStore, replayConversationIds } from "./conversation.js";
 import { computeTotals, reportOk, type ReplayReport, type ReplaySessionResult } from "./report.js";
 
 /** Builds a fresh engine for one (session, engine) run, with its own data directory. */
@@ -60,6 +61,11 @@ export interface RunReplayOptions {
   onProgress?: (event: ReplayProgressEvent) => void;
   cliVersion?: string;
   now?: () => Date;
+  /**
+   * The host session id (the engine's conversation) of run number `runNo`; default one of this
+   * replay's own per run (see `replayConversationIds`), so a persistent store never mixes replays.
+   */
+  conversationId?: (runNo: number) => string;
 }
 
 /** Requests one session's replay will make per engine (recorded answers of the turns replayed). */
@@ -74,6 +80,7 @@ export function plannedRequests(session: RecordedSession, maxTurns?: number): nu
  */
 export async function runReplay(options: RunReplayOptions): Promise<ReplayReport> {
   const results: ReplaySessionResult[] = [];
+  const conversationId = options.conversationId ?? replayConversationIds(options.now ? { now: options.now() } : {});
   let runNo = 0;
   for (const session of options.sessions) {
     const { turns } = splitSession(session.messages);
@@ -82,7 +89,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     for (const engineName of options.engines) {
       runNo++;
       options.onProgress?.({ type: "run_started", engine: engineName, session: session.id });
-      const metrics = await replayOne(options, session, engineName, `run-${runNo}`);
+      const metrics = await replayOne(options, session, engineName, `run-${runNo}`, conversationId(runNo));
       runs.push(metrics);
       options.onProgress?.({ type: "run_finished", engine: engineName, session: session.id, metrics });
     }
@@ -109,7 +116,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   };
 }
 
-async function replayOne(options: RunReplayOptions, session: RecordedSession, engineName: string, runId: string): Promise<EngineRunMetrics> {
+async function replayOne(options: RunReplayOptions, session: RecordedSession, engineName: string, runId: string, sessionId: string): Promise<EngineRunMetrics> {
   const logger = options.logger ?? silentLogger;
   const started = performance.now();
   const { preamble, turns } = splitSession(session.messages);
@@ -171,7 +178,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   let unused = 0;
   let final: readonly Message[] = [];
   try {
-    const live = await host.openSession({ sessionId: `replay-${runId}`, model, contextLength: options.contextLength, history: preamble, dataDir, platform: "replay" });
+    const live = await host.openSession({ sessionId, model, contextLength: options.contextLength, history: preamble, dataDir, platform: "replay" });
     liveSession = live;
     for (const [index, t] of replayed.entries()) {
       turn = index;
@@ -211,7 +218,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     const { lost, ...kept } = recoverability ?? {};
     const evidence = evidenceRecall(session, original, [...final, ...lastRequest], recoverability ? new Set(lost ?? []) : null);
     recoverability = recoverability ? (kept as RecoverabilityResult) : null;
-    return collector.finish({
+    const metrics = collector.finish({
       engine: engineName,
       sessionId: session.id,
       thresholdTokens: Number.isFinite(engine.thresholdTokens) && engine.thresholdTokens > 0 ? engine.thresholdTokens : null,
@@ -220,6 +227,8 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
       evidence,
       wallMs: performance.now() - started,
     });
+    const store = persistentStore(engine, dataDir);
+    return store ? { ...metrics, conversation: { id: sessionId, store } } : metrics;
   }
 }
 

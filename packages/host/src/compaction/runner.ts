@@ -34,6 +34,8 @@ export interface CompactionDeps {
   logger: Logger;
   /** 0 disables the timeout. */
   timeoutSeconds: number;
+  /** The input budget of the next request, passed on as `budgetTokens` (0: unknown, not passed). */
+  budgetTokens?: number;
   /** The caller's signal (turn interrupt, shutdown); aborts the pass too. */
   signal?: AbortSignal | undefined;
   /** The engine's public figures: what an abandoned pass wrote is undone, nothing else. */
@@ -109,6 +111,7 @@ export async function runCompaction(
       force: request.force,
       signal: controller.signal,
       sessionId,
+      ...(deps.budgetTokens && deps.budgetTokens > 0 ? { budgetTokens: deps.budgetTokens } : {}),
     }),
   );
   pass.then(settle, settle);

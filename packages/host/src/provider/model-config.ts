@@ -38,10 +38,11 @@ export function defaultContextLength(model: string): number {
 }
 
 /**
- * The main model's settings from config.yaml's `model:` block, with the
- * usual environment fallbacks (OPENAI_MODEL, OPENAI_BASE_URL,
- * OPENAI_API_KEY). Config wins over the environment, as in the plugin
- * loader's `config check`; leave `model.api_key` out to use the variable.
+ * The main model's settings from config.yaml's `model:` block and the usual
+ * environment variables (OPENAI_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY).
+ * A set variable overrides the file, as in most tools and in the plugin
+ * loader: the file holds the defaults, the environment the exception.
+ * `sources` says where each value came from.
  */
 export function resolveModelConfig(
   config: unknown,
@@ -56,17 +57,17 @@ export function resolveModelConfig(
   const c = parsed.data;
   const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
   const envModel = nonEmpty(env.OPENAI_MODEL);
-  const model = c.name ?? envModel;
+  const model = envModel ?? c.name;
   if (!model) {
     throw new TypeError(`${source}: no model configured: set model.name in ${source} or the OPENAI_MODEL environment variable`);
   }
   const envBase = nonEmpty(env.OPENAI_BASE_URL);
-  if (envBase !== undefined && !c.base_url && !/^https?:\/\//i.test(envBase)) {
+  if (envBase !== undefined && !/^https?:\/\//i.test(envBase)) {
     throw new TypeError(`OPENAI_BASE_URL: expected an http(s) URL, got ${JSON.stringify(envBase)}`);
   }
-  const baseURL = c.base_url ?? envBase;
+  const baseURL = envBase ?? c.base_url;
   const envKey = nonEmpty(env.OPENAI_API_KEY);
-  const apiKey = c.api_key ?? envKey;
+  const apiKey = envKey ?? c.api_key;
   if (c.context_length !== undefined && c.context_window !== undefined && c.context_length !== c.context_window) {
     throw new TypeError(`${source}: model.context_length (${c.context_length}) and model.context_window (${c.context_window}) disagree; set one of them`);
   }
@@ -82,9 +83,9 @@ export function resolveModelConfig(
     contextLengthKnown: configured !== undefined || lookup.known,
     requestTimeoutMs: Math.round((c.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000),
     sources: {
-      model: c.name ? `${source}: model.name` : "env OPENAI_MODEL",
-      baseURL: c.base_url ? `${source}: model.base_url` : envBase ? "env OPENAI_BASE_URL" : null,
-      apiKey: c.api_key ? `${source}: model.api_key` : envKey ? "env OPENAI_API_KEY" : null,
+      model: envModel ? "env OPENAI_MODEL" : `${source}: model.name`,
+      baseURL: envBase ? "env OPENAI_BASE_URL" : c.base_url ? `${source}: model.base_url` : null,
+      apiKey: envKey ? "env OPENAI_API_KEY" : c.api_key ? `${source}: model.api_key` : null,
       contextLength:
         c.context_length !== undefined
           ? `${source}: model.context_length`

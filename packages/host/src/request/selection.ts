@@ -16,6 +16,8 @@ export interface SelectionInput {
   requestMessages: Message[];
   conversation: readonly Message[];
   incoming: Message | null;
+  /** The input budget the host enforces on this request (see `inputBudget`); 0: unknown. */
+  budgetTokens: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function runSelection(input: SelectionInput): Promise<SelectionOutc
     const options = {
       conversationMessages: cloneMessages(input.conversation),
       incomingMessage: input.incoming === null ? null : cloneMessage(input.incoming),
-      budgetTokens: runtime.engine.contextLength || 0,
+      budgetTokens: input.budgetTokens,
       sessionId: input.sessionId,
     };
     returned = await bounded(runtime, input.sessionId, input.turnId, "selectContext", () => runtime.engine.selectContext(forEngine, options));

@@ -26,8 +26,11 @@ export interface AssembleInput {
   incoming: Message | null;
   toolsTokens: number;
   promptCache: boolean;
-  /** The model's window (0: unknown). A selection that does not fit it falls open to the unselected request. */
-  contextLength?: number;
+  /**
+   * What the request's estimate (messages and tool schemas) may reach: the window minus the output
+   * reserve (0: unknown). A selection that does not fit it falls open to the unselected request.
+   */
+  requestLimit?: number;
 }
 
 /**
@@ -44,7 +47,7 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
 
   // Identity check: an inherited no-op is never called and costs nothing.
   if (overridesHook(runtime.engine, "selectContext")) {
-    const outcome = await runSelection({ runtime, sessionId, turnId, requestMessages: messages, conversation: input.conversation, incoming: input.incoming });
+    const outcome = await runSelection({ runtime, sessionId, turnId, requestMessages: messages, conversation: input.conversation, incoming: input.incoming, budgetTokens: inputBudgetOf(input) });
     if (outcome.kind === "applied") {
       selection = "applied";
       appliedMs = outcome.durationMs;
@@ -59,7 +62,7 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
   }
 
   const built = finish(input, messages);
-  const window = input.contextLength ?? 0;
+  const window = input.requestLimit ?? 0;
   if (selection === "applied" && window > 0 && built.estimatedTokens > window) {
     // The engine's list is larger than what it replaced could be sent as: fail open, never fail the turn for it.
     const plain = finish(input, input.conversation);
@@ -81,6 +84,12 @@ export async function assembleRequest(input: AssembleInput): Promise<AssembledRe
     });
   }
   return { ...built, selection };
+}
+
+/** What the engine's messages may take: the request limit less the tool schemas; 0 when unknown. */
+function inputBudgetOf(input: AssembleInput): number {
+  const limit = input.requestLimit ?? 0;
+  return limit > 0 ? Math.max(1, limit - input.toolsTokens) : 0;
 }
 
 /** Sanitisers, then cache breakpoints on the final list, then the estimate. */

@@ -3,6 +3,7 @@ import { MAX_RESULT_DEPTH, UserMessageSchema, estimateTextTokens, exceedsDepth }
 import type { ContextEngine, EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import { runCompaction } from "../compaction/runner.js";
+import { inputBudget, requestLimit } from "../request/budget.js";
 import type { CompactionOutcome, CompactionRequest } from "../compaction/runner.js";
 import { HostError, SessionClosedError } from "../errors.js";
 import { promptCacheEnabled } from "../request/cache-breakpoints.js";
@@ -306,6 +307,11 @@ export class Session {
     return o;
   }
 
+  /** The input budget engines are given as `budgetTokens`. */
+  #inputBudget(): number {
+    return inputBudget(this.#contextLength, this.#runtime.config.outputReserveTokens, this.#toolsTokens);
+  }
+
   #refreshTools(): void {
     const r = this.#runtime;
     const engineTools = collectEngineTools(r.engine, r.agentTools, r.logger);
@@ -340,6 +346,7 @@ export class Session {
         bus: r.bus,
         logger: r.logger,
         timeoutSeconds: r.config.contextTimeoutSeconds,
+        budgetTokens: this.#inputBudget(),
         signal,
         figures: r.figures,
         onSettled: release,
@@ -422,6 +429,15 @@ export class Session {
       },
       get toolsTokens() {
         return self.#toolsTokens;
+      },
+      get outputReserveTokens() {
+        return self.#contextLength > 0 ? self.#contextLength - requestLimit(self.#contextLength, self.#runtime.config.outputReserveTokens) : 0;
+      },
+      get requestLimit() {
+        return requestLimit(self.#contextLength, self.#runtime.config.outputReserveTokens);
+      },
+      get inputBudget() {
+        return self.#inputBudget();
       },
       get promptCache() {
         return self.#promptCache;

@@ -66,6 +66,12 @@ export interface TurnSession {
   readonly tools: FunctionTool[];
   readonly engineToolNames: ReadonlySet<string>;
   readonly toolsTokens: number;
+  /** The output kept free for the answer (sent as `max_tokens`; 0: none), after the cap. */
+  readonly outputReserveTokens: number;
+  /** What a request's estimate may reach: the window less the output reserve (0: unknown window). */
+  readonly requestLimit: number;
+  /** What the messages may take: `requestLimit` less the tool schemas; engines get it as `budgetTokens`. */
+  readonly inputBudget: number;
   readonly promptCache: boolean;
   /** Run one compaction pass and publish it if it commits. */
   compact(request: CompactionRequest, signal?: AbortSignal): Promise<CompactionOutcome | { status: "busy" }>;

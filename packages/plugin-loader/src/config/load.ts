@@ -9,6 +9,7 @@ import type { ContextEngineConfig } from "./schema.js";
 import type { YamlSource } from "./yaml-source.js";
 import { parseYamlSource } from "./yaml-source.js";
 import { issuesToProblems } from "./zod-issues.js";
+import { normalizeModelWindow } from "./model-window.js";
 
 /** A validated config plus where it came from (to position later errors, e.g. an engine's own section). */
 export interface LoadedConfig {
@@ -57,6 +58,8 @@ export function parseConfigText(text: string, file: string | null = null): Parse
     problems.push(...issuesToProblems(parsed.error.issues, source, [], { root: value, knownKeys: knownConfigKeys }));
     return { config: null, problems, source };
   }
+  problems.push(...normalizeModelWindow(parsed.data, source));
+  if (problems.some((p) => p.severity === "error")) return { config: null, problems, source };
   return { config: parsed.data, problems, source };
 }
 
@@ -134,7 +137,9 @@ export function toLoadedConfig(config: ContextEngineConfig | LoadedConfig | unde
   // A hand-built object: validate it so loadEngine sees the same shape as from a file.
   const parsed = ContextEngineConfigSchema.safeParse(config);
   if (!parsed.success) throw new ConfigError(null, issuesToProblems(parsed.error.issues, null, [], { root: config, knownKeys: knownConfigKeys }));
-  return { config: parsed.data, file: null, baseDir: cwd, source: null, warnings: [] };
+  const window = normalizeModelWindow(parsed.data, null);
+  if (window.some((p) => p.severity === "error")) throw new ConfigError(null, window);
+  return { config: parsed.data, file: null, baseDir: cwd, source: null, warnings: window };
 }
 
 function isLoadedConfig(value: unknown): value is LoadedConfig {

@@ -21,8 +21,9 @@ export const ModelSectionSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   base_url: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
   api_key: z.string().min(1).optional(),
+  /** The model's window in tokens: the one name for it. */
   context_length: z.int().positive().optional(),
-  /** Same as `context_length` (the name most providers use); set one of them. */
+  /** Accepted and read as `context_length`, with a note (the name several providers use). */
   context_window: z.int().positive().optional(),
   /** How long one model request may take before it fails as a timeout; default 600. */
   request_timeout_seconds: z.number().positive().max(86_400).optional(),
@@ -48,6 +49,8 @@ export const HostSectionSchema = z.strictObject({
   prompt_cache: z.enum(["auto", "on", "off"]).optional(),
   /** Retries on 429, 5xx and network errors. */
   max_retries: z.int().nonnegative().optional(),
+  /** Tokens kept free for the answer: sent as max_tokens, and a request may take the window less this. */
+  output_reserve_tokens: z.int().nonnegative().optional(),
   /** End idle sessions (onSessionEnd) after this many seconds; 0 never. */
   session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
   /** Bounds in ms for each engine call the host awaits; past it the call fails open. 0: no bound. */

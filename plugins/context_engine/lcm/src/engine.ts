@@ -235,6 +235,7 @@ export class LcmEngine extends ContextEngine {
 
   async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
     if (this.#closed) return messages;
+    this.#parts.budgets.noteHostBudget(options.budgetTokens);
     const started = Date.now();
     try {
       const { store, s } = await this.#session(options.sessionId);
@@ -264,9 +265,9 @@ export class LcmEngine extends ContextEngine {
     if (this.#closed) return null;
     // Only a request that would not fit the window is replaced: every replacement rewrites the prompt-cache prefix.
     const tokens = defaultTokenCounter.countMessages(requestMessages);
-    const window = options.budgetTokens && options.budgetTokens > 0 ? options.budgetTokens : this.#parts.budgets.window();
-    // The provider also counts the tool schemas (ours at least) and the host's estimate differs from ours.
-    const limit = Math.floor(window * 0.92) - Math.max(this.#toolSchemaTokens(), this.#requestOverhead);
+    // The host's input budget when it says it (tool schemas and output reserve already out), else our own guess.
+    this.#parts.budgets.noteHostBudget(options.budgetTokens);
+    const limit = this.#parts.budgets.requestLimit(Math.max(this.#toolSchemaTokens(), this.#requestOverhead));
     this.#lastRequestTokens = tokens;
     if (tokens < limit) {
       this.#sessions.peek(options.sessionId)?.noteRescue(null);
@@ -284,7 +285,8 @@ export class LcmEngine extends ContextEngine {
         }
         const result = await reselect(this.#parts, store, s, requestMessages, tokens, limit);
         this.#storeOk();
-        if (!result) return null;
+        // A selection over the host's budget would be dropped anyway: leave the request to its compaction.
+        if (!result || result.tokens > this.#parts.budgets.input()) return null;
         this.#lastRequestTokens = result.tokens;
         this.#parts.metrics.selections++;
         return fresh(result.messages);

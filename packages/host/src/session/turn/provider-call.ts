@@ -51,7 +51,7 @@ async function attemptOnce(state: TurnState, step: StepState): Promise<Attempt> 
     incoming: state.incoming,
     toolsTokens: session.toolsTokens,
     promptCache: session.promptCache,
-    contextLength: session.contextLength,
+    requestLimit: session.requestLimit,
   });
 
   // Pre-API gate: compact when over threshold (skipped when the turn-start
@@ -72,6 +72,7 @@ async function attemptOnce(state: TurnState, step: StepState): Promise<Attempt> 
     const raw = await completeFor(state)({
       messages: request.messages,
       model: session.model,
+      ...(session.outputReserveTokens > 0 ? { maxTokens: session.outputReserveTokens } : {}),
       ...(session.tools.length > 0 ? { tools: session.tools as Array<Record<string, unknown>> } : {}),
       ...(signal ? { signal } : {}),
     });
@@ -86,14 +87,15 @@ async function attemptOnce(state: TurnState, step: StepState): Promise<Attempt> 
 /** A request that cannot fit the window is never sent: one forced pass, then the turn fails. */
 async function windowGate(state: TurnState, step: StepState, request: AssembledRequest): Promise<Attempt | null> {
   const { session, turnId } = state;
-  if (!(session.contextLength > 0 && request.estimatedTokens > session.contextLength)) return null;
+  const limit = session.requestLimit;
+  if (!(limit > 0 && request.estimatedTokens > limit)) return null;
   if (!step.overWindowTried && canCompactOverWindow(state)) {
     step.overWindowTried = true;
     const outcome = await compact(state, "over_window", request.estimatedTokens, true);
     if (outcome.status === "committed") return { kind: "again" };
   }
   const tried = state.compactions > 0 || state.compactionAttempts > 0;
-  const err = new ContextBudgetExceededError(request.estimatedTokens, session.contextLength, tried);
+  const err = new ContextBudgetExceededError(request.estimatedTokens, session.contextLength, tried, session.contextLength - limit);
   const { bus, logger } = session.runtime;
   bus.emit({ type: "request.over_budget", sessionId: session.id, turnId, error: err, estimatedTokens: err.estimatedTokens, contextLength: err.contextLength });
   logger.error(err.message, { sessionId: session.id });

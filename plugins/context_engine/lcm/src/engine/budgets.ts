@@ -12,8 +12,16 @@ export interface WindowSource {
   initialContextLength: number | undefined;
 }
 
-/** Token budgets of one engine, all derived from its window, threshold and config. */
+/** Share of the host's input budget a request may take by our count (the host's counter may differ). */
+const HOST_BUDGET_SHARE = 0.95;
+/** Share of the window a request may take when the host does not say its budget. */
+const WINDOW_SHARE = 0.92;
+
+/** Token budgets of one engine, all derived from its window, threshold, config and the host's input budget. */
 export class Budgets {
+  /** The input budget the host last said it enforces (`budgetTokens`); 0 while unknown. */
+  #hostInput = 0;
+
   constructor(
     private readonly source: WindowSource,
     private readonly config: LcmConfig,
@@ -29,9 +37,32 @@ export class Budgets {
     return s.thresholdTokens > 0 ? s.thresholdTokens : Math.floor(this.window() * s.thresholdPercent);
   }
 
-  /** The most an assembled request may take: under the threshold, so it does not re-trigger compaction at once. */
+  /**
+   * Take the input budget a host passes with `selectContext` or `compress`: the window less its output
+   * reserve and every tool schema it sends. A value not below the window is an older host's whole window
+   * and says nothing more than the window does; 0 or absent leaves the last figure in place.
+   */
+  noteHostBudget(budgetTokens: number | undefined): void {
+    if (typeof budgetTokens === "number" && budgetTokens > 0 && budgetTokens < this.window()) this.#hostInput = Math.floor(budgetTokens);
+  }
+
+  /** The input budget the host enforces, else the window. */
+  input(): number {
+    return this.#hostInput > 0 ? this.#hostInput : this.window();
+  }
+
+  /**
+   * The most a request may take by our count: a share of the host's input budget when the host said it,
+   * else a share of the window less the overhead we know of (our tool schemas, what real usage showed).
+   */
+  requestLimit(knownOverhead: number): number {
+    if (this.#hostInput > 0) return Math.floor(this.#hostInput * HOST_BUDGET_SHARE);
+    return Math.floor(this.window() * WINDOW_SHARE) - knownOverhead;
+  }
+
+  /** The most an assembled request may take: under the threshold and the host's input budget, so it does not re-trigger compaction at once. */
   assembly(): number {
-    return Math.max(256, Math.floor(Math.min(this.threshold(), this.window()) * 0.9));
+    return Math.max(256, Math.floor(Math.min(this.threshold(), this.input()) * 0.9));
   }
 
   /** Where a compaction aims. */

@@ -21,6 +21,7 @@ describe("PostgreSQL store options", () => {
       idleInTransactionTimeoutMs: 5000,
       connectTimeoutMs: 2000,
       applicationName: "agent-7",
+      createSchema: true,
     });
   });
 

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { errorWrapper, PostgresStoreError, type ErrorWrapper } from "./errors.js";
 import { guardPool } from "./guard.js";
 import { parsePostgresOptions, type PostgresStoreOptions, type ResolvedPostgresOptions } from "./options.js";
-import { describeConnection } from "./url.js";
+import { describeConnection, withDefaultUser } from "./url.js";
 
 export interface PostgresConnection {
   readonly pool: Pool;
@@ -31,7 +31,7 @@ export async function connectPostgres(raw: PostgresStoreOptions): Promise<Postgr
     throw new Error(`the PostgreSQL LCM store needs the "pg" package (npm install pg): ${error instanceof Error ? error.message : String(error)}`);
   }
   const pool = new pg.Pool({
-    connectionString: options.url,
+    connectionString: withDefaultUser(options.url),
     max: options.poolSize,
     // Every statement runs in the LCM schema; the schema name is validated as a plain identifier.
     options: `-c search_path=${options.schema},public`,

@@ -48,6 +48,11 @@ export const PostgresStoreOptionsSchema = z.strictObject({
   statementTimeoutMs: Ms(POSTGRES_TIMEOUT_DEFAULTS.statementTimeoutMs),
   idleInTransactionTimeoutMs: Ms(POSTGRES_TIMEOUT_DEFAULTS.idleInTransactionTimeoutMs),
   connectTimeoutMs: Ms(POSTGRES_TIMEOUT_DEFAULTS.connectTimeoutMs),
+  /**
+   * Create the schema and its tables when missing (default). False for a reader (listing, exporting):
+   * a schema that does not exist is an error (`code: "LCM_NO_SCHEMA"`) and nothing is created.
+   */
+  createSchema: z.boolean().default(true),
   /** `application_name` of the store's sessions, as `pg_stat_activity` shows them. */
   applicationName: z.string().min(1).max(63).default("context-engine-lcm"),
 });

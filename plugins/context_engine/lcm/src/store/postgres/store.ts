@@ -64,6 +64,7 @@ export class PostgresLcmStore implements LcmStoreDriver {
   static async open(pg: PostgresStoreOptions, options: Pick<OpenStoreOptions, "redaction" | "countTokens"> = {}): Promise<PostgresLcmStore> {
     const conn = await connectPostgres(pg);
     try {
+      if (!conn.options.createSchema) await requireSchema(conn);
       await migratePostgres(conn);
     } catch (error) {
       await conn.close();
@@ -302,4 +303,14 @@ function toStored(r: Record<string, unknown>): StoredMessage {
     toolCallId: (r.tool_call_id as string | null) ?? null,
     redacted: r.redacted === true,
   };
+}
+
+/** A reader's open: the schema and its tables must exist already; nothing is created. */
+async function requireSchema(conn: Awaited<ReturnType<typeof connectPostgres>>): Promise<void> {
+  const { schema } = conn.options;
+  const { rows } = await conn.pool.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [`${schema}.lcm_migrations`]);
+  if (rows[0]?.found) return;
+  const error = new Error(`no LCM store in schema "${schema}" of ${conn.description}: nothing has been stored there`);
+  (error as Error & { code?: string }).code = "LCM_NO_SCHEMA";
+  throw error;
 }

@@ -1,3 +1,4 @@
+import { userInfo as osUserInfo } from "node:os";
 /**
  * A connection URL as it may be shown: in errors, statuses, logs and `path`
  * strings. The password (user-info or a `password=` parameter) never appears.
@@ -50,4 +51,29 @@ export function scrubConnectionSecrets(text: string, secrets: readonly string[])
   let out = text.replace(USER_INFO_PASSWORD, "$1@");
   for (const secret of secrets) out = out.split(secret).join("***");
   return out;
+}
+
+/**
+ * The URL with the user name libpq would use: a URL that names no user (`postgres://host/db`), with no
+ * `user=` parameter and no `PGUSER`, connects as the operating-system user, as `psql` does. The `pg`
+ * driver falls back to `$USER` only, and fails when it is unset (a service, a container, `env -i`).
+ */
+export function withDefaultUser(url: string, env: Record<string, string | undefined> = process.env): string {
+  if (env.PGUSER || env.USER) return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username || parsed.searchParams.has("user")) return url;
+  let name: string;
+  try {
+    name = osUserInfo().username;
+  } catch {
+    return url;
+  }
+  if (!name) return url;
+  // As a parameter, not user-info: a socket URL (`postgres:///db?host=/run/postgresql`) has no host to hang it on.
+  return `${url}${parsed.search ? "&" : "?"}user=${encodeURIComponent(name)}`;
 }
