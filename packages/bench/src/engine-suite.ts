@@ -41,7 +41,8 @@ export interface EngineCheckpoint {
   /** `compress()` again with nothing new. */
   noopCompress: Timing;
   grep: Record<GrepKind, Timing>;
-  /** Timed calls of the oldest-only regex (`grep.regex_oldest`) that had the oldest message on page 1. */
+  /** Timed calls of the one-page regexes (`grep.regex_page`, `grep.regex_oldest`) whose page 1 held the planted message. */
+  regexPageOnPage1: number;
   regexOldestOnPage1: number;
   /** Regex for a bare literal, every page until the search is complete (finds the oldest copy). */
   regexComplete: Timing & { pages: number; copies: number };
@@ -245,6 +246,7 @@ async function checkpoint(
     compress: timing(triggers.map((s) => s.compressMs!), triggers.map((s) => s.compressCpu!)),
     noopCompress: tools.noopCompress,
     grep: tools.grep,
+    regexPageOnPage1: tools.regexPageOnPage1,
     regexOldestOnPage1: tools.regexOldestOnPage1,
     regexComplete: tools.regexComplete,
     roundTrips: counted
@@ -284,7 +286,7 @@ async function selectForRequest(engine: LcmEngine, request: Message[], incoming:
 function noTools(live: Message[]): ToolFigures {
   const none = timing([], []);
   const grep = { words: none, rare: none, cjk: none, regex_page: none, regex_oldest: none, expand: none };
-  return { noopCompress: none, grep, regexOldestOnPage1: 0, regexComplete: { ...none, pages: 0, copies: 0 }, live };
+  return { noopCompress: none, grep, regexPageOnPage1: 0, regexOldestOnPage1: 0, regexComplete: { ...none, pages: 0, copies: 0 }, live };
 }
 
 function fileSize(path: string): number {

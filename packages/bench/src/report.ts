@@ -80,7 +80,7 @@ export function formatTable(report: BenchReport): string {
       row("compress() at threshold alone", (p) => timingCell(p.compress)),
       row("compress() nothing new", (p) => timingCell(p.noopCompress)),
       ...(Object.keys(GREP_LABEL) as GrepKind[]).map((k) => row(GREP_LABEL[k].replace(" p95", ""), (p) => timingCell(p.grep[k]))),
-      row("  oldest-only regex: page 1 held it", (p) => `${p.regexOldestOnPage1} of ${p.grep.regex_oldest.n}`),
+      row("  one-page regexes: page 1 held the message", (p) => `regex page ${p.regexPageOnPage1} of ${p.grep.regex_page.n}, oldest-only ${p.regexOldestOnPage1} of ${p.grep.regex_oldest.n}`),
       row("complete regex (all pages)", (p) => `${timingCell(p.regexComplete)} ${p.regexComplete.pages}p`),
     ];
     if (report.engine.some((p) => p.roundTrips)) {

@@ -12,7 +12,8 @@ const sizeList = z
 const EnvSchema = z.object({
   /** Also measure at 1,000,000 messages (about an hour on a small machine). */
   BENCH_1M: z.enum(["0", "1"]).default("0"),
-  BENCH_SIZES: sizeList.optional(),
+  /** "none": PostgreSQL figures only (with BENCH_HOST_SIZES=none). */
+  BENCH_SIZES: z.union([z.literal("none"), sizeList]).optional(),
   BENCH_HOST_SIZES: z.union([z.literal("none"), sizeList]).optional(),
   BENCH_CONTEXT: z.coerce.number().int().min(8_000).default(128_000),
   BENCH_HOST_TURNS: z.coerce.number().int().min(3).default(20),
@@ -45,7 +46,7 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     throw new Error(`bench settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   }
   const e = parsed.data;
-  const sizes = e.BENCH_SIZES ?? [1_000, 10_000, 100_000, ...(e.BENCH_1M === "1" ? [1_000_000] : [])];
+  const sizes = e.BENCH_SIZES === "none" ? [] : (e.BENCH_SIZES ?? [1_000, 10_000, 100_000, ...(e.BENCH_1M === "1" ? [1_000_000] : [])]);
   const hostSizes = e.BENCH_HOST_SIZES === "none" ? [] : (e.BENCH_HOST_SIZES ?? [1_000, 10_000, 100_000]);
   const list = (v: "none" | number[] | undefined, fallback: number[]) => (v === "none" ? [] : (v ?? fallback));
   return {
