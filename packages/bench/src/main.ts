@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runEngineSuite } from "./engine-suite.js";
-import type { BenchStore } from "./engine-suite.js";
+import type { BenchStore, EngineCheckpoint } from "./engine-suite.js";
 import { benchSchema, dropSchema } from "./round-trips.js";
 import { resumeThroughHost, runHostSuite } from "./host-suite.js";
 import type { HostResult } from "./host-suite.js";
@@ -27,9 +27,9 @@ async function main(): Promise<void> {
   try {
     const server = await new LoopbackChatServer().start();
     const host: HostResult[] = [];
-    let engine;
+    let engine: EngineCheckpoint[] = [];
     try {
-      engine = await runEngineSuite({
+      if (settings.sizes.length) engine = await runEngineSuite({
         sizes: settings.sizes,
         dir: join(work, "engine"),
         contextLength: settings.contextLength,
