@@ -3,46 +3,52 @@ import { join } from "node:path";
 import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { LcmEngine } from "@context-engine/lcm";
-import { checkContext, CheckFailed, expectExpanded, expectMessageHit, parseGrep } from "./checks.js";
-import type { GrepPage } from "./checks.js";
+import { checkContext } from "./checks.js";
 import { deepCopyMessages } from "./clone.js";
-import { ConversationGenerator, literalText, PLANTED } from "./generate.js";
-import { timed } from "./harness.js";
-import { summarise } from "./stats.js";
-import type { Stats } from "./stats.js";
-import { createInstantSummariser } from "./stub-model.js";
+import type { GrepKind, ToolFigures } from "./engine-measure.js";
+import { measureTools } from "./engine-measure.js";
+import { ConversationGenerator } from "./generate.js";
 import { SYSTEM_PROMPT } from "./host-suite.js";
+import { countPgRoundTrips } from "./round-trips.js";
+import { cpuMs, summarise, timing } from "./stats.js";
+import type { Stats, Timing } from "./stats.js";
+import { createInstantSummariser } from "./stub-model.js";
 
-export type GrepKind = "words" | "rare" | "cjk" | "regex_page" | "expand";
+export type { GrepKind } from "./engine-measure.js";
+export { completeRegex } from "./engine-measure.js";
+
+/** Where the engine keeps its history: a SQLite file in the run's directory, or a schema of a PostgreSQL database. */
+export type BenchStore = { kind: "sqlite" } | { kind: "postgres"; url: string; schema: string };
 
 export interface EngineCheckpoint {
+  store: BenchStore["kind"];
   /** Messages in the conversation's history at this point. */
   messages: number;
-  /** `onTurnComplete` per turn, on the host's deep copy (the copy itself is not in it). */
-  ingest: Stats;
+  /** `onTurnComplete` per turn, on the host's deep copy (the copy itself is not in it). Every Timing has its CPU time and load. */
+  ingest: Timing;
   /** `selectContext` per provider request (one per assistant message of a turn), on the host's deep copies. */
-  select: Stats;
+  select: Timing;
   /** Requests for which selectContext replaced the list (checked valid and within the window). */
   selections: number;
   /** The host's deep copy of the live list per turn. */
-  hostCopy: Stats;
-  /** CPU time (user + system) of the same calls: less sensitive to a loaded machine than wall time. */
-  ingestCpu: Stats;
+  hostCopy: Timing;
   /** Background preparation started by a turn, until the engine is idle again. */
-  background: Stats;
+  background: Timing;
   /** A compaction trigger: the `compress()` at the threshold plus the background preparation since the previous trigger. */
-  trigger: Stats;
-  triggerCpu: Stats;
+  trigger: Timing;
   /** The `compress()` at the threshold alone. */
-  compress: Stats;
+  compress: Timing;
   /** `compress()` again with nothing new. */
-  noopCompress: Stats;
-  noopCompressCpu: Stats;
-  grep: Record<GrepKind, Stats>;
+  noopCompress: Timing;
+  grep: Record<GrepKind, Timing>;
+  /** Timed calls of the one-page regexes (`grep.regex_page`, `grep.regex_oldest`) whose page 1 held the planted message. */
+  regexPageOnPage1: number;
+  regexOldestOnPage1: number;
   /** Regex for a bare literal, every page until the search is complete (finds the oldest copy). */
-  regexComplete: Stats & { pages: number; copies: number };
-  regexCompleteCpu: Stats;
-  /** Every file of the database (main, -wal, -shm). */
+  regexComplete: Timing & { pages: number; copies: number };
+  /** PostgreSQL only: queries sent to the server per `onTurnComplete`, per `selectContext`, and by the background work of a turn. */
+  roundTrips: { ingest: Stats; select: Stats; background: Stats } | null;
+  /** Every file of the database (main, -wal, -shm); on PostgreSQL the schema's tables and indexes. */
   dbBytes: number;
   /** The -wal file alone (SQLite reuses it; it is not trimmed after checkpoints). */
   walBytes: number;
@@ -59,14 +65,25 @@ export interface EngineSuiteOptions {
   /** History lengths to measure at, ascending (one conversation grows through them). */
   sizes: number[];
   dir: string;
+  /** SQLite unless told otherwise. */
+  store?: BenchStore;
   contextLength?: number;
   iterations?: { grep?: number; regexComplete?: number; noop?: number };
+  /** Time and check the tools and a no-op compress at each size (default true; the CI guard needs only the per-turn figures). */
+  tools?: boolean;
+  /** `selectContext` before every assistant message while the conversation grows (default true; the CI guard skips it to grow faster). */
+  selectWhileGrowing?: boolean;
   /**
    * After each size is measured: continue the conversation elsewhere (through AgentHost) and
    * hand back the live list it leaves and the raw text bytes it added.
    */
   afterCheckpoint?: (at: { engine: LcmEngine; sessionId: string; live: Message[]; messages: number }) => Promise<{ live: Message[]; addedMessages: Message[] }>;
   log?: (line: string) => void;
+}
+
+/** LCM's store configuration for a bench store. */
+export function storeConfig(store: BenchStore, dir: string): Record<string, unknown> {
+  return store.kind === "sqlite" ? { database_path: join(dir, "lcm.db") } : { store: store.url, schema: store.schema };
 }
 
 const SESSION = "bench-session";
@@ -77,14 +94,29 @@ interface TurnSample {
   startMessages: number;
   ingestMs: number;
   ingestCpu: number;
+  ingestTrips: number;
   copyMs: number;
+  copyCpu: number;
   selectMs: number[];
+  selectCpu: number[];
+  selectTrips: number[];
   selected: number;
   backgroundMs: number;
   backgroundCpu: number;
+  backgroundTrips: number;
   compressMs?: number;
+  compressCpu?: number;
   triggerMs?: number;
   triggerCpu?: number;
+}
+
+/** Wall, CPU and round trips of one awaited call. */
+async function measure<T>(trips: () => number, fn: () => Promise<T>): Promise<{ out: T; ms: number; cpu: number; trips: number }> {
+  const r0 = trips();
+  const t = performance.now();
+  const c = cpuMs();
+  const out = await fn();
+  return { out, ms: performance.now() - t, cpu: cpuMs() - c, trips: trips() - r0 };
 }
 
 /**
@@ -97,243 +129,164 @@ interface TurnSample {
 export async function runEngineSuite(options: EngineSuiteOptions): Promise<EngineCheckpoint[]> {
   const log = options.log ?? (() => {});
   const contextLength = options.contextLength ?? 128_000;
+  const store = options.store ?? { kind: "sqlite" };
   mkdirSync(options.dir, { recursive: true });
-  const engine = new LcmEngine({
-    contextLength,
-    model: "bench-model",
-    chatModel: createInstantSummariser(),
-    config: { database_path: join(options.dir, "lcm.db") },
-  });
+  const counter = store.kind === "postgres" ? countPgRoundTrips() : null;
+  const trips = () => counter?.count() ?? 0;
+  const engine = new LcmEngine({ contextLength, model: "bench-model", chatModel: createInstantSummariser(), config: storeConfig(store, options.dir) });
   engine.onSessionStart(SESSION, { model: "bench-model", contextLength });
   await engine.updateModel("bench-model", contextLength);
   const budget = engine.thresholdTokens;
   const gen = new ConversationGenerator();
   let live: Message[] = [SYSTEM];
   const samples: TurnSample[] = [];
-  let backgroundSinceTrigger = 0;
-  let backgroundCpuSinceTrigger = 0;
+  const sinceTrigger = { ms: 0, cpu: 0 };
   // The host's running estimate of the live list (it counts new messages, not the whole list, per turn).
   let liveTokens = defaultTokenCounter.countMessages(live);
   const results: EngineCheckpoint[] = [];
+  const idle = async (sample: TurnSample) => {
+    // Preparation a hook started belongs to the background figures, not to the next timed call.
+    const b = await measure(trips, () => engine.whenIdle(SESSION));
+    sample.backgroundMs += b.ms;
+    sample.backgroundCpu += b.cpu;
+    sample.backgroundTrips += b.trips;
+  };
   try {
     for (const size of options.sizes) {
       while (gen.emitted < size) {
-        const sample: TurnSample = { startMessages: gen.emitted, ingestMs: 0, ingestCpu: 0, copyMs: 0, selectMs: [], selected: 0, backgroundMs: 0, backgroundCpu: 0 };
+        const sample: TurnSample = {
+          startMessages: gen.emitted,
+          ...{ ingestMs: 0, ingestCpu: 0, ingestTrips: 0, copyMs: 0, copyCpu: 0, selectMs: [], selectCpu: [], selectTrips: [], selected: 0 },
+          ...{ backgroundMs: 0, backgroundCpu: 0, backgroundTrips: 0 },
+        };
         // Turn start: the host's threshold gate.
         const tokens = liveTokens;
         if (engine.shouldCompress(tokens)) {
           const snapshot = deepCopyMessages(live);
-          const t = performance.now();
-          const tc = cpuMs();
-          const out = await engine.compress(snapshot, { currentTokens: tokens, sessionId: SESSION });
-          sample.compressMs = performance.now() - t;
-          sample.triggerMs = sample.compressMs + backgroundSinceTrigger;
-          sample.triggerCpu = cpuMs() - tc + backgroundCpuSinceTrigger;
-          backgroundSinceTrigger = 0;
-          backgroundCpuSinceTrigger = 0;
-          live = checkContext(`compress at ${gen.emitted} messages`, out, budget);
+          const r = await measure(trips, () => engine.compress(snapshot, { currentTokens: tokens, sessionId: SESSION }));
+          sample.compressMs = r.ms;
+          sample.compressCpu = r.cpu;
+          sample.triggerMs = r.ms + sinceTrigger.ms;
+          sample.triggerCpu = r.cpu + sinceTrigger.cpu;
+          sinceTrigger.ms = 0;
+          sinceTrigger.cpu = 0;
+          live = checkContext(`compress at ${gen.emitted} messages`, r.out, budget);
           liveTokens = defaultTokenCounter.countMessages(live);
           engine.lastPromptTokens = -1;
         }
         const turn = gen.turn();
         // Each provider request of the turn (before every assistant message) goes through selectContext.
         for (let i = 0; i < turn.length; i++) {
-          if (turn[i]!.role === "assistant") await selectForRequest(engine, [...live, ...turn.slice(0, i)], turn[0]!, contextLength, sample);
+          if (turn[i]!.role !== "assistant" || options.selectWhileGrowing === false) continue;
+          await selectForRequest(engine, [...live, ...turn.slice(0, i)], turn[0]!, contextLength, sample, trips);
+          await idle(sample);
         }
         live.push(...turn);
-        const c = performance.now();
-        const copy = deepCopyMessages(live);
-        const t = performance.now();
-        const tc = cpuMs();
-        await engine.onTurnComplete(copy, null, { sessionId: SESSION, turnId: `t${samples.length}` });
-        const b = performance.now();
-        const bc = cpuMs();
-        await engine.whenIdle(SESSION);
-        sample.backgroundMs += performance.now() - b;
-        sample.backgroundCpu += cpuMs() - bc;
-        sample.ingestMs = b - t;
-        sample.ingestCpu = bc - tc;
-        sample.copyMs = t - c;
-        backgroundSinceTrigger += sample.backgroundMs;
-        backgroundCpuSinceTrigger += sample.backgroundCpu;
+        const c = await measure(trips, async () => deepCopyMessages(live));
+        const r = await measure(trips, () => engine.onTurnComplete(c.out, null, { sessionId: SESSION, turnId: `t${samples.length}` }));
+        await idle(sample);
+        Object.assign(sample, { ingestMs: r.ms, ingestCpu: r.cpu, ingestTrips: r.trips, copyMs: c.ms, copyCpu: c.cpu });
+        sinceTrigger.ms += sample.backgroundMs;
+        sinceTrigger.cpu += sample.backgroundCpu;
 
         liveTokens += defaultTokenCounter.countMessages(turn);
         engine.updateFromResponse({ prompt_tokens: liveTokens, completion_tokens: 50, total_tokens: liveTokens + 50 });
         samples.push(sample);
       }
-      log(`engine: ${gen.emitted} messages, measuring`);
-      const state = { live };
-      results.push(await measureCheckpoint(engine, gen, state, samples, size, budget, options));
-      live = state.live;
+      log(`engine (${store.kind}): ${gen.emitted} messages, measuring`);
+      const it = { grep: 20, regexComplete: 10, noop: 30, ...options.iterations };
+      const tools = options.tools === false ? noTools(live) : await measureTools(engine, SESSION, gen, live, budget, it);
+      live = tools.live;
+      results.push(await checkpoint(engine, gen, samples, size, tools, store, counter !== null));
       if (options.afterCheckpoint) {
         const after = await options.afterCheckpoint({ engine, sessionId: SESSION, live, messages: gen.emitted });
         live = after.live;
         gen.count(after.addedMessages);
       }
       liveTokens = defaultTokenCounter.countMessages(live);
-      const r = results[results.length - 1]!;
-      log(`engine: ${size} ingest p50 ${r.ingest.median.toFixed(2)} ms, trigger p95 ${r.trigger.p95.toFixed(1)} ms (n=${r.trigger.n}), regex complete p95 ${r.regexComplete.p95.toFixed(1)} ms, db ${r.dbRatio.toFixed(2)}× raw`);
+      const p = results[results.length - 1]!;
+      log(
+        `engine (${store.kind}): ${size} ingest p50 ${p.ingest.median.toFixed(2)} ms (CPU ${p.ingest.cpu.median.toFixed(2)}), trigger p95 ${p.trigger.p95.toFixed(1)} ms (n=${p.trigger.n}), ` +
+          `regex complete p95 ${p.regexComplete.p95.toFixed(1)} ms, db ${p.dbRatio.toFixed(2)}× raw, load ${p.ingest.load}`,
+      );
     }
   } finally {
-    engine.close();
+    await engine.close();
   }
   return results;
 }
 
-async function measureCheckpoint(
+/** The figures at one size: per-turn figures from the last stretch before it, triggers from its second half. */
+async function checkpoint(
   engine: LcmEngine,
   gen: ConversationGenerator,
-  state: { live: Message[] },
   samples: TurnSample[],
   size: number,
-  budget: number,
-  options: EngineSuiteOptions,
+  tools: ToolFigures,
+  store: BenchStore,
+  counted: boolean,
 ): Promise<EngineCheckpoint> {
-  const it = { grep: 20, regexComplete: 10, noop: 30, ...options.iterations };
-  // Per-turn figures from the last stretch before this size; triggers from its second half.
   const ingestFrom = size - Math.min(size / 2, 1_000);
   const recent = samples.filter((s) => s.startMessages >= ingestFrom);
   const triggers = samples.filter((s) => s.startMessages >= size / 2 && s.triggerMs !== undefined);
-
-  const noopCpu: number[] = [];
-  const noopCompress = await timed(
-    `noop compress ${size}`,
-    async () => {
-      const copy = deepCopyMessages(state.live);
-      const t = performance.now();
-      const tc = cpuMs();
-      const out = await engine.compress(copy, { currentTokens: defaultTokenCounter.countMessages(state.live), sessionId: SESSION });
-      const d = performance.now() - t;
-      noopCpu.push(cpuMs() - tc);
-      // As the host does: a changed list replaces the live one (the warm-up call takes in the last turn).
-      if (out !== copy) state.live = checkContext(`no-op compress at ${size}`, out, budget);
-      return { overriddenDuration: d };
-    },
-    { iterations: it.noop, warmup: 2 },
-  );
-
-  const live = state.live;
-  const call = (name: string, args: Record<string, unknown>) => engine.handleToolCall(name, args, { sessionId: SESSION, messages: live });
-  const grep: Partial<Record<GrepKind, Stats>> = {};
-  const kinds: Array<[GrepKind, Record<string, unknown>, number, string]> = [
-    ["words", { query: PLANTED.words.query }, gen.plantedAt.words, PLANTED.words.text],
-    ["rare", { query: PLANTED.rare.query }, gen.plantedAt.rare, PLANTED.rare.text],
-    ["cjk", { query: PLANTED.cjk.query }, gen.plantedAt.cjk, PLANTED.cjk.text],
-    // One page of a regex for a bare literal: newest first, so it finds the newest copy.
-    ["regex_page", { query: PLANTED.literal.query, mode: "regex" }, gen.plantedAt.literal.at(-1)!, literalText(gen.plantedAt.literal.length - 1)],
-  ];
-  for (const [kind, args, seq, text] of kinds) {
-    // Untimed first: the hit's message really holds the planted text.
-    const first = expectMessageHit(`lcm_grep ${kind} at ${size}`, parseGrep(kind, await call("lcm_grep", args)), seq);
-    expectExpanded(`lcm_expand ${first.ref}`, await call("lcm_expand", { id: first.ref }), text);
-    grep[kind] = await timed(
-      `grep ${kind} ${size}`,
-      async () => {
-        expectMessageHit(`lcm_grep ${kind} at ${size}`, parseGrep(kind, await call("lcm_grep", args)), seq);
-      },
-      { iterations: it.grep, warmup: 1 },
-    );
-  }
-  const expandRef = `msg_${await refOf(call, gen.plantedAt.words)}`;
-  grep.expand = await timed(
-    `expand ${size}`,
-    async () => expectExpanded(`lcm_expand at ${size}`, await call("lcm_expand", { id: expandRef }), PLANTED.words.text),
-    { iterations: it.grep, warmup: 1 },
-  );
-
-  let pages = 0;
-  const copies = gen.plantedAt.literal.length;
-  const regexCpu: number[] = [];
-  const regexComplete = await timed(
-    `regex complete ${size}`,
-    async () => {
-      const tc = cpuMs();
-      const found = await completeRegex(call, PLANTED.literal.query);
-      regexCpu.push(cpuMs() - tc);
-      pages = found.pages;
-      const seqs = new Set(found.hits.filter((h) => h.type === "message").map((h) => h.seq));
-      const oldest = gen.plantedAt.literal[0]!;
-      if (!seqs.has(oldest)) throw new CheckFailed(`complete regex at ${size}: the oldest copy (seq ${oldest}) was not found in ${found.pages} pages`);
-      const missing = gen.plantedAt.literal.filter((s) => !seqs.has(s));
-      if (missing.length) throw new CheckFailed(`complete regex at ${size}: ${missing.length} of ${copies} copies missing (first seq ${missing[0]})`);
-    },
-    { iterations: it.regexComplete, warmup: 1 },
-  );
-
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
   const stats = await engine.store.stats();
   const dbBytes = stats.fileBytes;
-  const walBytes = fileSize(`${stats.path}-wal`);
+  const walBytes = store.kind === "sqlite" ? fileSize(`${stats.path}-wal`) : 0;
   return {
+    store: store.kind,
     messages: gen.emitted,
-    ingest: summarise(recent.map((s) => s.ingestMs)),
-    ingestCpu: summarise(recent.map((s) => s.ingestCpu)),
-    hostCopy: summarise(recent.map((s) => s.copyMs)),
-    select: summarise(recent.flatMap((s) => s.selectMs)),
+    ingest: timing(recent.map((s) => s.ingestMs), recent.map((s) => s.ingestCpu)),
+    hostCopy: timing(recent.map((s) => s.copyMs), recent.map((s) => s.copyCpu)),
+    select: timing(recent.flatMap((s) => s.selectMs), recent.flatMap((s) => s.selectCpu)),
     selections: samples.reduce((n, s) => n + s.selected, 0),
-    background: summarise(recent.map((s) => s.backgroundMs)),
-    trigger: summarise(triggers.map((s) => s.triggerMs!)),
-    triggerCpu: summarise(triggers.map((s) => s.triggerCpu!)),
-    compress: summarise(triggers.map((s) => s.compressMs!)),
-    noopCompress,
-    // The timed iterations only (the warm-up ones come first).
-    noopCompressCpu: summarise(noopCpu.slice(-noopCompress.n)),
-    grep: grep as Record<GrepKind, Stats>,
-    regexComplete: { ...regexComplete, pages, copies },
-    regexCompleteCpu: summarise(regexCpu.slice(-regexComplete.n)),
+    background: timing(recent.map((s) => s.backgroundMs), recent.map((s) => s.backgroundCpu)),
+    trigger: timing(triggers.map((s) => s.triggerMs!), triggers.map((s) => s.triggerCpu!)),
+    compress: timing(triggers.map((s) => s.compressMs!), triggers.map((s) => s.compressCpu!)),
+    noopCompress: tools.noopCompress,
+    grep: tools.grep,
+    regexPageOnPage1: tools.regexPageOnPage1,
+    regexOldestOnPage1: tools.regexOldestOnPage1,
+    regexComplete: tools.regexComplete,
+    roundTrips: counted
+      ? {
+          ingest: summarise(recent.map((s) => s.ingestTrips)),
+          select: summarise(recent.flatMap((s) => s.selectTrips)),
+          background: summarise(recent.map((s) => s.backgroundTrips)),
+        }
+      : null,
     dbBytes,
     walBytes,
     rawBytes: gen.rawBytes,
     dbRatio: dbBytes / gen.rawBytes,
     heapBytes: mem.heapUsed,
     rssBytes: mem.rss,
-    liveMessages: live.length,
+    liveMessages: tools.live.length,
     compactions: engine.compressionCount,
   };
 }
 
 /** One provider request as the host runs it: deep copies of the request, the conversation and the incoming message. */
-async function selectForRequest(engine: LcmEngine, request: Message[], incoming: Message, window: number, sample: TurnSample): Promise<void> {
+async function selectForRequest(engine: LcmEngine, request: Message[], incoming: Message, window: number, sample: TurnSample, trips: () => number): Promise<void> {
   const forEngine = deepCopyMessages(request);
   const conversationMessages = deepCopyMessages(request);
   const [incomingCopy] = deepCopyMessages([incoming]);
-  const t = performance.now();
-  const out = await engine.selectContext(forEngine, { conversationMessages, incomingMessage: incomingCopy!, budgetTokens: window, sessionId: SESSION });
-  sample.selectMs.push(performance.now() - t);
-  // Preparation it started belongs to the background figures, not to the next timed call.
-  const b = performance.now();
-  const bc = cpuMs();
-  await engine.whenIdle(SESSION);
-  sample.backgroundMs += performance.now() - b;
-  sample.backgroundCpu += cpuMs() - bc;
-  if (out) {
-    checkContext(`selectContext at ${sample.startMessages}`, out, window);
+  const r = await measure(trips, () => engine.selectContext(forEngine, { conversationMessages, incomingMessage: incomingCopy!, budgetTokens: window, sessionId: SESSION }));
+  sample.selectMs.push(r.ms);
+  sample.selectCpu.push(r.cpu);
+  sample.selectTrips.push(r.trips);
+  if (r.out) {
+    checkContext(`selectContext at ${sample.startMessages}`, r.out, window);
     sample.selected++;
   }
 }
 
-type ToolCall = (name: string, args: Record<string, unknown>) => Promise<string>;
-
-/** Every page of a regex search, following the cursor until the engine says it is complete. */
-export async function completeRegex(call: ToolCall, query: string, maxPages = 1_000): Promise<GrepPage & { pages: number }> {
-  const hits: GrepPage["hits"] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const page = parseGrep("regex", await call("lcm_grep", { query, mode: "regex", limit: 50, ...(cursor ? { cursor } : {}) }));
-    hits.push(...page.hits);
-    cursor = page.nextCursor;
-    pages++;
-  } while (cursor && pages < maxPages);
-  if (cursor) throw new CheckFailed(`regex "${query}" still had a cursor after ${maxPages} pages`);
-  return { hits, nextCursor: null, complete: true, pages };
-}
-
-/** The message id (for msg_<id>) of the message at a seq, found by the rare-term search that must hit it. */
-async function refOf(call: ToolCall, seq: number): Promise<string> {
-  const hit = expectMessageHit("words ref", parseGrep("words", await call("lcm_grep", { query: PLANTED.words.query })), seq);
-  return hit.ref.replace(/^msg_/, "");
+/** Empty tool figures, when the tools are not measured. */
+function noTools(live: Message[]): ToolFigures {
+  const none = timing([], []);
+  const grep = { words: none, rare: none, cjk: none, regex_page: none, regex_oldest: none, expand: none };
+  return { noopCompress: none, grep, regexPageOnPage1: 0, regexOldestOnPage1: 0, regexComplete: { ...none, pages: 0, copies: 0 }, live };
 }
 
 function fileSize(path: string): number {
@@ -342,10 +295,4 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
-}
-
-/** CPU time of this process so far, in ms. */
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
 }

@@ -49,6 +49,8 @@ export const PLANTED = {
   rare: { query: "Vortigernix", text: "The flaky job is Vortigernix on the arm runner.", at: 6 },
   /** A CJK phrase (the trigram index path). */
   cjk: { query: "紫色长颈鹿", text: "备注：紫色长颈鹿是这次发布的代号。", at: 8 },
+  /** A bare literal (letters on both sides, so no whole word to narrow by) only in the oldest prose message. */
+  oldest: { query: "Q7Kx9PLUMBwq", text: "The cache key was aQ7Kx9PLUMBwqz before the rename.", at: 0 },
   /** A bare literal (no word boundaries) repeated through history; the oldest copy is the one to find. */
   literal: { query: "E_PLANT_4417", at: 10, every: 2_000 },
 } as const;
@@ -65,7 +67,7 @@ export class ConversationGenerator {
   /** UTF-8 bytes of the text emitted so far (content, tool names and arguments). */
   rawBytes = 0;
   /** Message indexes of the planted messages (literal: every copy). */
-  readonly plantedAt = { words: -1, rare: -1, cjk: -1, literal: [] as number[] };
+  readonly plantedAt = { oldest: -1, words: -1, rare: -1, cjk: -1, literal: [] as number[] };
 
   constructor(seed = 17) {
     this.#r = rng(seed);
@@ -122,6 +124,7 @@ export class ConversationGenerator {
 
   /** Planted text due for a prose message at `index` (the first prose message at or after each position). */
   #plant(index: number): string | null {
+    if (this.plantedAt.oldest < 0 && index >= PLANTED.oldest.at) return (this.plantedAt.oldest = index), PLANTED.oldest.text;
     if (this.plantedAt.words < 0 && index >= PLANTED.words.at) return (this.plantedAt.words = index), PLANTED.words.text;
     if (this.plantedAt.rare < 0 && index >= PLANTED.rare.at) return (this.plantedAt.rare = index), PLANTED.rare.text;
     if (this.plantedAt.cjk < 0 && index >= PLANTED.cjk.at) return (this.plantedAt.cjk = index), PLANTED.cjk.text;

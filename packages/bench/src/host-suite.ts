@@ -7,16 +7,21 @@ import type { Session } from "@context-engine/host";
 import { LcmEngine } from "@context-engine/lcm";
 import { checkContext } from "./checks.js";
 import { ConversationGenerator } from "./generate.js";
+import type { BenchStore } from "./engine-suite.js";
+import { storeConfig } from "./engine-suite.js";
 import { timed } from "./harness.js";
 import { LoopbackChatServer } from "./loopback-server.js";
-import { summarise } from "./stats.js";
-import type { Stats } from "./stats.js";
+import { countPgRoundTrips } from "./round-trips.js";
+import { cpuMs, loadNow, summarise } from "./stats.js";
+import type { Stats, Timing } from "./stats.js";
 import { createInstantSummariser } from "./stub-model.js";
 
 export type BundledEngine = "compressor" | "lcm";
 
 export interface HostResult {
   engine: BundledEngine;
+  /** LCM's store (the compressor keeps nothing). */
+  store: BenchStore["kind"] | null;
   /**
    * `imported`: the session is opened with `history` messages at once (the first send hands them all to the engine).
    * `resumed`: the session continues the conversation the engine suite grew turn by turn (LCM's store already holds it).
@@ -24,12 +29,17 @@ export interface HostResult {
   mode: "imported" | "resumed";
   /** Messages of history when the timed turns start. */
   history: number;
-  /** The first send of the session (for `imported`, the engine takes in the whole history there). */
+  /** The first send of the session (for `imported`, the engine takes in the whole history there): the host's own wall and CPU time. */
   firstTurnMs: number;
-  /** Per later turn: the host's own time (send minus the provider call). */
-  perTurn: Stats;
+  firstTurnCpuMs: number;
+  /** 1-minute load average when the first turn ended. */
+  firstTurnLoad: number;
+  /** Per later turn: the host's own time (send minus the provider call), with its CPU time and the load. */
+  perTurn: Timing;
   /** Per later turn, wall time of `send` including the loopback provider call. */
   perTurnWall: Stats;
+  /** PostgreSQL only: queries sent to the server per later turn (the engine's hooks and background work of the turn). */
+  roundTrips: Stats | null;
   liveMessages: number;
 }
 
@@ -37,31 +47,36 @@ export interface HostSuiteOptions {
   sizes: number[];
   engines?: BundledEngine[];
   dir: string;
+  /** LCM's store (SQLite unless told otherwise). */
+  store?: BenchStore;
   contextLength?: number;
   turns?: number;
   server?: LoopbackChatServer;
   log?: (line: string) => void;
 }
 
-function makeEngine(kind: BundledEngine, dir: string, contextLength: number): ContextEngine {
+function makeEngine(kind: BundledEngine, dir: string, contextLength: number, store: BenchStore): ContextEngine {
   const chatModel = createInstantSummariser();
   if (kind === "compressor") return new ContextCompressor({ contextLength, model: "bench-model", chatModel });
-  return new LcmEngine({ contextLength, model: "bench-model", chatModel, config: { database_path: join(dir, "lcm.db") } });
+  return new LcmEngine({ contextLength, model: "bench-model", chatModel, config: storeConfig(store, dir) });
 }
 
 /** A host on the loopback server whose provider time is counted, so the host's own time can be told apart. */
 function makeHost(engine: ContextEngine, server: LoopbackChatServer) {
   const model = createOpenAIChatModel({ baseURL: server.baseURL, apiKey: server.apiKey, model: "bench-model", maxRetries: 0 });
-  const clock = { providerMs: 0 };
+  // The loopback server runs in this process: its CPU time is counted as provider time too.
+  const clock = { providerMs: 0, providerCpu: 0 };
   const chatModel = {
     model: model.model,
     complete: model.complete,
     async completeOnce(request: ChatModelRequest) {
       const t = performance.now();
+      const c = cpuMs();
       try {
         return await model.completeOnce(request);
       } finally {
         clock.providerMs += performance.now() - t;
+        clock.providerCpu += cpuMs() - c;
       }
     },
   };
@@ -69,31 +84,55 @@ function makeHost(engine: ContextEngine, server: LoopbackChatServer) {
 }
 
 /** Time `turns` sends (after the first and two warm-up ones); every turn must complete and leave a valid list. */
-async function timeTurns(session: Session, clock: { providerMs: number }, label: string, contextLength: number, turns: number) {
+async function timeTurns(session: Session, clock: { providerMs: number; providerCpu: number }, label: string, contextLength: number, turns: number, trips: () => number) {
   let i = 0;
   const added: Message[] = [];
   const send = async () => {
     clock.providerMs = 0;
+    clock.providerCpu = 0;
+    const r0 = trips();
     const t = performance.now();
+    const c = cpuMs();
     const result = await session.send(`Question ${i++}: what changed in src/api since the last release?`);
     const wall = performance.now() - t;
+    const cpu = cpuMs() - c;
     if (result.status !== "completed") throw new Error(`${label}: turn ${result.status} (${result.exitReason})`);
     added.push(...result.newMessages);
     checkContext(label, session.messages, contextLength);
-    return { wall, own: wall - clock.providerMs };
+    return { wall, own: wall - clock.providerMs, ownCpu: cpu - clock.providerCpu, trips: trips() - r0 };
   };
   const first = await send();
+  const firstLoad = loadNow();
   const walls: number[] = [];
+  const roundTrips: number[] = [];
   const perTurn = await timed(
     label,
     async () => {
       const r = await send();
       walls.push(r.wall);
-      return { overriddenDuration: r.own };
+      roundTrips.push(r.trips);
+      return { wallMs: r.own, cpuMs: r.ownCpu };
     },
     { iterations: turns, warmup: 2 },
   );
-  return { added, figures: { firstTurnMs: first.wall, perTurn, perTurnWall: summarise(walls.slice(-perTurn.n)) } };
+  return {
+    added,
+    figures: {
+      firstTurnMs: first.own,
+      firstTurnCpuMs: first.ownCpu,
+      firstTurnLoad: firstLoad,
+      perTurn,
+      perTurnWall: summarise(walls.slice(-perTurn.n)),
+      roundTrips: summarise(roundTrips.slice(-perTurn.n)),
+    },
+  };
+}
+
+/** Queries to PostgreSQL so far when LCM runs on it (0 on SQLite, nothing counted). */
+function tripsFor(store: BenchStore): { trips: () => number; counted: boolean } {
+  if (store.kind !== "postgres") return { trips: () => 0, counted: false };
+  const counter = countPgRoundTrips();
+  return { trips: () => counter.count(), counted: true };
 }
 
 /**
@@ -109,23 +148,31 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
   const server = options.server ?? (await new LoopbackChatServer().start());
   const results: HostResult[] = [];
   try {
+    const store = options.store ?? { kind: "sqlite" };
     for (const kind of options.engines ?? ["compressor", "lcm"]) {
+      const { trips, counted } = tripsFor(kind === "lcm" ? store : { kind: "sqlite" });
       for (const size of options.sizes) {
         const dir = join(options.dir, `host-${kind}-${size}`);
         mkdirSync(dir, { recursive: true });
-        const engine = makeEngine(kind, dir, contextLength);
+        const engine = makeEngine(kind, dir, contextLength, store);
         const { host, clock } = makeHost(engine, server);
         const history = new ConversationGenerator().until(size);
         try {
-          const session = await host.openSession({ sessionId: `host-${kind}-${size}`, model: "bench-model", contextLength, dataDir: dir, systemPrompt: SYSTEM_PROMPT, history });
-          const t = await timeTurns(session, clock, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20);
-          results.push({ engine: kind, mode: "imported", history: size, ...t.figures, liveMessages: session.messages.length });
+          // A session id of its own per run: a PostgreSQL schema may hold earlier runs' sessions.
+          const sessionId = `host-${kind}-${size}-${process.pid}-${Date.now().toString(36)}`;
+          const session = await host.openSession({ sessionId, model: "bench-model", contextLength, dataDir: dir, systemPrompt: SYSTEM_PROMPT, history });
+          const t = await timeTurns(session, clock, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20, trips);
+          const lcmStore = kind === "lcm" ? store.kind : null;
+          results.push({ engine: kind, store: lcmStore, mode: "imported", history: size, ...t.figures, roundTrips: counted ? t.figures.roundTrips : null, liveMessages: session.messages.length });
         } finally {
           await host.close();
-          (engine as { close?: () => void }).close?.();
+          await (engine as { close?: () => unknown }).close?.();
         }
         const r = results[results.length - 1]!;
-        log(`host: ${kind} imported ${size}: first turn ${r.firstTurnMs.toFixed(0)} ms, then p50 ${r.perTurn.median.toFixed(2)} ms / p95 ${r.perTurn.p95.toFixed(2)} ms`);
+        log(
+          `host: ${kind}${r.store ? ` (${r.store})` : ""} imported ${size}: first turn ${r.firstTurnMs.toFixed(0)} ms (CPU ${r.firstTurnCpuMs.toFixed(0)}), ` +
+            `then p50 ${r.perTurn.median.toFixed(2)} ms / p95 ${r.perTurn.p95.toFixed(2)} ms (CPU ${r.perTurn.cpu.median.toFixed(2)} / ${r.perTurn.cpu.p95.toFixed(2)}), load ${r.perTurn.load}`,
+        );
       }
     }
   } finally {
@@ -154,10 +201,10 @@ export async function resumeThroughHost(
   const { host, clock } = makeHost(engine, server);
   const history = live.filter((m, i) => !(i === 0 && m.role === "system"));
   const session = await host.openSession({ sessionId, model: "bench-model", contextLength, systemPrompt: SYSTEM_PROMPT, history });
-  const t = await timeTurns(session, clock, `host lcm resumed ${historyMessages}`, contextLength, turns);
+  const t = await timeTurns(session, clock, `host lcm resumed ${historyMessages}`, contextLength, turns, () => 0);
   // The host is left open: closing it would end the engine's session, which the engine suite continues.
   return {
-    result: { engine: "lcm", mode: "resumed", history: historyMessages, ...t.figures, liveMessages: session.messages.length },
+    result: { engine: "lcm", store: "sqlite", mode: "resumed", history: historyMessages, ...t.figures, roundTrips: null, liveMessages: session.messages.length },
     live: [...session.messages],
     addedMessages: t.added,
   };

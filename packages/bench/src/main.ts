@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runEngineSuite } from "./engine-suite.js";
+import type { BenchStore, EngineCheckpoint } from "./engine-suite.js";
+import { benchSchema, dropSchema } from "./round-trips.js";
 import { resumeThroughHost, runHostSuite } from "./host-suite.js";
 import type { HostResult } from "./host-suite.js";
 import { LoopbackChatServer } from "./loopback-server.js";
@@ -17,14 +19,17 @@ async function main(): Promise<void> {
   const settings = readSettings(process.env);
   const machine = machineInfo();
   const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-  log(`sizes ${settings.sizes.join(", ")}; host sizes ${settings.hostSizes.join(", ") || "none"}; context ${settings.contextLength}`);
+  log(
+    `sizes ${settings.sizes.join(", ")}; host sizes ${settings.hostSizes.join(", ") || "none"}; PostgreSQL sizes ${settings.pgSizes.join(", ") || "none"}, ` +
+      `imported ${settings.pgHostSizes.join(", ") || "none"}; context ${settings.contextLength}; load ${machine.loadStart.join(" ")}`,
+  );
   const work = mkdtempSync(join(tmpdir(), "context-engine-bench-"));
   try {
     const server = await new LoopbackChatServer().start();
     const host: HostResult[] = [];
-    let engine;
+    let engine: EngineCheckpoint[] = [];
     try {
-      engine = await runEngineSuite({
+      if (settings.sizes.length) engine = await runEngineSuite({
         sizes: settings.sizes,
         dir: join(work, "engine"),
         contextLength: settings.contextLength,
@@ -41,13 +46,31 @@ async function main(): Promise<void> {
       if (settings.hostSizes.length) {
         host.push(...(await runHostSuite({ sizes: settings.hostSizes, dir: join(work, "host"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log })));
       }
+      if (settings.pgSizes.length) {
+        engine.push(...(await onPostgres(settings.pgUrl, "engine", (store) => runEngineSuite({ sizes: settings.pgSizes, dir: join(work, "engine-pg"), store, contextLength: settings.contextLength, log }))));
+      }
+      if (settings.pgHostSizes.length) {
+        const run = (store: BenchStore) =>
+          runHostSuite({ sizes: settings.pgHostSizes, engines: ["lcm"], store, dir: join(work, "host-pg"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log });
+        host.push(...(await onPostgres(settings.pgUrl, "host", run)));
+      }
     } finally {
       await server.stop();
     }
-    const report: BenchReport = { machine: finishMachineInfo(machine), settings: { ...settings }, targets: judgeTargets(engine), engine, host };
+    const report: BenchReport = { machine: finishMachineInfo(machine), settings: { ...settings }, targets: judgeTargets(engine, host), engine, host };
     await writeOutputs(report, settings.outDir);
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Run on a PostgreSQL schema of the run's own, dropped afterwards. */
+async function onPostgres<T>(url: string, label: string, fn: (store: BenchStore) => Promise<T>): Promise<T> {
+  const schema = benchSchema(label);
+  try {
+    return await fn({ kind: "postgres", url, schema });
+  } finally {
+    await dropSchema(url, schema);
   }
 }
 

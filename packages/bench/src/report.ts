@@ -1,7 +1,7 @@
 import type { EngineCheckpoint, GrepKind } from "./engine-suite.js";
 import type { HostResult } from "./host-suite.js";
 import type { MachineInfo } from "./machine.js";
-import type { Stats } from "./stats.js";
+import type { Stats, Timing } from "./stats.js";
 import type { TargetResult } from "./targets.js";
 
 export interface BenchReport {
@@ -24,6 +24,7 @@ const GREP_LABEL: Record<GrepKind, string> = {
   rare: "lcm_grep rare term p95",
   cjk: "lcm_grep CJK p95",
   regex_page: "lcm_grep regex page p95",
+  regex_oldest: "lcm_grep regex oldest-only literal, page 1, p95",
   expand: "lcm_expand p95",
 };
 
@@ -33,7 +34,7 @@ export function chartSeries(report: BenchReport): SeriesPoint[] {
   const add = (series: string, messages: number, ms: number) => {
     if (Number.isFinite(ms) && ms > 0) out.push({ series, messages, ms });
   };
-  for (const p of report.engine) {
+  for (const p of report.engine.filter((x) => x.store === "sqlite")) {
     add("ingest (onTurnComplete) p50", p.messages, p.ingest.median);
     add("ingest (onTurnComplete) p95", p.messages, p.ingest.p95);
     add("compaction trigger p95", p.messages, p.trigger.p95);
@@ -42,12 +43,15 @@ export function chartSeries(report: BenchReport): SeriesPoint[] {
     add("complete regex p95", p.messages, p.regexComplete.p95);
     for (const kind of Object.keys(GREP_LABEL) as GrepKind[]) add(GREP_LABEL[kind], p.messages, p.grep[kind].p95);
   }
-  for (const h of report.host) add(`host per turn, ${h.engine} (${h.mode}), p50`, h.history, h.perTurn.median);
+  for (const h of report.host) add(`host per turn, ${h.engine}${h.store === "postgres" ? " on PostgreSQL" : ""} (${h.mode}), p50`, h.history, h.perTurn.median);
   return out;
 }
 
 const fmt = (ms: number) => (!Number.isFinite(ms) ? "–" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const cell = (s: Stats) => (s.n === 0 ? "– (n=0)" : `${fmt(s.median)} / ${fmt(s.p95)} (n=${s.n})`);
+/** Wall median / p95, then the CPU time of the same calls. */
+const timingCell = (s: Timing) => (s.n === 0 ? "– (n=0)" : `${fmt(s.median)} / ${fmt(s.p95)} · CPU ${fmt(s.cpu.median)} / ${fmt(s.cpu.p95)} (n=${s.n})`);
+const count = (s: Stats) => (s.n === 0 ? "–" : `${fmt(s.median)} / ${fmt(s.p95)}`);
 
 function pad(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -63,37 +67,52 @@ export function formatTable(report: BenchReport): string {
     "",
   ];
   if (report.engine.length) {
-    const head = ["LCM engine, median / p95 ms (n)", ...report.engine.map((p) => `${p.messages.toLocaleString("en")} msgs`)];
+    const head = ["LCM engine: wall median / p95 ms · CPU median / p95 ms (n)", ...report.engine.map((p) => `${p.messages.toLocaleString("en")} msgs, ${p.store}`)];
     const row = (label: string, pick: (p: EngineCheckpoint) => string) => [label, ...report.engine.map(pick)];
-    lines.push(
-      pad([
-        head,
-        row("ingest: onTurnComplete", (p) => cell(p.ingest)),
-        row("  CPU time of it", (p) => cell(p.ingestCpu)),
-        row("selectContext per request", (p) => `${cell(p.select)}${p.selections ? ` ${p.selections} replaced` : ""}`),
-        row("host deep copy per turn", (p) => cell(p.hostCopy)),
-        row("background preparation per turn", (p) => cell(p.background)),
-        row("compaction trigger", (p) => cell(p.trigger)),
-        row("  CPU time of it", (p) => cell(p.triggerCpu)),
-        row("compress() at threshold alone", (p) => cell(p.compress)),
-        row("compress() nothing new", (p) => cell(p.noopCompress)),
-        row("  CPU time of it", (p) => cell(p.noopCompressCpu)),
-        ...(Object.keys(GREP_LABEL) as GrepKind[]).map((k) => row(GREP_LABEL[k].replace(" p95", ""), (p) => cell(p.grep[k]))),
-        row("complete regex (all pages)", (p) => `${cell(p.regexComplete)} ${p.regexComplete.pages}p`),
-        row("  CPU time of it", (p) => cell(p.regexCompleteCpu)),
-        row("database / raw text", (p) => `${(p.dbBytes / 2 ** 20).toFixed(1)} MiB / ${(p.rawBytes / 2 ** 20).toFixed(1)} MiB = ${p.dbRatio.toFixed(2)}×`),
-        row("of it the -wal file", (p) => `${(p.walBytes / 2 ** 20).toFixed(1)} MiB`),
-        row("heap / RSS after GC", (p) => `${(p.heapBytes / 2 ** 20).toFixed(0)} / ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`),
-        row("live list / compactions", (p) => `${p.liveMessages} / ${p.compactions}`),
-      ]),
-      "",
+    const rows = [
+      head,
+      row("load average (1 min) while measured", (p) => `${p.ingest.load} (tools ${p.regexComplete.load})`),
+      row("ingest: onTurnComplete", (p) => timingCell(p.ingest)),
+      row("selectContext per request", (p) => `${timingCell(p.select)}${p.selections ? ` ${p.selections} replaced` : ""}`),
+      row("host deep copy per turn", (p) => timingCell(p.hostCopy)),
+      row("background preparation per turn", (p) => timingCell(p.background)),
+      row("compaction trigger", (p) => timingCell(p.trigger)),
+      row("compress() at threshold alone", (p) => timingCell(p.compress)),
+      row("compress() nothing new", (p) => timingCell(p.noopCompress)),
+      ...(Object.keys(GREP_LABEL) as GrepKind[]).map((k) => row(GREP_LABEL[k].replace(" p95", ""), (p) => timingCell(p.grep[k]))),
+      row("  one-page regexes: page 1 held the message", (p) => `regex page ${p.regexPageOnPage1} of ${p.grep.regex_page.n}, oldest-only ${p.regexOldestOnPage1} of ${p.grep.regex_oldest.n}`),
+      row("complete regex (all pages)", (p) => `${timingCell(p.regexComplete)} ${p.regexComplete.pages}p`),
+    ];
+    if (report.engine.some((p) => p.roundTrips)) {
+      rows.push(
+        row("round trips per onTurnComplete, median / p95", (p) => (p.roundTrips ? count(p.roundTrips.ingest) : "")),
+        row("round trips per selectContext", (p) => (p.roundTrips ? count(p.roundTrips.select) : "")),
+        row("round trips of background work per turn", (p) => (p.roundTrips ? count(p.roundTrips.background) : "")),
+      );
+    }
+    rows.push(
+      row("database / raw text", (p) => `${(p.dbBytes / 2 ** 20).toFixed(1)} MiB / ${(p.rawBytes / 2 ** 20).toFixed(1)} MiB = ${p.dbRatio.toFixed(2)}×`),
+      row("of it the -wal file", (p) => (p.store === "sqlite" ? `${(p.walBytes / 2 ** 20).toFixed(1)} MiB` : "")),
+      row("heap / RSS after GC", (p) => `${(p.heapBytes / 2 ** 20).toFixed(0)} / ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`),
+      row("live list / compactions", (p) => `${p.liveMessages} / ${p.compactions}`),
     );
+    lines.push(pad(rows), "");
   }
   if (report.host.length) {
+    const label = (h: HostResult) => `${h.engine}${h.store ? ` (${h.store})` : ""}, ${h.mode === "resumed" ? "resumed (history grown turn by turn)" : "history imported at open"}`;
     lines.push(
       pad([
-        ["AgentHost per turn (host's own ms, median / p95)", "history", "first turn ms", "per turn", "wall per turn", "live list"],
-        ...report.host.map((h) => [`${h.engine}, ${h.mode === "resumed" ? "resumed (history grown turn by turn)" : "history imported at open"}`, h.history.toLocaleString("en"), fmt(h.firstTurnMs), cell(h.perTurn), cell(h.perTurnWall), String(h.liveMessages)]),
+        ["AgentHost, host's own time (send minus provider), ms", "history", "first turn (CPU) @ load", "per later turn: median / p95 · CPU (n)", "load", "round trips per turn", "wall per turn", "live list"],
+        ...report.host.map((h) => [
+          label(h),
+          h.history.toLocaleString("en"),
+          `${fmt(h.firstTurnMs)} (${fmt(h.firstTurnCpuMs)}) @ ${h.firstTurnLoad}`,
+          timingCell(h.perTurn),
+          String(h.perTurn.load),
+          h.roundTrips ? count(h.roundTrips) : "",
+          cell(h.perTurnWall),
+          String(h.liveMessages),
+        ]),
       ]),
       "",
     );

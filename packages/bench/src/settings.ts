@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { DEFAULT_PG_URL } from "./round-trips.js";
 
 const sizeList = z
   .string()
@@ -11,11 +12,18 @@ const sizeList = z
 const EnvSchema = z.object({
   /** Also measure at 1,000,000 messages (about an hour on a small machine). */
   BENCH_1M: z.enum(["0", "1"]).default("0"),
-  BENCH_SIZES: sizeList.optional(),
+  /** "none": PostgreSQL figures only (with BENCH_HOST_SIZES=none). */
+  BENCH_SIZES: z.union([z.literal("none"), sizeList]).optional(),
   BENCH_HOST_SIZES: z.union([z.literal("none"), sizeList]).optional(),
   BENCH_CONTEXT: z.coerce.number().int().min(8_000).default(128_000),
   BENCH_HOST_TURNS: z.coerce.number().int().min(3).default(20),
   BENCH_OUT: z.string().min(1).optional(),
+  /** PostgreSQL for LCM's figures beside SQLite's (a schema of its own is created and dropped). */
+  BENCH_PG_URL: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// URL").default(DEFAULT_PG_URL),
+  /** Sizes the engine suite also runs on PostgreSQL ("none": not at all). */
+  BENCH_PG_SIZES: z.union([z.literal("none"), sizeList]).optional(),
+  /** Imported-history sizes the host suite also runs on PostgreSQL ("none": not at all). */
+  BENCH_PG_HOST_SIZES: z.union([z.literal("none"), sizeList]).optional(),
 });
 
 export interface BenchSettings {
@@ -24,6 +32,9 @@ export interface BenchSettings {
   contextLength: number;
   hostTurns: number;
   outDir: string;
+  pgUrl: string;
+  pgSizes: number[];
+  pgHostSizes: number[];
 }
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,7 +46,18 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     throw new Error(`bench settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   }
   const e = parsed.data;
-  const sizes = e.BENCH_SIZES ?? [1_000, 10_000, 100_000, ...(e.BENCH_1M === "1" ? [1_000_000] : [])];
+  const sizes = e.BENCH_SIZES === "none" ? [] : (e.BENCH_SIZES ?? [1_000, 10_000, 100_000, ...(e.BENCH_1M === "1" ? [1_000_000] : [])]);
   const hostSizes = e.BENCH_HOST_SIZES === "none" ? [] : (e.BENCH_HOST_SIZES ?? [1_000, 10_000, 100_000]);
-  return { sizes, hostSizes, contextLength: e.BENCH_CONTEXT, hostTurns: e.BENCH_HOST_TURNS, outDir: e.BENCH_OUT ?? resolve(PACKAGE_DIR, "results") };
+  const list = (v: "none" | number[] | undefined, fallback: number[]) => (v === "none" ? [] : (v ?? fallback));
+  return {
+    sizes,
+    hostSizes,
+    contextLength: e.BENCH_CONTEXT,
+    hostTurns: e.BENCH_HOST_TURNS,
+    outDir: e.BENCH_OUT ?? resolve(PACKAGE_DIR, "results"),
+    pgUrl: e.BENCH_PG_URL,
+    // PostgreSQL grows the conversation turn by turn too: 100k there takes hours on a small machine.
+    pgSizes: list(e.BENCH_PG_SIZES, [1_000, 10_000]),
+    pgHostSizes: list(e.BENCH_PG_HOST_SIZES, [1_000, 10_000]),
+  };
 }

@@ -1,3 +1,5 @@
+import { loadavg } from "node:os";
+
 /** Summary figures of a list of timings (ms) or sizes. */
 export interface Stats {
   n: number;
@@ -5,6 +7,16 @@ export interface Stats {
   p95: number;
   mean: number;
   max: number;
+}
+
+/**
+ * A wall-time figure with what it needs to be compared: the CPU time of the
+ * same calls (user + system of this process, less sensitive to a loaded
+ * machine) and the 1-minute load average when it was taken.
+ */
+export interface Timing extends Stats {
+  cpu: Stats;
+  load: number;
 }
 
 /** Nearest-rank percentile of a sorted list. */
@@ -24,4 +36,20 @@ export function summarise(samples: readonly number[]): Stats {
     mean,
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
   };
+}
+
+/** The 1-minute load average now, rounded. */
+export function loadNow(): number {
+  return Math.round(loadavg()[0]! * 100) / 100;
+}
+
+/** Wall and CPU samples of the same calls, with the load now. */
+export function timing(wallMs: readonly number[], cpuMs: readonly number[]): Timing {
+  return { ...summarise(wallMs), cpu: summarise(cpuMs), load: loadNow() };
+}
+
+/** CPU time (user + system) of this process so far, in ms. */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }

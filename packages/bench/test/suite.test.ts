@@ -11,6 +11,7 @@ import { LoopbackChatServer } from "../src/loopback-server.js";
 import { finishMachineInfo, machineInfo } from "../src/machine.js";
 import { chartSeries, chartSpec, formatTable, renderChartSvg } from "../src/report.js";
 import type { BenchReport } from "../src/report.js";
+import { benchSchema, DEFAULT_PG_URL, dropSchema } from "../src/round-trips.js";
 import { readSettings } from "../src/settings.js";
 import { judgeTargets } from "../src/targets.js";
 
@@ -55,7 +56,7 @@ describe("correctness checks", () => {
     const gen = new ConversationGenerator();
     const messages = gen.until(5_000);
     const text = messages.map((m) => (typeof m.content === "string" ? m.content : ""));
-    for (const key of ["words", "rare", "cjk"] as const) {
+    for (const key of ["oldest", "words", "rare", "cjk"] as const) {
       const at = gen.plantedAt[key];
       expect(text[at]).toContain(PLANTED[key].text);
       expect(text.filter((t) => t.includes(PLANTED[key].query))).toHaveLength(1);
@@ -95,7 +96,16 @@ describe("suite on a tiny conversation", () => {
     expect(last.trigger.n).toBeGreaterThan(0);
     expect(last.ingest.n).toBeGreaterThan(10);
     expect(last.select.n).toBeGreaterThan(last.ingest.n);
-    for (const kind of ["words", "rare", "cjk", "regex_page", "expand"] as const) expect(last.grep[kind].n).toBe(2);
+    for (const kind of ["words", "rare", "cjk", "regex_page", "regex_oldest", "expand"] as const) {
+      expect(last.grep[kind].n).toBe(2);
+      expect(last.grep[kind].cpu.n).toBe(2);
+    }
+    // Every wall figure carries the CPU time of the same calls and the load it was taken at.
+    expect(last.ingest.cpu.n).toBe(last.ingest.n);
+    expect(last.select.cpu.n).toBe(last.select.n);
+    expect(last.ingest.load).toBeGreaterThanOrEqual(0);
+    expect(last.store).toBe("sqlite");
+    expect(last.roundTrips).toBeNull();
     expect(last.regexComplete.copies).toBe(1);
     expect(last.dbBytes).toBeGreaterThan(last.rawBytes / 10);
 
@@ -103,15 +113,18 @@ describe("suite on a tiny conversation", () => {
     expect(host.map((h) => h.engine)).toEqual(["compressor", "lcm"]);
     for (const h of host) {
       expect(h.perTurn.n).toBe(3);
+      expect(h.perTurn.cpu.n).toBe(3);
       expect(Number.isFinite(h.perTurn.p95)).toBe(true);
+      expect(h.firstTurnCpuMs).toBeGreaterThan(0);
     }
 
-    const report: BenchReport = { machine: finishMachineInfo(machine), settings: {}, targets: judgeTargets(engine), engine, host: [...resumed, ...host] };
-    expect(report.targets.map((t) => t.name)).toEqual(["ingest", "trigger", "noop_compress", "regex_complete", "db_size", "memory_flat"]);
+    const report: BenchReport = { machine: finishMachineInfo(machine), settings: {}, targets: judgeTargets(engine, [...resumed, ...host]), engine, host: [...resumed, ...host] };
+    expect(report.targets.map((t) => t.name)).toEqual(["ingest", "trigger", "noop_compress", "regex_complete", "regex_oldest", "db_size", "memory_flat", "imported_first_turn"]);
     for (const t of report.targets) expect(["PASS", "MISS"]).toContain(t.status);
     const table = formatTable(report);
     expect(table).toMatch(/PASS|MISS/);
     expect(table).toContain(machine.commit);
+    expect(table).toContain("CPU");
     const roundTrip = JSON.parse(JSON.stringify(report)) as BenchReport;
     expect(roundTrip.engine[0]!.ingest).toMatchObject({ n: expect.any(Number), median: expect.any(Number), p95: expect.any(Number) });
     const spec = chartSpec(report) as { encoding: { x: { scale: { type: string } }; y: { scale: { type: string } } } };
@@ -124,6 +137,29 @@ describe("suite on a tiny conversation", () => {
   }, 120_000);
 });
 
+describe("suite on PostgreSQL", () => {
+  it("publishes per-turn figures with the round trips of every hook, and drops its schema", async () => {
+    const schema = benchSchema("test");
+    const store = { kind: "postgres" as const, url: process.env.LCM_TEST_POSTGRES_URL ?? DEFAULT_PG_URL, schema };
+    try {
+      const [point] = await runEngineSuite({ sizes: [300], dir: join(dir, "pg"), store, contextLength: 8_000, iterations: { grep: 1, regexComplete: 1, noop: 2 } });
+      expect(point!.store).toBe("postgres");
+      expect(point!.roundTrips!.ingest.n).toBe(point!.ingest.n);
+      expect(point!.roundTrips!.ingest.median).toBeGreaterThan(0);
+      expect(point!.roundTrips!.select.n).toBe(point!.select.n);
+      expect(point!.dbBytes).toBeGreaterThan(0);
+      const [imported] = await runHostSuite({ sizes: [300], engines: ["lcm"], store, dir: join(dir, "pg-host"), contextLength: 8_000, turns: 3 });
+      expect(imported).toMatchObject({ engine: "lcm", store: "postgres", mode: "imported" });
+      expect(imported!.roundTrips!.median).toBeGreaterThan(0);
+      const table = formatTable({ machine: finishMachineInfo(machineInfo()), settings: {}, targets: judgeTargets([point!], [imported!]), engine: [point!], host: [imported!] });
+      expect(table).toContain("round trips per onTurnComplete");
+      expect(table).toContain("lcm (postgres), history imported at open");
+    } finally {
+      await dropSchema(store.url, schema);
+    }
+  }, 180_000);
+});
+
 describe("settings", () => {
   it("measures 1k/10k/100k by default and 1M only behind BENCH_1M", () => {
     expect(readSettings({}).sizes).toEqual([1_000, 10_000, 100_000]);
@@ -131,5 +167,8 @@ describe("settings", () => {
     expect(readSettings({ BENCH_HOST_SIZES: "none" }).hostSizes).toEqual([]);
     expect(() => readSettings({ BENCH_SIZES: "10k" })).toThrow(/BENCH_SIZES/);
     expect(() => readSettings({ BENCH_SIZES: "2000,1000" })).toThrow(/ascending/);
+    expect(readSettings({}).pgSizes).toEqual([1_000, 10_000]);
+    expect(readSettings({ BENCH_PG_SIZES: "none", BENCH_PG_HOST_SIZES: "none" })).toMatchObject({ pgSizes: [], pgHostSizes: [] });
+    expect(() => readSettings({ BENCH_PG_URL: "mysql://x" })).toThrow(/BENCH_PG_URL/);
   });
 });

@@ -1,4 +1,7 @@
 import { CJK_RE } from "../store/codec.js";
+
+/** Maximal runs of CJK characters (the class of `CJK_RE`). */
+const CJK_RUNS = new RegExp(`${CJK_RE.source}+`, "g");
 import { isStopWord } from "./stop-words.js";
 
 /**
@@ -149,13 +152,16 @@ export function termExpression(term: string): string {
   return `body:(${term})`;
 }
 
-/** For the trigram index: terms of at least 3 characters, quoted; shorter ones need a substring test. */
+/** For the trigram index: the CJK runs of at least 3 characters of each term, quoted; every other term needs a substring test. */
 export function trigramParts(q: ParsedQuery): { match: string | null; like: string[] } {
   const long: string[] = [];
   const like: string[] = [];
   for (const t of q.raw) {
-    if ([...t].length >= 3) long.push(quote(t));
-    else like.push(t);
+    // SQLite's trigram index holds the CJK runs of a message (one per line), so only the CJK runs of a term
+    // can be matched there; a term that is anything but one such run is also checked as a substring.
+    const runs = t.match(CJK_RUNS) ?? [];
+    for (const r of runs) if ([...r].length >= 3) long.push(quote(r));
+    if (runs.length !== 1 || runs[0] !== t || [...t].length < 3) like.push(t);
   }
-  return { match: long.length ? long.join(" AND ") : null, like };
+  return { match: long.length ? [...new Set(long)].join(" AND ") : null, like };
 }

@@ -41,7 +41,7 @@ function deleteInTransaction(db: Database.Database, conversationId: number): Del
   ).run(conversationId);
   stmt(db, 
     `INSERT INTO messages_cjk (messages_cjk, rowid, body)
-     SELECT 'delete', s.id, s.body FROM message_search s WHERE s.id IN (
+     SELECT 'delete', s.id, lcm_cjk_text(s.body) FROM message_search s WHERE s.id IN (
        SELECT id FROM messages WHERE conversation_id = ? AND (flags & ${FLAG_CJK}) != 0 AND id NOT IN (SELECT message_id FROM fts_pending))`,
   ).run(conversationId);
   stmt(db, "DELETE FROM fts_pending WHERE message_id IN (SELECT id FROM messages WHERE conversation_id = ?)").run(conversationId);

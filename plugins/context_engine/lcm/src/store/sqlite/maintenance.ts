@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { FLAG_CJK } from "../codec.js";
 import type { PayloadRecord, StoreStats } from "../types.js";
 import type { SqliteContext } from "./context.js";
+import { refreshStatistics, scheduleStatistics } from "./statistics.js";
 import { stmt } from "./statements.js";
 
 /** Write-behind indexing, idle-time compaction, payload reads and stats of the SQLite store. */
@@ -36,17 +37,21 @@ export function indexPending(ctx: SqliteContext, options: { maxRows?: number; ma
   }
   const remaining = (s.pendingCount.get() as { n: number }).n;
   if (remaining === 0) ctx.backlog = false;
+  // A bulk import has just become searchable: the planner's statistics are written after this call returns.
+  if (remaining === 0 && indexed > 0) scheduleStatistics(ctx.db);
   return { indexed, remaining };
 }
 
 /**
- * Maintenance for idle time: merge the full-text index segments, give free
- * pages back to the file system and checkpoint the WAL. Seconds on a large
+ * Maintenance for idle time: merge the full-text index segments, write the
+ * planner's statistics, give free pages back to the file system and
+ * checkpoint the WAL. Seconds on a large
  * database; never needed for correctness.
  */
 export function compact(ctx: SqliteContext, path: string): { fileBytes: number } {
   indexPending(ctx, {});
   for (const t of ["messages_fts", "messages_cjk", "summaries_fts"]) ctx.db.exec(`INSERT INTO ${t} (${t}) VALUES ('optimize')`);
+  refreshStatistics(ctx.db, { force: true });
   ctx.db.pragma("incremental_vacuum");
   ctx.db.pragma("wal_checkpoint(TRUNCATE)");
   return { fileBytes: fileBytes(path) };

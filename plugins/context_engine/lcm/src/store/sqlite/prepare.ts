@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { registerCjkText } from "./cjk-text.js";
 
 const msgCols = "id, conversation_id, seq, role, text, payload, shape, name, tool_call_id, extra, tokens, created_at, hash, flags";
 
@@ -28,7 +29,8 @@ const SQL = {
   insertPart:
     "INSERT INTO message_parts (message_id, kind, ordinal, call_id, name, body, payload, span, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
   insertFts: "INSERT INTO messages_fts (rowid, body, ctag) VALUES (?, ?, ?)",
-  insertCjk: "INSERT INTO messages_cjk (rowid, body) VALUES (?, ?)",
+  // The trigram index holds the CJK runs of a body only (see cjk-text.ts).
+  insertCjk: "INSERT INTO messages_cjk (rowid, body) VALUES (?, lcm_cjk_text(?))",
   insertPending: "INSERT INTO fts_pending (message_id) VALUES (?)",
   deletePending: "DELETE FROM fts_pending WHERE message_id = ?",
   pendingCount: "SELECT count(*) AS n FROM fts_pending",
@@ -85,6 +87,7 @@ export type Statements = { readonly [K in keyof typeof SQL]: Database.Statement 
 
 /** Prepare every statement once per handle (preparing costs tens of µs; the hot path runs them every turn). */
 export function prepareStatements(db: Database.Database): Statements {
+  registerCjkText(db);
   const out: Partial<Record<keyof typeof SQL, Database.Statement>> = {};
   for (const [name, sql] of Object.entries(SQL) as Array<[keyof typeof SQL, string]>) out[name] = db.prepare(sql);
   return out as Statements;

@@ -1,4 +1,6 @@
 import type Database from "better-sqlite3";
+import { FLAG_CJK } from "../codec.js";
+import { registerCjkText } from "./cjk-text.js";
 
 /**
  * Versioned migrations, tracked in `PRAGMA user_version`. Each runs in its own
@@ -200,7 +202,24 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  { version: 6, description: "the trigram index holds the CJK runs of a message only, not its whole body", up: cjkRunsOnly },
 ];
+
+/**
+ * Version 6: rebuild the trigram index from the CJK runs of each indexed CJK
+ * message (`lcm_cjk_text`, see cjk-text.ts); rows still queued for indexing
+ * are indexed the new way when their turn comes.
+ */
+function cjkRunsOnly(db: Database.Database): void {
+  registerCjkText(db);
+  db.exec(`
+    INSERT INTO messages_cjk (messages_cjk) VALUES ('delete-all');
+    INSERT INTO messages_cjk (rowid, body)
+      SELECT s.id, lcm_cjk_text(s.body) FROM message_search s
+      WHERE s.id IN (SELECT id FROM messages WHERE (flags & ${FLAG_CJK}) != 0 AND id NOT IN (SELECT message_id FROM fts_pending));
+    INSERT INTO messages_cjk (messages_cjk) VALUES ('optimize');
+  `);
+}
 
 /** The full-text tables of the current schema. */
 export const FTS_TABLES = ["messages_fts", "messages_cjk", "summaries_fts"] as const;

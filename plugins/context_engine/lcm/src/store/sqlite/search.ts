@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Role } from "@context-engine/core";
 import { FLAG_CJK } from "../codec.js";
+import { scheduleStatistics } from "./statistics.js";
 import { SqliteLcmStore } from "./store.js";
 import { stmt } from "./statements.js";
 import type {
@@ -39,7 +40,7 @@ interface Where {
  * conversation, so FTS5 skips the doclist outside it; `m.conversation_id`
  * then removes other conversations' rows inside the range.
  */
-function messageWhere(db: Database.Database, f: SearchFilter, rowidColumn: string | null): Where {
+function messageWhere(db: Database.Database, f: SearchFilter, rowidColumn: string | null, idRange = false): Where {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (f.conversationId != null) {
@@ -48,7 +49,9 @@ function messageWhere(db: Database.Database, f: SearchFilter, rowidColumn: strin
       parts.push(`${rowidColumn} BETWEEN ? AND ?`);
       params.push(r.lo, r.hi);
     }
-    parts.push("m.conversation_id = ?");
+    // Under an id range the range is the index to use: `+` keeps the planner from walking the whole
+    // conversation through (conversation_id, seq) instead, which it does without statistics.
+    parts.push(idRange ? "+m.conversation_id = ?" : "m.conversation_id = ?");
     params.push(f.conversationId);
   }
   if (f.since !== undefined) {
@@ -97,7 +100,10 @@ export class SqliteSearchStore implements LcmSearchStore {
   }
 
   indexPending(options: { maxMs: number }): { remaining: number } {
-    return { remaining: this.#store.indexPending({ maxMs: options.maxMs }).remaining };
+    const remaining = this.#store.indexPending({ maxMs: options.maxMs }).remaining;
+    // Searches are where plans matter: statistics that no longer fit are rewritten after this call.
+    scheduleStatistics(this.#db);
+    return { remaining };
   }
 
   rankMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] {
@@ -259,7 +265,7 @@ export class SqliteSearchStore implements LcmSearchStore {
                    WHERE messages_fts MATCH ? AND f.rowid > ? AND f.rowid < ?${w.sql}${literal} ORDER BY f.rowid DESC`;
       return stmt(this.#db, sql).iterate(narrow.word, ids.above, ids.below, ...w.params, ...literalParams) as Iterable<ScanRow>;
     }
-    const w = messageWhere(this.#db, filter, null);
+    const w = messageWhere(this.#db, filter, null, true);
     const sql = `SELECT m.id AS id, m.id AS pos, m.created_at AS createdAt, ${body} AS body FROM messages m
                  WHERE m.id > ? AND m.id < ?${w.sql}${literal} ORDER BY m.id DESC`;
     return stmt(this.#db, sql).iterate(ids.above, ids.below, ...w.params, ...literalParams) as Iterable<ScanRow>;
