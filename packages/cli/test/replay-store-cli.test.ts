@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ReplayReport } from "../src/replay/report.js";
-import { runBin, sandbox } from "./helpers/run-bin.js";
+import { runBin, sandbox, type BinResult } from "./helpers/run-bin.js";
 
 /**
  * Replays into a store that persists (LCM on one PostgreSQL schema, from config.yaml): each replay
@@ -44,7 +44,7 @@ async function storedConversations(): Promise<Map<string, { messages: number; di
   return new Map(rows.map((r) => [r.session_id, { messages: Number(r.messages), distinctSeqs: Number(r.seqs), fingerprint: r.fingerprint ?? "" }]));
 }
 
-function replayed(out: { code: number; stdout: string; stderr: string }): { id: string; checked: number } {
+function replayed(out: BinResult): { id: string; checked: number } {
   expect(out.code, out.stderr).toBe(0);
   const report = JSON.parse(out.stdout) as ReplayReport;
   const run = report.sessions[0]!.runs[0]!;
