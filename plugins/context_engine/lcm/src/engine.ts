@@ -94,7 +94,7 @@ export class LcmEngine extends ContextEngine {
     this.protectLastN = this.config.fresh_tail_count;
     this.#summarizer = createSummarizer(this.config, ctx, this.#logger);
     // Retention run by any instance on the same store spares the sessions live here.
-    this.#handle = new StoreHandle(resolveStore(this.config, ctx.dataDir), this.#logger, () => this.#sessions.liveIds());
+    this.#handle = new StoreHandle(resolveStore(this.config, ctx.dataDir, ctx.env ?? process.env), this.#logger, () => this.#sessions.liveIds());
     this.#parts = {
       config: this.config,
       logger: this.#logger,

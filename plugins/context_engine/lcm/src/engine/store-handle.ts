@@ -118,6 +118,8 @@ export class StoreHandle {
     if (/did not self-register|NODE_MODULE_VERSION|was compiled against a different Node/i.test(raw)) {
       return `${where}: the native module better-sqlite3 was built for another Node.js version (${raw.split("\n")[0]}). Rebuild it for this Node: npm rebuild better-sqlite3`;
     }
+    // An option the driver refused is the user's setting, not the network: say so by its own words.
+    if (error instanceof Error && error.name === "PostgresOptionsError") return `${where}: ${raw}`;
     if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|timeout/i.test(raw)) return `${where}: the server cannot be reached (${raw}). Check that it is running and the URL is right.`;
     if (/database .* does not exist/i.test(raw)) return `${where}: ${raw}. Create the database or fix the URL.`;
     if (/password authentication failed|no pg_hba|role .* does not exist/i.test(raw)) return `${where}: the server refused the login (${raw}). Check the user and password.`;
