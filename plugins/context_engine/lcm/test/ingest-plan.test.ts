@@ -82,9 +82,7 @@ describe("ingest plan: reconciling a whole list", () => {
         expect(p.append.map((a) => a.index)).toEqual(fresh.map((_, i) => old.length + i));
         expect(p.alignment).toBe(old.length ? "position" : "empty-store");
         expect(p.disagreed).toBe(0);
-        p.ids.forEach((id, i) => {
-          if (id !== null) expect(id).toBe(1000 + i);
-        });
+        p.ids.forEach((id, i) => expect(id).toBe(1000 + i));
       }),
       { numRuns: 300 },
     );
@@ -197,7 +195,7 @@ describe("ingest plan: writer positions and keys", () => {
     apply(memory, [user("a"), asst("b")], { mode: "append", messageKeys: ["u1", "a1"] });
     const p = apply(memory, [user("a"), asst("b"), user("c")], { mode: "append", messageKeys: ["u1", "a1", "u2"] });
     expect(p.append.map((a) => a.index)).toEqual([2]);
-    expect(p.ids.slice(0, 2)).toEqual([1000, 1001]);
+    expect([p.ids.get(0), p.ids.get(1)]).toEqual([1000, 1001]);
   });
 
   it("classifies synthetic and rejected inputs and appends everything in append mode", () => {
@@ -207,7 +205,7 @@ describe("ingest plan: writer positions and keys", () => {
     expect(p).toMatchObject({ alignment: "append", synthetic: 1 });
     expect(p.append.map((a) => a.index)).toEqual([0, 4]);
     expect(p.rejected.map((r) => r.index)).toEqual([1, 3]);
-    const r = ingestResult(7, p, [11, 12], 5);
+    const r = ingestResult(7, p, [11, 12], 5, messages.length);
     expect(r).toMatchObject({ conversationId: 7, appended: 2, firstSeq: 5, lastSeq: 6, ids: [11, null, null, null, 12] });
   });
 });

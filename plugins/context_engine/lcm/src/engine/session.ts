@@ -95,11 +95,11 @@ export class EngineSession {
       const p = result.position;
       this.#positions = [p, ...this.#positions.filter((q) => q.index !== p.index || q.fingerprint !== p.fingerprint)].slice(0, POSITIONS);
     }
-    result.ids.forEach((id, i) => {
-      if (id === null || i < firstHistoryIndex) return;
+    for (const [i, id] of result.knownIds) {
+      if (i < firstHistoryIndex) continue;
       this.#live.delete(id);
       this.#live.set(id, messages[i]!);
-    });
+    }
     for (const id of this.#live.keys()) {
       if (this.#live.size <= LIVE_MESSAGES) break;
       this.#live.delete(id);

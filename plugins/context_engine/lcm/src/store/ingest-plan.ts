@@ -41,8 +41,8 @@ export type IngestPlanner = Generator<IngestNeed, IngestPlan, unknown>;
 export interface IngestPlan {
   alignment: IngestResult["alignment"];
   alreadyStored: number;
-  /** Stored ids of inputs known to be stored (null elsewhere); the driver fills in the appended ones. */
-  ids: Array<number | null>;
+  /** Stored ids of inputs known to be stored, by input index (sparse); the driver's result adds the appended ones. */
+  ids: Map<number, number>;
   /** The inputs to store, in order, encoded. */
   append: Array<{ index: number; encoded: EncodedMessage }>;
   synthetic: number;
@@ -66,7 +66,7 @@ export const messageKey = (key: string): string => `m:${key}`;
 
 export function* planIngest(inputs: IngestInputs, options: IngestOptions, storedCount: number): IngestPlanner {
   const n = inputs.length;
-  const ids = new Array<number | null>(n).fill(null);
+  const ids = new Map<number, number>();
   const keys = yield* readKeys(options, n, storedCount);
   let alignment: IngestResult["alignment"];
   let candidates: number[];
@@ -111,7 +111,8 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     if (duplicateTurn && i >= keyFrom) continue;
     const mk = keys.byIndex.get(i);
     if (mk !== undefined && keys.known.has(mk)) {
-      ids[i] = keys.known.get(mk) ?? null;
+      const id = keys.known.get(mk);
+      if (id != null) ids.set(i, id);
       alreadyStored++;
       continue;
     }
@@ -175,7 +176,7 @@ const looseLimit = (gapLength: number): number => gapLength * 4 + 64;
 function* reconcile(
   inputs: IngestInputs,
   storedCount: number,
-  ids: Array<number | null>,
+  ids: Map<number, number>,
   keyFrom: number | null,
   seen: IngestOptions["seenIds"],
 ): Generator<IngestNeed, { fresh: number[]; matched: number; disagreed: number; anchored: boolean }, unknown> {
@@ -190,7 +191,7 @@ function* reconcile(
   byPos.forEach((p, j) => {
     if (p < 0) return;
     seqOf[j] = stored[p]!.seq;
-    ids[real[j]!] = stored[p]!.id;
+    ids.set(real[j]!, stored[p]!.id);
   });
   for (const gap of gapsOf(seqOf, storedCount)) {
     const rows = (yield { kind: "loose", afterSeq: gap.afterSeq, beforeSeq: gap.beforeSeq, limit: looseLimit(gap.to - gap.from) }) as StoredRef[];
@@ -201,7 +202,7 @@ function* reconcile(
     ).forEach((p, k) => {
       if (p < 0) return;
       seqOf[gap.from + k] = rows[p]!.seq;
-      ids[real[gap.from + k]!] = rows[p]!.id;
+      ids.set(real[gap.from + k]!, rows[p]!.id);
     });
   }
   matchStoredOutOfOrder(inputs, real, stored, seqOf, ids);
@@ -231,9 +232,9 @@ function* reconcile(
  * before it (a host's own summary, stored when it first appeared). Each stored
  * copy proves one list copy, so a message sent twice is still stored twice.
  */
-function matchStoredOutOfOrder(inputs: IngestInputs, real: readonly number[], stored: readonly StoredRef[], seqOf: Int32Array, ids: Array<number | null>): void {
+function matchStoredOutOfOrder(inputs: IngestInputs, real: readonly number[], stored: readonly StoredRef[], seqOf: Int32Array, ids: Map<number, number>): void {
   const used = new Set<number>();
-  for (const id of ids) if (id !== null) used.add(id);
+  for (const id of ids.values()) used.add(id);
   const free = new Map<string, StoredRef[]>();
   for (const r of stored) {
     if (used.has(r.id)) continue;
@@ -246,7 +247,7 @@ function matchStoredOutOfOrder(inputs: IngestInputs, real: readonly number[], st
     const r = free.get(inputs.encoded(i)!.hashHex)?.shift();
     if (!r) return;
     seqOf[j] = r.seq;
-    ids[i] = r.id;
+    ids.set(i, r.id);
   });
 }
 
@@ -268,7 +269,7 @@ function dropWeakLoneMatches(
   inputs: IngestInputs,
   real: readonly number[],
   seqOf: Int32Array,
-  ids: Array<number | null>,
+  ids: Map<number, number>,
   keyFrom: number | null,
   seen: NonNullable<IngestOptions["seenIds"]>,
 ): void {
@@ -289,16 +290,16 @@ function dropWeakLoneMatches(
     // Outside a keyed turn the list is the writer's own history: the ordered match stands.
     if (!inTurn(from)) continue;
     // Messages this writer stored or saw itself are what they look like.
-    if (Array.from({ length: j - from }, (_, k) => ids[real[from + k]!]!).every((id) => seen.has(id))) continue;
+    if (Array.from({ length: j - from }, (_, k) => ids.get(real[from + k]!)!).every((id) => seen.has(id))) continue;
     for (let k = from; k < j; k++) {
       seqOf[k] = -1;
-      ids[real[k]!] = null;
+      ids.delete(real[k]!);
     }
   }
 }
 
 /** A tool call that is new takes its results with it: a stored result must never precede (or lack) its call. */
-function keepToolRoundsWhole(inputs: IngestInputs, real: readonly number[], seqOf: Int32Array, ids: Array<number | null>): void {
+function keepToolRoundsWhole(inputs: IngestInputs, real: readonly number[], seqOf: Int32Array, ids: Map<number, number>): void {
   const open = new Set<string>();
   real.forEach((i, j) => {
     const e = inputs.encoded(i)!;
@@ -306,26 +307,36 @@ function keepToolRoundsWhole(inputs: IngestInputs, real: readonly number[], seqO
       for (const id of e.toolCallIds) open.add(id);
     } else if (e.toolCallId !== null && open.has(e.toolCallId)) {
       seqOf[j] = -1;
-      ids[i] = null;
+      ids.delete(i);
     }
   });
 }
 
 /** The result of an ingest once the driver wrote the plan: `newIds[j]` is the id of `plan.append[j]`. */
-export function ingestResult(conversationId: number, plan: IngestPlan, newIds: readonly number[], firstSeq: number | null): IngestResult {
+export function ingestResult(conversationId: number, plan: IngestPlan, newIds: readonly number[], firstSeq: number | null, inputCount: number): IngestResult {
   const redactions: Record<string, number> = {};
   plan.append.forEach(({ index, encoded }, j) => {
-    plan.ids[index] = newIds[j]!;
+    plan.ids.set(index, newIds[j]!);
     if (encoded.redacted) for (const [k, v] of Object.entries(encoded.redactions)) redactions[k] = (redactions[k] ?? 0) + v;
   });
   const appended = newIds.length;
+  const known = plan.ids;
+  let ids: Array<number | null> | null = null;
   return {
     conversationId,
     appended,
     appendedIds: [...newIds],
     alreadyStored: plan.alreadyStored,
     synthetic: plan.synthetic,
-    ids: plan.ids,
+    // One entry per input is O(transcript): built only when asked for; the turn path reads `knownIds`.
+    get ids() {
+      if (ids === null) {
+        ids = new Array<number | null>(inputCount).fill(null);
+        for (const [i, id] of known) ids[i] = id;
+      }
+      return ids;
+    },
+    knownIds: known,
     firstSeq: appended ? firstSeq : null,
     lastSeq: appended && firstSeq !== null ? firstSeq + appended - 1 : null,
     alignment: plan.alignment,

@@ -137,6 +137,8 @@ export interface IngestResult {
    * inputs before a writer position (not looked at).
    */
   ids: Array<number | null>;
+  /** The same, sparse: input index -> stored id, for the inputs known (cheap for a long list). */
+  knownIds: ReadonlyMap<number, number>;
   /** Seq range of the appended messages, or null when nothing was appended. */
   firstSeq: number | null;
   lastSeq: number | null;

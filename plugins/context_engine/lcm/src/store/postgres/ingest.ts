@@ -30,7 +30,7 @@ export async function ingestPg(
   const count = Number(conv.message_count);
   const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m, _i, screened) => encodeMessage(m, deps.redactor, screened) });
   const plan = await runPlan(planIngest(inputs, options, count), (need) => answer(c, deps, conversationId, need));
-  return writePlan(c, deps, conversationId, count, plan, options);
+  return writePlan(c, deps, conversationId, count, plan, options, messages.length);
 }
 
 /** What the plan asks of the stored history, read on the transaction's client. */
@@ -66,7 +66,7 @@ async function answer(c: PoolClient, deps: IngestDeps, conversationId: number, n
 /** Rows per INSERT: one round trip per chunk instead of one per message (a bulk import stays in bounded statements). */
 const INSERT_CHUNK = 500;
 
-async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number, count: number, plan: IngestPlan, options: IngestOptions): Promise<IngestResult> {
+async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number, count: number, plan: IngestPlan, options: IngestOptions, inputCount: number): Promise<IngestResult> {
   const now = options.now ?? Date.now();
   const toFrontier = options.appendToFrontier ?? true;
   const newIds: number[] = [];
@@ -122,7 +122,7 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
       [conversationId, appended, count + appended - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
     );
   }
-  return ingestResult(conversationId, plan, newIds, count);
+  return ingestResult(conversationId, plan, newIds, count, inputCount);
 }
 
 /** Where the writer stands now; the turn key (with the last message it stored) and the message keys of what was appended, in one statement. */

@@ -18,7 +18,7 @@ export function ingestRows(ctx: SqliteContext, conversationId: number, messages:
   const conv = requireConversation(ctx, conversationId);
   const inputs = new IngestInputs(messages, options.isSynthetic, encoderOf(ctx, messages));
   const plan = runPlanSync(planIngest(inputs, options, conv.message_count), (need) => answer(ctx, conversationId, need));
-  return writePlan(ctx, conversationId, conv.message_count, plan, options);
+  return writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
 }
 
 function encoderOf(ctx: SqliteContext, messages: readonly Message[]): IngestEncoder {
@@ -56,7 +56,7 @@ function answer(ctx: SqliteContext, conversationId: number, need: IngestNeed): u
   });
 }
 
-function writePlan(ctx: SqliteContext, conversationId: number, storedCount: number, plan: IngestPlan, options: IngestOptions): IngestResult {
+function writePlan(ctx: SqliteContext, conversationId: number, storedCount: number, plan: IngestPlan, options: IngestOptions, inputCount: number): IngestResult {
   const indexMode = options.index ?? "auto";
   const deferIndex = indexMode === "deferred" || (indexMode === "auto" && plan.append.length > AUTO_DEFER_ABOVE);
   if (deferIndex) ctx.backlog = true;
@@ -90,7 +90,7 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   if (appended > 0) {
     ctx.s.bumpConvAfterIngest.run(appended, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
   }
-  return ingestResult(conversationId, plan, newIds, storedCount);
+  return ingestResult(conversationId, plan, newIds, storedCount, inputCount);
 }
 
 /** Where the writer stands now, the turn key (with the last message it stored) and the message keys of what was appended. */

@@ -185,20 +185,20 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "ingest keys (a host's turn ids and message ids) and writer positions, so a turn delivered twice or a list sent again after a restart is stored once",
     up(db) {
       db.exec(`
-        CREATE TABLE ingest_keys (
+        CREATE TABLE IF NOT EXISTS ingest_keys (
           conversation_id INTEGER NOT NULL REFERENCES conversations(id),
           key TEXT NOT NULL,
           message_id INTEGER,
           created_at INTEGER NOT NULL,
           PRIMARY KEY (conversation_id, key)
         ) WITHOUT ROWID;
-        CREATE TABLE writer_positions (
+        CREATE TABLE IF NOT EXISTS writer_positions (
           id INTEGER PRIMARY KEY,
           conversation_id INTEGER NOT NULL REFERENCES conversations(id),
           list_index INTEGER NOT NULL,
           fingerprint TEXT NOT NULL
         );
-        CREATE INDEX writer_positions_conv ON writer_positions (conversation_id, id);
+        CREATE INDEX IF NOT EXISTS writer_positions_conv ON writer_positions (conversation_id, id);
       `);
     },
   },
