@@ -28,6 +28,9 @@ export default defineContextEnginePlugin({
   version: manifest.version,
   configSchema,
   toolNames: lcmToolSchemas().map((t) => t.name),
+  // A PostgreSQL store is shared by every OpenClaw home on it: a session continued from another home
+  // (or after a restart) is assembled from the stored history, not from this home's own transcript.
+  historyFromEngine: (engine) => engine.storeInfo?.kind === "postgres",
   engine: ({ pluginConfig, host, logger }) => ({
     factory: (init) => new LcmEngine(init),
     init: {

@@ -9,7 +9,10 @@ export interface SessionEntry {
   readonly engine: ContextEngine;
   started: Promise<void> | null;
   model: string | undefined;
-  budget: number | undefined;
+  /** The model's context window the engine was told (`updateModel`); never a per-call budget. */
+  window: number | undefined;
+  /** Where `window` came from: the model's configuration (final) or window-sized host budgets (a lower bound). */
+  windowSource: "model" | "budget" | undefined;
   /** The engine's compacted view standing for the first `coveredCount` host messages; null = no compaction yet. */
   view: Message[] | null;
   coveredCount: number;
@@ -17,6 +20,16 @@ export interface SessionEntry {
   coveredFingerprint: string;
   /** The host messages of the latest assemble (for `compact`, which gets no messages). */
   lastHost: readonly OcAgentMessage[] | null;
+  /** The history of the turn-start assemble (fenced before the turn's user entry): what precedes a committed turn. */
+  turnHistory: readonly OcAgentMessage[] | null;
+  /** The prompt of the turn-start assemble (OpenClaw merges a crash-recovered user message into it). */
+  lastPrompt: string | undefined;
+  /** Fingerprints of the list the last assemble returned: OpenClaw passes it back on its next step. */
+  lastOutput: string[] | null;
+  /** OpenClaw's transcript (converted) that the last returned list stood for. */
+  lastOutputFor: Message[] | null;
+  /** The engine's stored history was assembled once in this process (engines whose store is shared). */
+  seeded: boolean;
   committed: Set<string>;
   inflight: Map<string, Promise<{ status: "committed" | "duplicate" }>>;
   /** Set once the host uses the durable turn API; afterTurn/ingest then stop observing turns. */
@@ -47,11 +60,17 @@ export class SessionEngines {
         engine: this.#build(sessionId),
         started: null,
         model: undefined,
-        budget: undefined,
+        window: undefined,
+        windowSource: undefined,
         view: null,
         coveredCount: 0,
         coveredFingerprint: "",
         lastHost: null,
+        turnHistory: null,
+        lastPrompt: undefined,
+        lastOutput: null,
+        lastOutputFor: null,
+        seeded: false,
         committed: new Set(),
         inflight: new Map(),
         durableHost: false,
