@@ -6,7 +6,7 @@ import type { OriginIndex } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
 import { acceptMessages, bounded, guarded } from "./guard.js";
 import type { OcAgentMessage, OcAssembleParams, OcAssembleResult } from "./openclaw-types.js";
-import type { SessionEntry } from "./sessions.js";
+import type { AssembledOutput, SessionEntry } from "./sessions.js";
 
 export interface AssembleDeps {
   timeoutMs: number;
@@ -45,12 +45,13 @@ function startsWith(list: readonly Message[], prefix: readonly string[]): boolea
 export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]): Working {
   const converted = toOpenAiMessages(host);
   const { messages, origins } = converted;
-  if (entry.lastOutput && entry.lastOutputFor && startsWith(messages, entry.lastOutput)) {
-    const added = messages.slice(entry.lastOutput.length);
-    return { working: messages, origins, hostConverted: [...entry.lastOutputFor, ...added], own: true };
+  for (const output of entry.outputs) {
+    if (!startsWith(messages, output.fingerprints)) continue;
+    const added = messages.slice(output.fingerprints.length);
+    return { working: messages, origins, hostConverted: [...output.standsFor, ...added], own: true };
   }
-  entry.lastOutput = null;
-  entry.lastOutputFor = null;
+  // A list that is not ours: OpenClaw's transcript at a turn start. Earlier outputs belong to finished runs.
+  entry.outputs = [];
   if (entry.view && host.length >= entry.coveredCount) {
     const last = messages[entry.coveredCount - 1];
     if (entry.coveredCount === 0 || (last && fingerprint(last) === entry.coveredFingerprint)) {
@@ -60,6 +61,13 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
   entry.view = null;
   entry.coveredCount = 0;
   return { working: messages, origins, hostConverted: messages, own: false };
+}
+
+const MAX_OUTPUTS = 8;
+
+/** Keep a returned list (newest first, a few per run): OpenClaw's later steps extend one of them. */
+function rememberOutput(entry: SessionEntry, output: AssembledOutput): void {
+  entry.outputs = [output, ...entry.outputs.filter((o) => o.fingerprints.join("\n") !== output.fingerprints.join("\n"))].slice(0, MAX_OUTPUTS);
 }
 
 /** Record `messages` as the engine's view of the host transcript `hostConverted`. */
@@ -110,7 +118,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const selects = overridesHook(engine, "selectContext");
   const seed = deps.historyFromEngine && !entry.seeded;
   // The no-op path: nothing to convert, OpenClaw keeps its own list object.
-  if (!compress && !selects && !entry.view && !entry.lastOutput && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) return passThrough(host);
+  if (!compress && !selects && !entry.view && entry.outputs.length === 0 && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) return passThrough(host);
 
   const { working, origins, hostConverted, own } = workingList(entry, host);
   let current = working;
@@ -133,13 +141,11 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   }
   if (selects) current = await select(entry, current, params, budget, deps);
   if (current === hostConverted || sameMessages(current, toOpenAiMessages(host).messages)) {
-    // Unchanged: OpenClaw's next step hands the same list back (still ours when it began with our output).
-    if (!own) entry.lastOutput = null;
+    // Unchanged: OpenClaw's next step extends this same list (still ours when it began with an earlier output).
     return passThrough(host);
   }
   const back = fromOpenAiMessages(current, origins, assistantTemplateOf(host));
-  entry.lastOutput = toOpenAiMessages(back.messages).messages.map(fingerprint);
-  entry.lastOutputFor = hostConverted;
+  rememberOutput(entry, { fingerprints: toOpenAiMessages(back.messages).messages.map(fingerprint), standsFor: hostConverted });
   const result: OcAssembleResult = { messages: back.messages, estimatedTokens: defaultTokenCounter.countMessages(current) };
   if (back.systemText) result.systemPromptAddition = back.systemText;
   return result;

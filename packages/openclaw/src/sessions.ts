@@ -3,6 +3,12 @@ import { describeError, isContextEngine } from "@context-engine/core";
 import { InertEngine } from "./inert-engine.js";
 import type { OcAgentMessage } from "./openclaw-types.js";
 
+/** One list an assemble returned: its messages' fingerprints and the host transcript it stood for. */
+export interface AssembledOutput {
+  fingerprints: string[];
+  standsFor: Message[];
+}
+
 /** What the adapter remembers per OpenClaw session. */
 export interface SessionEntry {
   readonly sessionId: string;
@@ -24,10 +30,11 @@ export interface SessionEntry {
   turnHistory: readonly OcAgentMessage[] | null;
   /** The prompt of the turn-start assemble (OpenClaw merges a crash-recovered user message into it). */
   lastPrompt: string | undefined;
-  /** Fingerprints of the list the last assemble returned: OpenClaw passes it back on its next step. */
-  lastOutput: string[] | null;
-  /** OpenClaw's transcript (converted) that the last returned list stood for. */
-  lastOutputFor: Message[] | null;
+  /**
+   * Lists recent assembles returned (newest first), each with OpenClaw's transcript (converted) it
+   * stood for: OpenClaw passes the turn-start result back, plus the step's messages, on every model step.
+   */
+  outputs: AssembledOutput[];
   /** The engine's stored history was assembled once in this process (engines whose store is shared). */
   seeded: boolean;
   committed: Set<string>;
@@ -68,8 +75,7 @@ export class SessionEngines {
         lastHost: null,
         turnHistory: null,
         lastPrompt: undefined,
-        lastOutput: null,
-        lastOutputFor: null,
+        outputs: [],
         seeded: false,
         committed: new Set(),
         inflight: new Map(),
