@@ -21,7 +21,7 @@ export const openclawConfig = (window: number) => ({
 
 /** One OpenClaw process loading the plugin: a fresh registration, so no state is shared with another. */
 export async function loadLcmPlugin(pluginConfig: Record<string, unknown>, agentDir: string, window = 24_000, logs: string[] = []): Promise<OpenClawContextEngine> {
-  const entry = (await import(new URL(pkg.openclaw.extensions[0], dir).href)).default;
+  const entry = (await import(new URL("index.js", dir).href)).default;
   let factory: ((ctx: object) => unknown) | undefined;
   const log = (m: string) => logs.push(m);
   entry.register({ id: manifest.id, config: openclawConfig(window), pluginConfig, logger: { info: log, warn: log, error: log }, registerContextEngine: (_id: string, f: (ctx: object) => unknown) => (factory = f) });
