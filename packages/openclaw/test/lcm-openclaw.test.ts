@@ -106,6 +106,33 @@ describe.skipIf(!reachable)("two OpenClaw homes on one PostgreSQL schema", () =>
     expect(rows.slice(turnA.length)).toEqual(toOpenAiMessages(turnB).messages.map((m) => expect.objectContaining({ role: m.role })));
   });
 
+  it("[needs LCM keyed ingest] interleaved homes with tool turns and empty custom messages at the same index: every message once", async () => {
+    const config = pgConfig();
+    const dataDir = tempDir();
+    const gateway = await loadLcmPlugin(config, dataDir);
+    const cli = await loadLcmPlugin(config, tempDir());
+    const shape = { sessionId: "shared-5", window: 24_000, firstBudget: 100_000 };
+    const custom = (t: number): OcAgentMessage => ({ role: "custom", customType: "openclaw.tool-search", content: "", display: false, timestamp: t });
+    const toolTurn = (who: string, t: number): OcAgentMessage[] => [
+      user(`${who}: look it up`, t),
+      assistant("", [{ id: `call_${who}`, name: "tool_search" }], t + 1),
+      custom(t + 2),
+      toolResult(`call_${who}`, "tool_search", `${who} found it`, t + 3),
+      assistant(`${who}: found it`, [], t + 4),
+    ];
+    const g0: OcAgentMessage[] = [user("gateway: hello", 1), assistant("hello", [], 2)];
+    await openclawTurn(gateway, shape, [], "gateway: hello", g0, "g0");
+    const c1 = toolTurn("cli", 10);
+    await openclawTurn(cli, shape, [], "cli: look it up", c1, "c1");
+    // The gateway's transcript lacks the CLI's turn; its tool turn has the same shape at the same index.
+    const g2 = toolTurn("gateway", 20);
+    await openclawTurn(gateway, shape, g0, "gateway: look it up", g2, "g2");
+    const rows = await storedRows(config, dataDir, shape.sessionId);
+    expect(rows).toHaveLength(g0.length + c1.length + g2.length);
+    const texts = JSON.stringify(rows);
+    for (const said of ["gateway: hello", "cli: look it up", "gateway: look it up", "gateway found it", "cli found it"]) expect(texts).toContain(said);
+  });
+
   it("[needs LCM keyed ingest] no turn is stored twice after OpenClaw's compaction rewrites tool-call ids", async () => {
     const config = pgConfig();
     const dataDir = tempDir();
@@ -114,7 +141,9 @@ describe.skipIf(!reachable)("two OpenClaw homes on one PostgreSQL schema", () =>
     const t0 = factTurn(10);
     await openclawTurn(oc, shape, [], "remember fact-10", t0, "k0");
     // OpenClaw's own compaction rewrote call_10 to call10 in the transcript it passes afterwards.
-    const rewritten = JSON.parse(JSON.stringify(t0).replaceAll("call_10", "call10")) as OcAgentMessage[];
+    // It also put its own summary in front of what it kept.
+    const summary: OcAgentMessage = { role: "compactionSummary", summary: "The user asked to remember fact-10.", tokensBefore: 900, timestamp: 40 };
+    const rewritten = [summary, ...(JSON.parse(JSON.stringify(t0).replaceAll("call_10", "call10")) as OcAgentMessage[]).slice(1)];
     const t1 = factTurn(11);
     await openclawTurn(oc, shape, rewritten, "remember fact-11", t1, "k1");
     const restarted = await loadLcmPlugin(config, tempDir());
