@@ -164,7 +164,10 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
         const usage = usageFromOpenClaw(params.runtimeContext?.promptCache?.lastCallUsage) ?? lastAssistantUsage(turn);
         // The host hands over only the accepted turn; engines get it as the turn's messages, keyed by the
         // advancement key, and the finished transcript (history as of the turn-start assemble, plus the turn).
-        const committed = committedTurn(key, turn, entry.turnHistory ?? entry.lastHost, entry.lastPrompt);
+        const history = entry.turnHistory ?? entry.lastHost;
+        const committed = committedTurn(key, turn, history, entry.lastPrompt);
+        // Until the next turn-start assemble, the history after this turn is the best one known.
+        entry.turnHistory = [...(history ?? []), ...turn];
         entry.lastPrompt = undefined;
         await observeTurn(entry, () => committed.transcript, usage, { ...committed.meta, isHeartbeat: params.isHeartbeat === true });
         entry.committed.add(key);
