@@ -29,7 +29,7 @@ const home = await makeHome(install, join(work, "home"), { port: model.port, win
 const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort) };
 
 function startGateway() {
-  const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token"], {
+  const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
     cwd: install.env,
     env: { ...process.env, OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -40,9 +40,11 @@ function startGateway() {
   const ready = new Promise((resolve) => {
     const started = Date.now();
     const poll = setInterval(() => {
-      if (/ready|listening/i.test(out) || Date.now() - started > 240_000 || child.exitCode !== null) {
+      const ready = /\[gateway\]\s+ready/.test(out);
+      if (ready || Date.now() - started > 300_000 || child.exitCode !== null) {
         clearInterval(poll);
-        resolve(/ready|listening/i.test(out));
+        if (!ready) log(`gateway did not start:\n${out.slice(-2000)}`);
+        resolve(ready);
       }
     }, 1000);
   });
@@ -54,6 +56,7 @@ async function gatewayTurn(i, message) {
   const failed = /Preflight compaction required but failed|nothing assembled/.test(r.stdout + r.stderr);
   report.turns.push({ turn: i, code: r.code, seconds: Math.round(r.ms / 1000), wedged: failed });
   log(`turn ${i}: exit ${r.code} in ${Math.round(r.ms / 1000)} s${failed ? " (WEDGED)" : ""}`);
+  if (r.code !== 0) log((r.stderr + r.stdout).slice(-1500));
   return r;
 }
 
