@@ -21,10 +21,17 @@ function npmCli() {
 }
 
 /** Run to completion with a deadline; output kept. `node` runs under this process's Node (24). */
+/** This process's environment without a test runner's marks (OpenClaw quiets its CLI output under them). */
+function cleanEnv() {
+  const out = { ...process.env };
+  for (const key of Object.keys(out)) if (key.startsWith("VITEST") || key === "NODE_ENV" || key === "TEST" || key.startsWith("JEST")) delete out[key];
+  return out;
+}
+
 export function run(cmd, args, { cwd, env = {}, timeoutMs = 600_000, input } = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, args, { cwd, env: { ...cleanEnv(), FORCE_COLOR: "0", NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -70,7 +77,7 @@ export async function prepareInstall(work) {
 export async function startModel(work) {
   const portFile = join(work, `model-port-${Date.now()}`);
   const requests = join(work, "requests.jsonl");
-  const child = spawn(process.execPath, [join(here, "loopback-model.mjs"), portFile, requests], { stdio: "ignore" });
+  const child = spawn(process.execPath, [join(here, "loopback-model.mjs"), portFile, requests], { stdio: "ignore", env: cleanEnv() });
   for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 100));
   const port = Number(readFileSync(portFile, "utf8"));
   return {
@@ -97,6 +104,7 @@ export async function makeHome(install, dir, { port, window = 24_000, pluginConf
     dir,
     config,
     installOutput: installed.stdout + installed.stderr,
+    pluginDir: join(dir, ".openclaw", "extensions", "context-engine-lcm"),
     cli,
     /** One turn in a fresh process (`--local`): every turn is also a restart. */
     async turn(sessionId, message, timeoutMs = 600_000) {

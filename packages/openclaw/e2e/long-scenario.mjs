@@ -31,7 +31,7 @@ const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gat
 function startGateway() {
   const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
     cwd: install.env,
-    env: { ...process.env, OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" },
+    env: { ...process.env, NODE_ENV: undefined, VITEST: undefined, OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

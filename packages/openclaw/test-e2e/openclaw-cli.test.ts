@@ -3,7 +3,7 @@
 // OpenClaw homes on one PostgreSQL schema. Short on purpose (three turns): the long scenario (gateway
 // restarts, compaction on the window, crash recovery) is e2e/long-scenario.mjs, reported in the README.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,7 +42,9 @@ describe.skipIf(!enabled)("the real OpenClaw, installed as the README says", () 
 
   it("installs with the README's command: dependencies resolved, pg beside the plugin", () => {
     expect(readme).toMatch(/openclaw plugins install \.\/context-engine-openclaw-lcm-<version>\.tgz --force --accept-capabilities/);
-    expect(homeA.installOutput).toMatch(/Installed plugin: context-engine-lcm/);
+    // OpenClaw ran npm install for the plugin's dependencies (it does so for an archive, not for a directory).
+    for (const dep of ["better-sqlite3", "re2js", "pg"]) expect(existsSync(join(homeA.pluginDir, "node_modules", dep, "package.json")), dep).toBe(true);
+    expect(existsSync(join(homeA.pluginDir, "node_modules", "@context-engine"))).toBe(false);
     expect(homeA.config.plugins.slots.contextEngine).toBe("context-engine-lcm");
     expect(typeof pg.Client).toBe("function");
   });
@@ -59,7 +61,8 @@ describe.skipIf(!enabled)("the real OpenClaw, installed as the README says", () 
     const requests = model.requests().slice(before);
     const fromB = JSON.stringify(requests.filter((r: any) => JSON.stringify(r.body.messages).includes("Which facts do you remember?")));
     expect(fromB).toContain(fact);
-    expect(third.text).toContain(fact);
+    // The loopback model names the facts it saw: the answer shows it too.
+    expect(third.stdout).toContain(fact);
 
     const rows = await storedRows(pg, url, schema, session);
     const users = rows.filter((r: any) => r.role === "user").map((r: any) => JSON.stringify(r.message.content));
