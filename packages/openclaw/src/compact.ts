@@ -1,7 +1,7 @@
 import { defaultTokenCounter } from "@context-engine/core";
 import type { Logger, Message } from "@context-engine/core";
 import { adoptView, workingList } from "./assemble.js";
-import { acceptMessages, bounded } from "./guard.js";
+import { acceptMessages, bounded, guarded } from "./guard.js";
 import type { OcCompactParams, OcCompactResult } from "./openclaw-types.js";
 import type { SessionEntry } from "./sessions.js";
 
@@ -14,6 +14,18 @@ import type { SessionEntry } from "./sessions.js";
  * given when there is nothing to compact, so a session never wedges on it.
  */
 export async function compactSession(entry: SessionEntry, params: OcCompactParams, timeoutMs: number, logger: Logger): Promise<OcCompactResult> {
+  // A user's `/compact` or `openclaw sessions compact` is honoured as asked. OpenClaw's automatic calls
+  // (preflight, overflow) use its own reserve, which on a small window asks at a fraction of it: the
+  // engine compacts when the model's window requires it (its threshold), otherwise this is a skip.
+  const manual = params.runtimeContext?.forceReason === "manual" || params.compactionTarget === "threshold" || Boolean(params.customInstructions);
+  if (!manual) {
+    const tokens = params.currentTokenCount;
+    const wanted = guarded("shouldCompress", logger, () => entry.engine.shouldCompress(tokens));
+    if (wanted.ok && wanted.value === false) {
+      const window = entry.window ? ` of the model's ${entry.window}-token window` : "";
+      return { ok: true, compacted: false, reason: `below threshold: ${tokens ?? "the last prompt's"} tokens${window} need no compaction yet` };
+    }
+  }
   const host = entry.lastHost ?? [];
   const { working, hostConverted } = workingList(entry, host);
   const tokensBefore = params.currentTokenCount ?? defaultTokenCounter.countMessages(working);
@@ -25,7 +37,7 @@ export async function compactSession(entry: SessionEntry, params: OcCompactParam
     logger,
     (signal) =>
       entry.engine.compress(given, {
-        force: params.force ?? true,
+        force: manual,
         signal,
         sessionId: entry.sessionId,
         ...(params.customInstructions ? { focusTopic: params.customInstructions } : {}),

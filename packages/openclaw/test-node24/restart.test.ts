@@ -10,13 +10,22 @@ import { openclawInternal } from "./internal.js";
 
 type Result = { ok: boolean; compacted: boolean; reason?: string };
 const isBenign = await openclawInternal<(r: Result) => boolean>("compact-reasons", "isBenignCompactionSkipResult");
-const params = { sessionId: "restart", sessionKey: "agent:main:restart", force: true, tokenBudget: 24_000 };
+const params = { sessionId: "restart", sessionKey: "agent:main:restart", force: true, tokenBudget: 24_000, compactionTarget: "threshold", runtimeContext: { forceReason: "manual" } };
+const preflight = { sessionId: "restart", sessionKey: "agent:main:restart", force: true, tokenBudget: 24_000, currentTokenCount: 11_000, runtimeContext: { forceReason: "preflight_required" } };
 
 describe("compact before any assemble (a fresh OpenClaw process)", () => {
   it("an engine with nothing stored: a skip OpenClaw accepts, not a preflight failure", async () => {
     const oc = createOpenClawContextEngine({ id: "rec", factory: () => new RecordingEngine() });
     const result = (await compactContextEngineWithSafetyTimeout(oc as never, params as never, 5_000)) as Result;
     expect(result.ok && result.compacted).toBe(false);
+    expect(isBenign(result)).toBe(true);
+  });
+
+  it("OpenClaw's preflight below the model's threshold: a skip OpenClaw accepts", async () => {
+    const oc = createOpenClawContextEngine({ id: "rec", factory: () => new RecordingEngine() });
+    await oc.commitTurn({ sessionId: "restart", advancementKey: "k", messages: [], runtimeContext: { tokenBudget: 24_000 } });
+    const result = (await compactContextEngineWithSafetyTimeout(oc as never, preflight as never, 5_000)) as Result;
+    expect(result.compacted).toBe(false);
     expect(isBenign(result)).toBe(true);
   });
 

@@ -131,10 +131,12 @@ describe("a compaction sticks across OpenClaw's steps and turns", () => {
 });
 
 describe("compact in a process that has assembled nothing (after a restart)", () => {
-  it("compacts from the engine's stored state; with nothing stored, a reason OpenClaw treats as a harmless skip", async () => {
+  const manual = { force: true, compactionTarget: "threshold" as const, runtimeContext: { forceReason: "manual" } };
+
+  it("a manual compaction compacts the engine's stored state; with nothing stored, a reason OpenClaw treats as a harmless skip", async () => {
     const engine = new RecordingEngine();
     const oc = createOpenClawContextEngine({ id: "rec", factory: () => engine });
-    const result = await oc.compact({ sessionId: "r1", sessionKey: "agent:main:r1", force: true, tokenBudget: 24_000 });
+    const result = await oc.compact({ sessionId: "r1", sessionKey: "agent:main:r1", tokenBudget: 24_000, ...manual });
     expect(engine.compressCalls).toEqual([{ size: 0, options: expect.objectContaining({ force: true }) }]);
     expect(result.ok).toBe(true);
     expect(result.reason).not.toMatch(/nothing assembled/);
@@ -148,12 +150,28 @@ describe("compact in a process that has assembled nothing (after a restart)", ()
       }
     }
     const oc = createOpenClawContextEngine({ id: "st", factory: () => new Stored() });
-    const result = await oc.compact({ sessionId: "r2", sessionKey: "agent:main:r2", force: true, currentTokenCount: 20_000 });
+    const result = await oc.compact({ sessionId: "r2", sessionKey: "agent:main:r2", currentTokenCount: 20_000, ...manual });
     expect(result).toMatchObject({ ok: true, compacted: true, result: { tokensBefore: 20_000 } });
     // A later assemble is not mistaken for an extension of that result.
     const history = [0, 1].flatMap(toolTurn);
     const out = await oc.assemble({ sessionId: "r2", messages: history, tokenBudget: 100_000 });
     expect(out.messages).toBe(history);
+  });
+
+  it("OpenClaw's preflight (its reserve asks at a fraction of a small window): compacts only when the model's window requires it", async () => {
+    const engine = new RecordingEngine();
+    const oc = await pluginEngine(engine, 24_000);
+    const preflight = { sessionId: "r3", sessionKey: "agent:main:r3", force: true, tokenBudget: 24_000, compactionTarget: "budget" as const, runtimeContext: { forceReason: "preflight_required" } };
+    await oc.bootstrap({ sessionId: "r3", sessionFile: "", runtimeSettings: { model: { provider: "loop", resolved: "m" } } });
+    const early = await oc.compact({ ...preflight, currentTokenCount: 10_500 });
+    expect(early).toMatchObject({ ok: true, compacted: false });
+    expect(early.reason).toMatch(/^below threshold/);
+    expect(engine.compressCalls).toEqual([]);
+    await oc.assemble({ sessionId: "r3", messages: [0, 1, 2, 3, 4].flatMap(toolTurn), tokenBudget: 100_000 });
+    const needed = await oc.compact({ ...preflight, currentTokenCount: 19_000 });
+    expect(needed).toMatchObject({ ok: true, compacted: true });
+    // The engine compacts to its own target, not everything it can (that is for a user's /compact).
+    expect(engine.compressCalls.at(-1)!.options.force).toBe(false);
   });
 });
 
