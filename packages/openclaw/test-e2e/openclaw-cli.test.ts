@@ -1,6 +1,6 @@
 // The real OpenClaw (from npm, Node 24) as its users run it: the LCM plugin installed from the packed
 // tarballs with OpenClaw's own CLI exactly as the README says, a loopback OpenAI-compatible model, two
-// OpenClaw homes on one PostgreSQL schema. Short on purpose (three turns): the long scenario (gateway
+// OpenClaw homes on one PostgreSQL schema. Short on purpose (two turns): the long scenario (gateway
 // restarts, compaction on the window, crash recovery) is e2e/long-scenario.mjs, reported in the README.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -52,8 +52,6 @@ describe.skipIf(!enabled)("the real OpenClaw, installed as the README says", () 
   it("turns store every message once, and a second home continuing the session assembles the stored history", async () => {
     const first = await homeA.turn(session, `Please remember ${fact}.`);
     expect(first.code, first.stderr.slice(-2000)).toBe(0);
-    const second = await homeA.turn(session, "Thanks. Anything else on your mind?");
-    expect(second.code, second.stderr.slice(-2000)).toBe(0);
     const before = model.requests().length;
     // Home B has never seen this session: its own transcript is empty.
     const third = await homeB.turn(session, "Which facts do you remember?");
@@ -66,10 +64,10 @@ describe.skipIf(!enabled)("the real OpenClaw, installed as the README says", () 
 
     const rows = await storedRows(pg, url, schema, session);
     const users = rows.filter((r: any) => r.role === "user").map((r: any) => JSON.stringify(r.message.content));
-    for (const said of [fact, "Anything else on your mind?", "Which facts do you remember?"]) {
+    for (const said of [fact, "Which facts do you remember?"]) {
       expect(users.filter((u: string) => u.includes(said)), `"${said}" stored once`).toHaveLength(1);
     }
-    expect(rows.filter((r: any) => r.role === "assistant").length).toBeGreaterThanOrEqual(3);
+    expect(rows.filter((r: any) => r.role === "assistant").length).toBeGreaterThanOrEqual(2);
     // OpenClaw's own runs (memory flush and the like) are not stored as conversations.
     expect((await storedSessions(pg, url, schema)).filter((s: string) => s.startsWith("internal-session-effects"))).toEqual([]);
   });
