@@ -69,7 +69,7 @@ try {
   gw.child.kill("SIGKILL");
   gw = startGateway();
   log(`gateway ready again: ${await gw.ready}`);
-  const compact = await home.cli(["sessions", "compact", `agent:main:${session}`], { env: gwEnv, timeoutMs: 600_000 });
+  const compact = await home.cli(["sessions", "compact", `agent:main:explicit:${session}`], { env: gwEnv, timeoutMs: 600_000 });
   report.checks.manualCompact = { code: compact.code, output: (compact.stdout + compact.stderr).replace(/\s+/g, " ").slice(-300) };
   log(`sessions compact: exit ${compact.code}`);
   for (let i = half; i < TURNS; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);

@@ -78,6 +78,18 @@ export function adoptView(entry: SessionEntry, messages: Message[], hostConverte
   entry.coveredFingerprint = last ? fingerprint(last) : "";
 }
 
+/**
+ * The budget an assemble is fitted to. OpenClaw computes it as window − its compaction reserve (16k by
+ * default) − its prompt, floored at 1: on a small window that is "no room by my reserve policy", not
+ * room for a few tokens of history. A budget under 5 % of the model's window (or 512 tokens) is such a
+ * sentinel; then the engine's own threshold on the window decides, and history is not thrown away.
+ */
+export function fitBudget(given: unknown, window: number | undefined): number | undefined {
+  if (typeof given !== "number" || !Number.isFinite(given) || given <= 0) return undefined;
+  const floor = Math.max(512, Math.floor((window ?? 0) * 0.05));
+  return given < floor ? undefined : given;
+}
+
 /** One bounded `compress` on a copy; the accepted result, or null when it changed nothing or was refused. */
 async function compressOnce(engine: ContextEngine, working: Message[], options: { force?: boolean; tokens?: number | undefined; sessionId: string }, deps: AssembleDeps): Promise<Message[] | null> {
   const given = structuredClone(working);
@@ -111,7 +123,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
     entry.turnHistory = host;
     entry.lastPrompt = params.prompt;
   }
-  const budget = typeof params.tokenBudget === "number" && params.tokenBudget > 0 ? params.tokenBudget : undefined;
+  const budget = fitBudget(params.tokenBudget, entry.window);
   const tokens = params.runtimeContext?.currentTokenCount ?? (engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined);
   const wantsCompress = guarded("shouldCompress", deps.logger, () => engine.shouldCompress(tokens));
   const compress = wantsCompress.ok && wantsCompress.value === true;

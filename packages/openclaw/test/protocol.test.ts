@@ -77,13 +77,24 @@ describe("each assemble fits the budget it is given", () => {
   it("a history over the turn-start budget is compacted to fit, recent turns verbatim", async () => {
     const engine = new RecordingEngine(4);
     const oc = await pluginEngine(engine, 24_000);
-    const history = [0, 1, 2, 3, 4, 5].flatMap(toolTurn);
-    const out = await oc.assemble({ sessionId: "f1", messages: history, tokenBudget: 800, model: "m", prompt: "next" });
+    const history = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap(toolTurn);
+    const out = await oc.assemble({ sessionId: "f1", messages: history, tokenBudget: 1_300, model: "m", prompt: "next" });
     expect(engine.compressCalls).toHaveLength(1);
     expect(engine.compressCalls[0]!.options.force).toBe(true);
     expect(out.messages.length).toBeLessThan(history.length);
     expect(out.messages.slice(-4)).toEqual(history.slice(-4));
     expect(out.estimatedTokens).toBeLessThan(toOpenAiMessages(history).messages.length * 200);
+  });
+});
+
+describe("a degenerate budget is not a budget", () => {
+  it("OpenClaw's floor of 1 (its reserve leaves no room on a small window) does not throw the history away", async () => {
+    const engine = new RecordingEngine(4);
+    const oc = await pluginEngine(engine, 24_000);
+    const history = [0, 1, 2].flatMap(toolTurn);
+    const out = await oc.assemble({ sessionId: "d1", messages: history, tokenBudget: 1, model: "m", prompt: "next" });
+    expect(out.messages).toBe(history);
+    expect(engine.compressCalls).toEqual([]);
   });
 });
 
