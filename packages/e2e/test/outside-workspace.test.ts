@@ -14,7 +14,7 @@ const PACKAGES = ["packages/core", "packages/contract-tests", "packages/compress
 // Packed and checked like the others; installed by the adapters' own tests, not here (their hosts are large).
 const ADAPTERS = ["packages/ai-sdk", "packages/langchain"];
 /** Files a package ships beyond the usual ones: the OpenClaw adapter's installable LCM plugin directory. */
-const EXTRA_SHIPPED: Array<[string, RegExp]> = [["context-engine-openclaw-", /^lcm-plugin\/(index\.js|openclaw\.plugin\.json|package\.json)$/]];
+const EXTRA_SHIPPED: Array<[string, RegExp]> = [["context-engine-openclaw-", /^lcm-plugin\/(dist\/[\w.-]+\.js|openclaw\.plugin\.json|package\.json)$/]];
 const NPM_QUIET = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
 
 const root = mkdtempSync(join(tmpdir(), "ce-e2e-"));

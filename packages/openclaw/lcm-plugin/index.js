@@ -1,13 +1,11 @@
 // OpenClaw plugin entry (package.json#openclaw.extensions): the context-engine
 // LCM engine in OpenClaw's context-engine slot, one engine per session over a
 // SQLite file under the agent's directory (or `database_path`).
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { LcmEngine, lcmToolSchemas, parseConfig } from "@context-engine/lcm";
 import { defineContextEnginePlugin } from "@context-engine/openclaw";
-
-const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
+import manifest from "./openclaw.plugin.json" with { type: "json" };
 
 /** OpenClaw's runtime config schema: LCM's own zod validation, its JSON Schema from the manifest. */
 const configSchema = {
@@ -28,6 +26,9 @@ export default defineContextEnginePlugin({
   version: manifest.version,
   configSchema,
   toolNames: lcmToolSchemas().map((t) => t.name),
+  // A PostgreSQL store is shared by every OpenClaw home on it: a session continued from another home
+  // (or after a restart) is assembled from the stored history, not from this home's own transcript.
+  historyFromEngine: (engine) => engine.storeInfo?.kind === "postgres",
   engine: ({ pluginConfig, host, logger }) => ({
     factory: (init) => new LcmEngine(init),
     init: {

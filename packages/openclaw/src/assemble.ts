@@ -1,16 +1,18 @@
 import { acceptSelection, defaultTokenCounter, overridesHook } from "@context-engine/core";
-import type { Logger, Message } from "@context-engine/core";
+import type { ContextEngine, Logger, Message } from "@context-engine/core";
 import { assistantTemplateOf, fromOpenAiMessages } from "./convert-from-openai.js";
 import { fingerprint, toOpenAiMessages } from "./convert-to-openai.js";
 import type { OriginIndex } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
 import { acceptMessages, bounded, guarded } from "./guard.js";
 import type { OcAgentMessage, OcAssembleParams, OcAssembleResult } from "./openclaw-types.js";
-import type { SessionEntry } from "./sessions.js";
+import type { AssembledOutput, SessionEntry } from "./sessions.js";
 
 export interface AssembleDeps {
   timeoutMs: number;
   logger: Logger;
+  /** The engine keeps the session's history in a store other processes share: assemble it once per process. */
+  historyFromEngine: boolean;
 }
 
 /** The unmodified host messages: what OpenClaw sends when the engine decides nothing (or fails). */
@@ -18,29 +20,57 @@ function passThrough(messages: OcAgentMessage[]): OcAssembleResult {
   return { messages, estimatedTokens: estimateAgentTokens(messages) };
 }
 
+export interface Working {
+  working: Message[];
+  origins: OriginIndex;
+  /** OpenClaw's own transcript the working list stands for (converted): what a compaction result covers. */
+  hostConverted: Message[];
+  /** The host list began with what the last assemble returned (OpenClaw's next step of the same run). */
+  own: boolean;
+}
+
+function startsWith(list: readonly Message[], prefix: readonly string[]): boolean {
+  if (prefix.length === 0 || list.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (fingerprint(list[i]!) !== prefix[i]) return false;
+  return true;
+}
+
 /**
- * Build the working list: the engine's compacted view (if any) plus the host
- * messages after what it covers. A host transcript that no longer extends the
- * covered prefix (rewritten elsewhere) drops the view.
+ * Build the working list. OpenClaw hands back what the last assemble returned
+ * (plus the step's new messages) on its next model call: that list is already
+ * the engine's view. Otherwise the engine's compacted view (if any) plus the
+ * host messages after what it covers; a host transcript that no longer extends
+ * the covered prefix (rewritten elsewhere) drops the view.
  */
-export function workingList(
-  entry: SessionEntry,
-  host: readonly OcAgentMessage[],
-): { working: Message[]; origins: OriginIndex; hostConverted: Message[] } {
+export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]): Working {
   const converted = toOpenAiMessages(host);
-  if (entry.view && host.length >= entry.coveredCount && entry.coveredCount > 0) {
-    const last = converted.messages[entry.coveredCount - 1];
-    if (last && fingerprint(last) === entry.coveredFingerprint) {
-      const working = [...entry.view, ...converted.messages.slice(entry.coveredCount)];
-      return { working, origins: converted.origins, hostConverted: converted.messages };
+  const { messages, origins } = converted;
+  for (const output of entry.outputs) {
+    if (!startsWith(messages, output.fingerprints)) continue;
+    const added = messages.slice(output.fingerprints.length);
+    return { working: messages, origins, hostConverted: [...output.standsFor, ...added], own: true };
+  }
+  // A list that is not ours: OpenClaw's transcript at a turn start. Earlier outputs belong to finished runs.
+  entry.outputs = [];
+  if (entry.view && host.length >= entry.coveredCount) {
+    const last = messages[entry.coveredCount - 1];
+    if (entry.coveredCount === 0 || (last && fingerprint(last) === entry.coveredFingerprint)) {
+      return { working: [...entry.view, ...messages.slice(entry.coveredCount)], origins, hostConverted: messages, own: false };
     }
   }
   entry.view = null;
   entry.coveredCount = 0;
-  return { working: converted.messages, origins: converted.origins, hostConverted: converted.messages };
+  return { working: messages, origins, hostConverted: messages, own: false };
 }
 
-/** Record `messages` as the engine's view of all host messages seen so far. */
+const MAX_OUTPUTS = 8;
+
+/** Keep a returned list (newest first, a few per run): OpenClaw's later steps extend one of them. */
+function rememberOutput(entry: SessionEntry, output: AssembledOutput): void {
+  entry.outputs = [output, ...entry.outputs.filter((o) => o.fingerprints.join("\n") !== output.fingerprints.join("\n"))].slice(0, MAX_OUTPUTS);
+}
+
+/** Record `messages` as the engine's view of the host transcript `hostConverted`. */
 export function adoptView(entry: SessionEntry, messages: Message[], hostConverted: readonly Message[]): void {
   entry.view = messages;
   entry.coveredCount = hostConverted.length;
@@ -48,54 +78,113 @@ export function adoptView(entry: SessionEntry, messages: Message[], hostConverte
   entry.coveredFingerprint = last ? fingerprint(last) : "";
 }
 
+/**
+ * The budget an assemble is fitted to. OpenClaw computes it as window − its compaction reserve (16k by
+ * default) − its prompt, floored at 1: on a small window that is "no room by my reserve policy", not
+ * room for a few tokens of history. A budget under 5 % of the model's window (or 512 tokens) is such a
+ * sentinel; then the engine's own threshold on the window decides, and history is not thrown away.
+ */
+export function fitBudget(given: unknown, window: number | undefined): number | undefined {
+  if (typeof given !== "number" || !Number.isFinite(given) || given <= 0) return undefined;
+  const floor = Math.max(512, Math.floor((window ?? 0) * 0.05));
+  return given < floor ? undefined : given;
+}
+
+/** One bounded `compress` on a copy; the accepted result, or null when it changed nothing or was refused. */
+async function compressOnce(engine: ContextEngine, working: Message[], options: { force?: boolean; tokens?: number | undefined; sessionId: string }, deps: AssembleDeps): Promise<Message[] | null> {
+  const given = structuredClone(working);
+  const outcome = await bounded("compress", deps.timeoutMs, deps.logger, (signal) =>
+    engine.compress(given, {
+      signal,
+      sessionId: options.sessionId,
+      ...(options.force ? { force: true } : {}),
+      ...(options.tokens !== undefined ? { currentTokens: options.tokens } : {}),
+    }),
+  );
+  const checked = outcome.ok ? acceptMessages(working, outcome.value) : null;
+  if (checked && !checked.ok) deps.logger.warn(`[context-engine/openclaw] compress result rejected: ${checked.reason}`);
+  return checked?.ok && !sameMessages(checked.value, working) ? checked.value : null;
+}
+
+/**
+ * One OpenClaw `assemble`: the engine compacts when its own threshold (on the
+ * model's window) says so or when the list does not fit the budget this call
+ * gives, then `selectContext` fits the request to that budget. An engine whose
+ * store is shared assembles its stored history once per process, so a session
+ * continued from another OpenClaw home gets it too.
+ */
 export async function assembleWithEngine(entry: SessionEntry, params: OcAssembleParams, deps: AssembleDeps): Promise<OcAssembleResult> {
   const host = params.messages;
   if (!Array.isArray(host)) return { messages: [], estimatedTokens: 0 };
   const engine = entry.engine;
+  entry.lastHost = host;
+  // The turn-start assemble (the one with the turn's prompt) is fenced before the turn's user entry.
+  if (params.prompt !== undefined) {
+    entry.turnHistory = host;
+    entry.lastPrompt = params.prompt;
+  }
+  const budget = fitBudget(params.tokenBudget, entry.window);
   const tokens = params.runtimeContext?.currentTokenCount ?? (engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined);
   const wantsCompress = guarded("shouldCompress", deps.logger, () => engine.shouldCompress(tokens));
   const compress = wantsCompress.ok && wantsCompress.value === true;
   const selects = overridesHook(engine, "selectContext");
-  entry.lastHost = host;
+  const seed = deps.historyFromEngine && !entry.seeded;
   // The no-op path: nothing to convert, OpenClaw keeps its own list object.
-  if (!compress && !selects && !entry.view) return passThrough(host);
+  if (!compress && !selects && !entry.view && entry.outputs.length === 0 && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) return passThrough(host);
 
-  const { working, origins, hostConverted } = workingList(entry, host);
+  const { working, origins, hostConverted, own } = workingList(entry, host);
   let current = working;
-  if (compress) {
-    // The engine's own copy: one that edits it and then throws leaves the view untouched.
-    const given = structuredClone(working);
-    const outcome = await bounded("compress", deps.timeoutMs, deps.logger, (signal) =>
-      engine.compress(given, { signal, sessionId: entry.sessionId, ...(tokens !== undefined ? { currentTokens: tokens } : {}) }),
-    );
-    const checked = outcome.ok ? acceptMessages(working, outcome.value) : null;
-    if (checked && !checked.ok) deps.logger.warn(`[context-engine/openclaw] compress result rejected: ${checked.reason}`);
-    if (checked?.ok && !sameMessages(checked.value, working)) {
-      current = checked.value;
+  if (seed && !own) {
+    entry.seeded = true;
+    // The engine's stored history for this session (its compress assembles from its store).
+    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId }, deps);
+    if (stored) {
+      current = stored;
       adoptView(entry, current, hostConverted);
     }
   }
-  if (selects) {
-    const outcome = await bounded("selectContext", deps.timeoutMs, deps.logger, () =>
-      engine.selectContext(structuredClone(current), {
-        conversationMessages: structuredClone(current),
-        budgetTokens: params.tokenBudget ?? engine.contextLength ?? 0,
-        sessionId: entry.sessionId,
-      }),
-    );
-    // null, undefined, [] and non-message items fall open silently (the contract's "no selection"); anything else is checked.
-    const chosen = outcome.ok ? guarded("selectContext result", deps.logger, () => acceptSelection(current, outcome.value)) : null;
-    if (chosen?.ok && chosen.value !== current) {
-      const checked = acceptMessages(current, chosen.value);
-      if (!checked.ok) deps.logger.warn(`[context-engine/openclaw] selectContext result rejected: ${checked.reason}`);
-      else current = checked.value;
+  const over = budget !== undefined && defaultTokenCounter.countMessages(current) > budget;
+  if (compress || (over && !selects)) {
+    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress }, deps);
+    if (compacted) {
+      current = compacted;
+      adoptView(entry, current, hostConverted);
     }
   }
-  if (current === hostConverted || sameMessages(current, hostConverted)) return passThrough(host);
+  if (selects) current = await select(entry, current, params, budget, deps);
+  if (current === hostConverted || sameMessages(current, toOpenAiMessages(host).messages)) {
+    // Unchanged: OpenClaw's next step extends this same list (still ours when it began with an earlier output).
+    return passThrough(host);
+  }
   const back = fromOpenAiMessages(current, origins, assistantTemplateOf(host));
+  rememberOutput(entry, { fingerprints: toOpenAiMessages(back.messages).messages.map(fingerprint), standsFor: hostConverted });
   const result: OcAssembleResult = { messages: back.messages, estimatedTokens: defaultTokenCounter.countMessages(current) };
   if (back.systemText) result.systemPromptAddition = back.systemText;
   return result;
+}
+
+/** `selectContext` for this request, on the budget OpenClaw gave it (else the model's window); the checked result. */
+async function select(entry: SessionEntry, current: Message[], params: OcAssembleParams, budget: number | undefined, deps: AssembleDeps): Promise<Message[]> {
+  const engine = entry.engine;
+  const prompt = typeof params.prompt === "string" && params.prompt ? params.prompt : undefined;
+  const outcome = await bounded("selectContext", deps.timeoutMs, deps.logger, () =>
+    engine.selectContext(structuredClone(current), {
+      conversationMessages: structuredClone(current),
+      budgetTokens: budget ?? entry.window ?? engine.contextLength ?? 0,
+      sessionId: entry.sessionId,
+      // The turn's own request: OpenClaw appends it after assemble, so it is not in the list.
+      ...(prompt ? { incomingMessage: { role: "user", content: prompt } } : {}),
+    }),
+  );
+  // null, undefined, [] and non-message items fall open silently (the contract's "no selection"); anything else is checked.
+  const chosen = outcome.ok ? guarded("selectContext result", deps.logger, () => acceptSelection(current, outcome.value)) : null;
+  if (!chosen?.ok || chosen.value === current) return current;
+  const checked = acceptMessages(current, chosen.value);
+  if (!checked.ok) {
+    deps.logger.warn(`[context-engine/openclaw] selectContext result rejected: ${checked.reason}`);
+    return current;
+  }
+  return checked.value;
 }
 
 function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {

@@ -1,19 +1,18 @@
-import { defaultTokenCounter, overridesHook, silentLogger } from "@context-engine/core";
-import type { EngineFactory, EngineInitContext, Logger, Usage } from "@context-engine/core";
-import { adoptView, assembleWithEngine, workingList } from "./assemble.js";
+import { overridesHook, silentLogger } from "@context-engine/core";
+import type { EngineFactory, EngineInitContext, Logger, Message, TurnCompleteMeta, Usage } from "@context-engine/core";
+import { assembleWithEngine } from "./assemble.js";
+import { committedTurn } from "./commit.js";
+import { compactSession } from "./compact.js";
 import { toOpenAiMessages } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
-import { acceptMessages, bounded, guarded } from "./guard.js";
-import type {
-  OcAgentMessage,
-  OcCompactParams,
-  OcCompactResult,
-  OcRuntimeContext,
-  OpenClawContextEngine,
-} from "./openclaw-types.js";
+import { bounded, guarded } from "./guard.js";
+import { isHostInternalSession } from "./host-internal.js";
+import type { OcAgentMessage, OcRuntimeContext, OpenClawContextEngine } from "./openclaw-types.js";
 import { SessionEngines } from "./sessions.js";
 import type { SessionEntry } from "./sessions.js";
 import { lastAssistantUsage, usageFromOpenClaw } from "./usage.js";
+import { modelRefOf, nextWindow } from "./window.js";
+import type { ContextWindowResolver, ModelRef } from "./window.js";
 
 export interface OpenClawEngineOptions {
   /** OpenClaw engine id (what `plugins.slots.contextEngine` selects). */
@@ -31,6 +30,20 @@ export interface OpenClawEngineOptions {
   /** Deadline for `compact`. Default 120 s (OpenClaw bounds it too). */
   compactTimeoutMs?: number;
   logger?: Logger;
+  /**
+   * The model's context window from OpenClaw's model config (`defineContextEnginePlugin` reads
+   * `models.providers.<name>.models[].contextWindow`). Without it the window is taken from the
+   * window-sized budgets OpenClaw passes `commitTurn`, `compact` and `bootstrap`, never from the
+   * per-call budgets of `assemble`.
+   */
+  contextWindow?: ContextWindowResolver;
+  /**
+   * The engine keeps each session's history in a store other processes share (LCM on PostgreSQL):
+   * the first `assemble` of a session in a process builds on the engine's stored history (through
+   * `compress`, which assembles from the store), so a session continued from another OpenClaw home
+   * or after a restart sees it. A function decides per engine.
+   */
+  historyFromEngine?: boolean | ((engine: SessionEntry["engine"]) => boolean);
 }
 
 /**
@@ -45,34 +58,51 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
   const ownsSessions = !options.sessions;
   const stepMs = options.stepTimeoutMs ?? 10_000;
   const compactMs = options.compactTimeoutMs ?? 120_000;
+  const historyFromEngine = (entry: SessionEntry) => {
+    const choice = options.historyFromEngine;
+    if (typeof choice !== "function") return choice === true;
+    const decided = guarded("historyFromEngine", logger, () => choice(entry.engine));
+    return decided.ok && decided.value === true;
+  };
 
-  const session = async (sessionId: string, model?: string, budget?: number): Promise<SessionEntry> => {
+  /** What a call tells about the model: its name, and a budget when the call's budget is the whole window. */
+  interface Hint {
+    ref?: ModelRef;
+    windowBudget?: number | undefined;
+  }
+
+  const session = async (sessionId: string, hint: Hint = {}): Promise<SessionEntry> => {
     const entry = sessions.get(sessionId);
+    const model = hint.ref?.model ?? entry.model;
+    const fromModel = hint.ref && options.contextWindow ? guarded("contextWindow", logger, () => options.contextWindow!(hint.ref!)) : undefined;
+    const next = nextWindow({ window: entry.window, source: entry.windowSource }, fromModel?.ok ? fromModel.value : undefined, hint.windowBudget);
     if (!entry.started) {
       entry.started = bounded("onSessionStart", stepMs, logger, () =>
-        entry.engine.onSessionStart(sessionId, { platform: "openclaw", ...(model ? { model } : {}), ...(budget ? { contextLength: budget } : {}) }),
+        entry.engine.onSessionStart(sessionId, { platform: "openclaw", ...(model ? { model } : {}), ...(next.window ? { contextLength: next.window } : {}) }),
       ).then(() => undefined);
     }
     await entry.started;
-    if ((model && model !== entry.model) || (budget && budget !== entry.budget)) {
-      entry.model = model ?? entry.model;
-      entry.budget = budget ?? entry.budget;
-      if (entry.budget) {
-        const length = entry.budget;
+    if (next.window !== entry.window || (model && model !== entry.model)) {
+      entry.model = model;
+      entry.window = next.window;
+      entry.windowSource = next.source;
+      if (entry.window) {
+        const length = entry.window;
         await bounded("updateModel", stepMs, logger, () => entry.engine.updateModel(entry.model ?? "", length));
       }
     }
     return entry;
   };
 
-  const observeTurn = async (entry: SessionEntry, all: () => readonly OcAgentMessage[], usage: Usage | null, meta: Record<string, unknown>) => {
+  /** `all` gives the finished transcript, converted only when the engine observes turns. */
+  const observeTurn = async (entry: SessionEntry, all: () => Message[], usage: Usage | null, meta: TurnCompleteMeta) => {
     if (usage) guarded("updateFromResponse", logger, () => entry.engine.updateFromResponse(usage));
     if (!overridesHook(entry.engine, "onTurnComplete")) return;
-    const converted = toOpenAiMessages(all()).messages;
+    const converted = all();
     await bounded("onTurnComplete", stepMs, logger, () => entry.engine.onTurnComplete(converted, usage, { sessionId: entry.sessionId, ...meta }));
   };
 
-  const budgetOf = (rc: OcRuntimeContext | undefined, explicit?: number) => explicit ?? rc?.tokenBudget;
+  const windowBudget = (rc: OcRuntimeContext | undefined, explicit?: number) => explicit ?? rc?.tokenBudget;
 
   return {
     info: {
@@ -85,49 +115,61 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
     },
 
     async bootstrap(params) {
-      await session(params.sessionId, undefined, budgetOf(params.runtimeContext));
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { bootstrapped: false, reason: "host-internal session" };
+      await session(params.sessionId, { ref: modelRefOf(params), windowBudget: windowBudget(params.runtimeContext) });
       return { bootstrapped: true };
     },
 
     async ingest(params) {
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { ingested: false };
       const entry = await session(params.sessionId);
       entry.pendingIngest.push(params.message);
       return { ingested: true };
     },
 
     async ingestBatch(params) {
+      const count = Array.isArray(params.messages) ? params.messages.length : 0;
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { ingestedCount: count };
       const entry = await session(params.sessionId);
       const batch = [...(entry.pendingIngest as OcAgentMessage[]), ...(Array.isArray(params.messages) ? params.messages : [])];
       entry.pendingIngest = [];
-      if (!entry.durableHost) await observeTurn(entry, () => batch, lastAssistantUsage(batch), { isHeartbeat: params.isHeartbeat === true });
-      return { ingestedCount: Array.isArray(params.messages) ? params.messages.length : 0 };
+      if (!entry.durableHost) await observeTurn(entry, () => toOpenAiMessages(batch).messages, lastAssistantUsage(batch), { isHeartbeat: params.isHeartbeat === true });
+      return { ingestedCount: count };
     },
 
     async afterTurn(params) {
-      const entry = await session(params.sessionId, undefined, budgetOf(params.runtimeContext, params.tokenBudget));
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return;
+      const entry = await session(params.sessionId, { ref: modelRefOf(params), windowBudget: windowBudget(params.runtimeContext, params.tokenBudget) });
       const all = Array.isArray(params.messages) ? params.messages : [];
       const usage = usageFromOpenClaw(params.runtimeContext?.promptCache?.lastCallUsage) ?? lastAssistantUsage(all.slice(params.prePromptMessageCount));
       if (entry.durableHost) {
         if (usage) guarded("updateFromResponse", logger, () => entry.engine.updateFromResponse(usage));
         return;
       }
-      await observeTurn(entry, () => all, usage, { isHeartbeat: params.isHeartbeat === true });
+      await observeTurn(entry, () => toOpenAiMessages(all).messages, usage, { isHeartbeat: params.isHeartbeat === true });
     },
 
     async commitTurn(params) {
-      const entry = await session(params.sessionId, undefined, budgetOf(params.runtimeContext));
+      // Memory flush, heartbeat effects and the like are OpenClaw's own runs, not the user's conversation.
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { status: "committed" };
+      const entry = await session(params.sessionId, { ref: modelRefOf(params), windowBudget: windowBudget(params.runtimeContext) });
       entry.durableHost = true;
       const key = String(params.advancementKey);
+      // A fast path; engines that keep turn keys (LCM) recognise a re-delivered key after a restart too.
       if (entry.committed.has(key)) return { status: "duplicate" };
       const running = entry.inflight.get(key);
       if (running) return running.then(() => ({ status: "duplicate" as const }));
       const work = (async () => {
         const turn = Array.isArray(params.messages) ? params.messages : [];
         const usage = usageFromOpenClaw(params.runtimeContext?.promptCache?.lastCallUsage) ?? lastAssistantUsage(turn);
-        // The host hands over only the accepted turn; engines observe the finished transcript
-        // (history as of this turn's assemble, fenced before the turn's user entry, plus the turn).
-        const transcript = () => (entry.lastHost ? [...entry.lastHost, ...turn] : turn);
-        await observeTurn(entry, transcript, usage, { turnId: key, isHeartbeat: params.isHeartbeat === true });
+        // The host hands over only the accepted turn; engines get it as the turn's messages, keyed by the
+        // advancement key, and the finished transcript (history as of the turn-start assemble, plus the turn).
+        const history = entry.turnHistory ?? entry.lastHost;
+        const committed = committedTurn(key, turn, history, entry.lastPrompt);
+        // Until the next turn-start assemble, the history after this turn is the best one known.
+        entry.turnHistory = [...(history ?? []), ...turn];
+        entry.lastPrompt = undefined;
+        await observeTurn(entry, () => committed.transcript, usage, { ...committed.meta, isHeartbeat: params.isHeartbeat === true });
         entry.committed.add(key);
         return { status: "committed" as const };
       })();
@@ -140,18 +182,20 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
     },
 
     async assemble(params) {
+      const messages = Array.isArray(params.messages) ? params.messages : [];
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { messages, estimatedTokens: estimateAgentTokens(messages) };
       try {
-        const entry = await session(params.sessionId, params.model, budgetOf(params.runtimeContext, params.tokenBudget));
-        return await assembleWithEngine(entry, params, { timeoutMs: stepMs, logger });
+        const entry = await session(params.sessionId, { ref: modelRefOf(params) });
+        return await assembleWithEngine(entry, params, { timeoutMs: stepMs, logger, historyFromEngine: historyFromEngine(entry) });
       } catch (err) {
         logger.warn(`[context-engine/openclaw] assemble failed: ${String(err)}; OpenClaw keeps the unmodified messages`);
-        const messages = Array.isArray(params.messages) ? params.messages : [];
         return { messages, estimatedTokens: estimateAgentTokens(messages) };
       }
     },
 
     async compact(params) {
-      const entry = await session(params.sessionId, undefined, budgetOf(params.runtimeContext, params.tokenBudget));
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { ok: true, compacted: false, reason: "nothing to compact: a host-internal session" };
+      const entry = await session(params.sessionId, { ref: modelRefOf(params), windowBudget: windowBudget(params.runtimeContext, params.tokenBudget) });
       return compactSession(entry, params, compactMs, logger);
     },
 
@@ -166,32 +210,4 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       sessions.clear();
     },
   };
-}
-
-async function compactSession(entry: SessionEntry, params: OcCompactParams, timeoutMs: number, logger: Logger): Promise<OcCompactResult> {
-  if (!entry.lastHost || entry.lastHost.length === 0) return { ok: true, compacted: false, reason: "nothing assembled for this session yet" };
-  const { working, hostConverted } = workingList(entry, entry.lastHost);
-  const tokensBefore = defaultTokenCounter.countMessages(working);
-  // The engine's own copy: one that edits it and then throws leaves the view untouched.
-  const given = structuredClone(working);
-  const outcome = await bounded(
-    "compress",
-    timeoutMs,
-    logger,
-    (signal) =>
-      entry.engine.compress(given, {
-        force: params.force ?? true,
-        signal,
-        sessionId: entry.sessionId,
-        ...(params.customInstructions ? { focusTopic: params.customInstructions } : {}),
-        ...(params.currentTokenCount !== undefined ? { currentTokens: params.currentTokenCount } : {}),
-      }),
-    params.abortSignal,
-  );
-  if (!outcome.ok) return { ok: false, compacted: false, reason: outcome.reason };
-  const checked = acceptMessages(working, outcome.value);
-  if (!checked.ok) return { ok: false, compacted: false, reason: `engine returned an invalid conversation: ${checked.reason}` };
-  if (outcome.value === given && JSON.stringify(checked.value) === JSON.stringify(working)) return { ok: true, compacted: false, reason: "engine had nothing to compact" };
-  adoptView(entry, checked.value, hostConverted);
-  return { ok: true, compacted: true, result: { tokensBefore, tokensAfter: defaultTokenCounter.countMessages(checked.value) } };
 }

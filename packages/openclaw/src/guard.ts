@@ -1,4 +1,5 @@
-import { MAX_RESULT_DEPTH, MessageSchema, checkConversation, describeError, exceedsDepth } from "@context-engine/core";
+import { MAX_RESULT_DEPTH, MessageSchema, checkConversation, exceedsDepth } from "@context-engine/core";
+import { describeWithCauses as describeError } from "./log-data.js";
 import type { Logger, Message } from "@context-engine/core";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };

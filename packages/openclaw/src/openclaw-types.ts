@@ -137,10 +137,17 @@ export type OcRuntimeContext = Record<string, unknown> & {
   promptCache?: { lastCallUsage?: OcPromptCacheUsage };
 };
 
+/** OpenClaw's `runtimeSettings` (the selected provider and model, per-call limits); only what is read here. */
+export interface OcRuntimeSettings {
+  model?: { requested?: string | null; resolved?: string | null; provider?: string | null };
+  limits?: { promptTokenBudget?: number | null; maxOutputTokens?: number | null };
+}
+
 export interface OcSessionParams {
   sessionId: string;
   sessionKey?: string;
   runtimeContext?: OcRuntimeContext;
+  runtimeSettings?: OcRuntimeSettings;
 }
 
 export interface OcBootstrapParams extends OcSessionParams {
@@ -189,6 +196,7 @@ export interface OcCompactParams {
   compactionTarget?: "budget" | "threshold";
   customInstructions?: string;
   runtimeContext?: OcRuntimeContext;
+  runtimeSettings?: OcRuntimeSettings;
   abortSignal?: AbortSignal;
 }
 
@@ -227,6 +235,8 @@ export interface OcFactoryContext {
 /** The subset of OpenClaw's plugin `api` a context-engine plugin uses. */
 export interface OcPluginApi {
   id: string;
+  /** OpenClaw's whole config (model providers and their windows live under `models.providers`). */
+  config?: unknown;
   pluginConfig?: Record<string, unknown>;
   logger?: { debug?(msg: string): void; info(msg: string): void; warn(msg: string): void; error(msg: string): void };
   registerContextEngine(id: string, factory: (ctx: OcFactoryContext) => OpenClawContextEngine | Promise<OpenClawContextEngine>): void;

@@ -4,7 +4,9 @@ import { createOpenClawContextEngine } from "./engine-adapter.js";
 import type { OpenClawEngineOptions } from "./engine-adapter.js";
 import type { OcFactoryContext, OcPluginApi } from "./openclaw-types.js";
 import { SessionEngines } from "./sessions.js";
+import { withData } from "./log-data.js";
 import { engineTools } from "./tools.js";
+import { windowFromOpenClawConfig } from "./window.js";
 
 /** OpenClaw's runtime config-schema object (a JSON Schema plus a validator). */
 export interface PluginConfigSchema {
@@ -28,6 +30,8 @@ export interface ContextEnginePluginOptions {
   toolNames?: string[];
   stepTimeoutMs?: number;
   compactTimeoutMs?: number;
+  /** See `OpenClawEngineOptions.historyFromEngine`: the engine's store is shared, so assemble from it. */
+  historyFromEngine?: OpenClawEngineOptions["historyFromEngine"];
 }
 
 /** The plugin object OpenClaw's loader imports from the module named in `package.json#openclaw.extensions`. */
@@ -50,14 +54,15 @@ const anyObjectSchema: PluginConfigSchema = {
   jsonSchema: { type: "object", additionalProperties: true },
 };
 
+/** OpenClaw's plugin logger takes one string: the data an engine logs (an error with its causes) goes into it. */
 function loggerFrom(api: OcPluginApi, fallbackPrefix: string): Logger {
   const l = api.logger;
   if (!l) return createStderrLogger(fallbackPrefix);
   return {
-    debug: (m) => l.debug?.(m),
-    info: (m) => l.info(m),
-    warn: (m) => l.warn(m),
-    error: (m) => l.error(m),
+    debug: (m, data) => l.debug?.(withData(m, data)),
+    info: (m, data) => l.info(withData(m, data)),
+    warn: (m, data) => l.warn(withData(m, data)),
+    error: (m, data) => l.error(withData(m, data)),
   };
 }
 
@@ -92,6 +97,9 @@ export function defineContextEnginePlugin(options: ContextEnginePluginOptions): 
           ...(options.version ? { version: options.version } : {}),
           ...(options.stepTimeoutMs ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
           ...(options.compactTimeoutMs ? { compactTimeoutMs: options.compactTimeoutMs } : {}),
+          ...(options.historyFromEngine !== undefined ? { historyFromEngine: options.historyFromEngine } : {}),
+          // The model's window from OpenClaw's own model config, never a per-call budget.
+          contextWindow: windowFromOpenClawConfig(api.config ?? host?.config),
         };
         return createOpenClawContextEngine(engineOptions);
       });

@@ -3,13 +3,22 @@ import { describeError, isContextEngine } from "@context-engine/core";
 import { InertEngine } from "./inert-engine.js";
 import type { OcAgentMessage } from "./openclaw-types.js";
 
+/** One list an assemble returned: its messages' fingerprints and the host transcript it stood for. */
+export interface AssembledOutput {
+  fingerprints: string[];
+  standsFor: Message[];
+}
+
 /** What the adapter remembers per OpenClaw session. */
 export interface SessionEntry {
   readonly sessionId: string;
   readonly engine: ContextEngine;
   started: Promise<void> | null;
   model: string | undefined;
-  budget: number | undefined;
+  /** The model's context window the engine was told (`updateModel`); never a per-call budget. */
+  window: number | undefined;
+  /** Where `window` came from: the model's configuration (final) or window-sized host budgets (a lower bound). */
+  windowSource: "model" | "budget" | undefined;
   /** The engine's compacted view standing for the first `coveredCount` host messages; null = no compaction yet. */
   view: Message[] | null;
   coveredCount: number;
@@ -17,6 +26,17 @@ export interface SessionEntry {
   coveredFingerprint: string;
   /** The host messages of the latest assemble (for `compact`, which gets no messages). */
   lastHost: readonly OcAgentMessage[] | null;
+  /** The history of the turn-start assemble (fenced before the turn's user entry): what precedes a committed turn. */
+  turnHistory: readonly OcAgentMessage[] | null;
+  /** The prompt of the turn-start assemble (OpenClaw merges a crash-recovered user message into it). */
+  lastPrompt: string | undefined;
+  /**
+   * Lists recent assembles returned (newest first), each with OpenClaw's transcript (converted) it
+   * stood for: OpenClaw passes the turn-start result back, plus the step's messages, on every model step.
+   */
+  outputs: AssembledOutput[];
+  /** The engine's stored history was assembled once in this process (engines whose store is shared). */
+  seeded: boolean;
   committed: Set<string>;
   inflight: Map<string, Promise<{ status: "committed" | "duplicate" }>>;
   /** Set once the host uses the durable turn API; afterTurn/ingest then stop observing turns. */
@@ -47,11 +67,16 @@ export class SessionEngines {
         engine: this.#build(sessionId),
         started: null,
         model: undefined,
-        budget: undefined,
+        window: undefined,
+        windowSource: undefined,
         view: null,
         coveredCount: 0,
         coveredFingerprint: "",
         lastHost: null,
+        turnHistory: null,
+        lastPrompt: undefined,
+        outputs: [],
+        seeded: false,
         committed: new Set(),
         inflight: new Map(),
         durableHost: false,

@@ -1,5 +1,5 @@
 import { ContextEngine } from "@context-engine/core";
-import type { CompressOptions, Message, Usage } from "@context-engine/core";
+import type { CompressOptions, Message, SelectContextOptions, TurnCompleteMeta, Usage } from "@context-engine/core";
 
 /** Does nothing: the bare path through the adapter. */
 export class NoopEngine extends ContextEngine {
@@ -75,5 +75,39 @@ export class BadEngine extends ContextEngine {
   override onTurnComplete() {
     if (this.mode === "throw") throw new Error("turn boom");
     if (this.mode === "hang") return new Promise<void>(() => {});
+  }
+}
+
+/** Records what the adapter tells it: windows, compress calls (with options), selections and turns with their meta. */
+export class RecordingEngine extends ContextEngine {
+  windows: number[] = [];
+  compressCalls: { size: number; options: CompressOptions }[] = [];
+  selectCalls: { size: number; options: SelectContextOptions }[] = [];
+  turns: { messages: Message[]; meta: TurnCompleteMeta }[] = [];
+  constructor(readonly keep = 2) {
+    super();
+  }
+  get name() {
+    return "recording";
+  }
+  override updateModel(model: string, contextLength: number) {
+    this.windows.push(contextLength);
+    return super.updateModel(model, contextLength);
+  }
+  updateFromResponse(usage: Usage) {
+    this.recordUsage(usage);
+  }
+  shouldCompress(tokens?: number) {
+    return this.thresholdTokens > 0 && (tokens ?? this.lastPromptTokens) >= this.thresholdTokens;
+  }
+  compress(messages: Message[], options: CompressOptions = {}) {
+    this.compressCalls.push({ size: messages.length, options });
+    let start = Math.max(0, messages.length - this.keep);
+    while (start > 0 && messages[start]?.role !== "user") start--;
+    if (start <= 1) return messages;
+    return [{ role: "user", content: `summary of ${start} messages` } as Message, ...messages.slice(start)];
+  }
+  override onTurnComplete(messages: readonly Message[], _usage?: Usage | null, meta: TurnCompleteMeta = {}) {
+    this.turns.push({ messages: [...messages], meta });
   }
 }

@@ -18,7 +18,7 @@ const agentDir = mkdtempSync(join(tmpdir(), "oc-lcm-"));
 afterAll(() => rmSync(agentDir, { recursive: true, force: true }));
 
 async function loadEngine(pluginConfig: Record<string, unknown> = {}): Promise<OpenClawContextEngine> {
-  const entry = (await import(new URL(pkg.openclaw.extensions[0], dir).href)).default;
+  const entry = (await import(new URL("index.js", dir).href)).default;
   const registered = new Map<string, (ctx: object) => unknown>();
   entry.register({ id: manifest.id, pluginConfig, registerContextEngine: (id: string, f: (ctx: object) => unknown) => registered.set(id, f) });
   expect([...registered.keys()]).toEqual([manifest.id]);
@@ -29,13 +29,13 @@ describe("lcm-plugin (OpenClaw plugin directory)", () => {
   it("has OpenClaw's manifest and package entry fields", () => {
     expect(manifest).toMatchObject({ id: "context-engine-lcm", kind: "context-engine" });
     expect(manifest.configSchema.type).toBe("object");
-    expect(pkg.openclaw.extensions).toEqual(["./index.js"]);
+    expect(pkg.openclaw.extensions).toEqual(["./dist/index.js"]);
     expect(pkg.files).toContain("openclaw.plugin.json");
     expect(manifest.contracts.tools).toEqual(lcmToolSchemas().map((t) => t.name));
   });
 
   it("registers LCM's tools, answering from the session's engine", async () => {
-    const entry = (await import(new URL(pkg.openclaw.extensions[0], dir).href)).default;
+    const entry = (await import(new URL("index.js", dir).href)).default;
     let toolFactory: ((ctx: object) => OcAgentTool[]) | undefined;
     const engines = new Map<string, (ctx: object) => unknown>();
     entry.register({
@@ -59,6 +59,17 @@ describe("lcm-plugin (OpenClaw plugin directory)", () => {
     expect(result.content[0]!.text).toContain("contents");
   });
 
+  it("the built entry OpenClaw loads is self-contained: no @context-engine package to install", () => {
+    const built = new URL(pkg.openclaw.extensions[0], dir);
+    const files = readdirSync(new URL("dist/", dir)).filter((f) => f.endsWith(".js"));
+    expect(files).toContain(built.pathname.split("/").at(-1));
+    const imports = files.flatMap((f) => [...readFileSync(new URL(`dist/${f}`, dir), "utf8").matchAll(/from\s+"([^"./][^"]*)"|import\("([^"./][^"]*)"\)/g)].map((m) => m[1] ?? m[2]));
+    const packages = [...new Set(imports.filter((i) => !i!.startsWith("node:")))].sort();
+    // What the plugin's package.json declares, and nothing else.
+    expect(packages).toEqual(["better-sqlite3", "pg", "re2js"]);
+    expect(Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).sort()).toEqual(["better-sqlite3", "pg", "re2js"]);
+  });
+
   it("manifest config schema is LCM's own schema (kept in sync; run pnpm sync-lcm-manifest)", () => {
     const generated = z.toJSONSchema(configSchema, { io: "input" }) as Record<string, unknown>;
     delete generated.$schema;
@@ -66,7 +77,7 @@ describe("lcm-plugin (OpenClaw plugin directory)", () => {
   });
 
   it("rejects invalid config through the entry's config schema", async () => {
-    const entry = (await import(new URL(pkg.openclaw.extensions[0], dir).href)).default;
+    const entry = (await import(new URL("index.js", dir).href)).default;
     expect(entry.configSchema.safeParse({ context_threshold: 2 }).success).toBe(false);
     expect(entry.configSchema.safeParse({ fresh_tail_count: 8 }).success).toBe(true);
   });

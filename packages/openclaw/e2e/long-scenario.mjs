@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// The long real-OpenClaw scenario (Node 24; minutes per turn on a loaded machine, so not in CI):
+// a gateway session of many turns with long messages on a 24k window, the gateway killed and
+// restarted, `openclaw sessions compact`, more turns, then checks on what the model received and
+// what the store holds. Prints a report (paste its summary into the package README).
+// Usage: node ../../scripts/with-node.mjs 24 … or `npx -y node@24 e2e/long-scenario.mjs [turns]`.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dropSchema, makeHome, pgFrom, prepareInstall, startModel, storedRows, storedSessions } from "./harness.mjs";
+
+const TURNS = Number(process.argv[2] ?? 8);
+const WINDOW = 24_000;
+const url = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const work = mkdtempSync(join(tmpdir(), "oc-long-"));
+const schema = `oc_long_${randomBytes(5).toString("hex")}`;
+const session = `long-${randomBytes(4).toString("hex")}`;
+const token = randomBytes(12).toString("hex");
+const gatewayPort = 20_000 + Math.floor(Math.random() * 20_000);
+const log = (...a) => console.log(`[long ${new Date().toISOString().slice(11, 19)}]`, ...a);
+const report = { turns: [], checks: {} };
+const filler = (i) => `Background for turn ${i}: ${"the harbour master logged the tides, the ferries and the weather for the day ".repeat(45)}`;
+
+const install = await prepareInstall(work);
+const model = await startModel(work);
+const home = await makeHome(install, join(work, "home"), { port: model.port, window: WINDOW, pluginConfig: { store: url, schema } });
+const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort) };
+
+function startGateway() {
+  const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
+    cwd: install.env,
+    env: { ...process.env, NODE_ENV: undefined, VITEST: undefined, OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const ready = new Promise((resolve) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const ready = /\[gateway\]\s+ready/.test(out);
+      if (ready || Date.now() - started > 300_000 || child.exitCode !== null) {
+        clearInterval(poll);
+        if (!ready) log(`gateway did not start:\n${out.slice(-2000)}`);
+        resolve(ready);
+      }
+    }, 1000);
+  });
+  return { child, ready, output: () => out };
+}
+
+async function gatewayTurn(i, message) {
+  const r = await home.cli(["agent", "--agent", "main", "--session-id", session, "--message", message, "--json"], { env: gwEnv, timeoutMs: 900_000 });
+  const failed = /Preflight compaction required but failed|nothing assembled/.test(r.stdout + r.stderr);
+  report.turns.push({ turn: i, code: r.code, seconds: Math.round(r.ms / 1000), wedged: failed });
+  log(`turn ${i}: exit ${r.code} in ${Math.round(r.ms / 1000)} s${failed ? " (WEDGED)" : ""}`);
+  if (r.code !== 0) log((r.stderr + r.stdout).slice(-1500));
+  return r;
+}
+
+try {
+  let gw = startGateway();
+  log(`gateway ready: ${await gw.ready}`);
+  const half = Math.ceil(TURNS / 2);
+  for (let i = 0; i < half; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);
+  log("killing the gateway");
+  gw.child.kill("SIGKILL");
+  gw = startGateway();
+  log(`gateway ready again: ${await gw.ready}`);
+  const compact = await home.cli(["sessions", "compact", `agent:main:explicit:${session}`], { env: gwEnv, timeoutMs: 600_000 });
+  report.checks.manualCompact = { code: compact.code, output: (compact.stdout + compact.stderr).replace(/\s+/g, " ").slice(-300) };
+  log(`sessions compact: exit ${compact.code}`);
+  for (let i = half; i < TURNS; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);
+  await gatewayTurn(TURNS, "Which facts do you remember? List them all.");
+  gw.child.kill("SIGTERM");
+
+  // What reached the model: within the window, compaction only once the window needed it, true notes.
+  const requests = model.requests().filter((r) => Array.isArray(r.body.messages));
+  const sizes = requests.map((r) => Math.ceil(JSON.stringify(r.body.messages).length / 4));
+  const withBlock = requests.map((r) => JSON.stringify(r.body.messages).includes("<lcm_context>"));
+  const emptyPreamble = requests.filter((r) => {
+    const text = JSON.stringify(r.body.messages);
+    return text.includes("The summaries below") && !text.includes("<summary ");
+  }).length;
+  const last = requests.at(-1);
+  report.checks.requests = { count: requests.length, maxTokensEstimate: Math.max(0, ...sizes), window: WINDOW, firstWithSummaries: withBlock.indexOf(true), emptyPreambleNotes: emptyPreamble };
+  report.checks.lastRequestHasRecentTurnVerbatim = JSON.stringify(last?.body.messages ?? []).includes(`Remember fact-${TURNS - 1}.`);
+  report.checks.lastAnswerFacts = (JSON.stringify(last?.body.messages ?? []).match(/fact-\d+/g) ?? []).filter((v, i, a) => a.indexOf(v) === i).length;
+
+  const pg = pgFrom(home);
+  const rows = await storedRows(pg, url, schema, session);
+  const users = rows.filter((r) => r.role === "user").map((r) => JSON.stringify(r.message.content));
+  report.checks.stored = {
+    rows: rows.length,
+    eachUserMessageOnce: Array.from({ length: TURNS }, (_, i) => users.filter((u) => u.includes(`Remember fact-${i}.`)).length).every((n) => n === 1),
+    internalSessions: (await storedSessions(pg, url, schema)).filter((s) => s.startsWith("internal-session-effects")).length,
+  };
+  await dropSchema(pg, url, schema).catch(() => {});
+} finally {
+  model.stop();
+}
+console.log(JSON.stringify(report, null, 2));

@@ -1,0 +1,48 @@
+import type { Message, TurnCompleteMeta } from "@context-engine/core";
+import { toOpenAiMessages } from "./convert-to-openai.js";
+import { queuedUserText, turnHasUserText } from "./host-internal.js";
+import type { OcAgentMessage, OcUserMessage } from "./openclaw-types.js";
+
+/** What one committed OpenClaw turn hands the engine: the transcript and the turn's identity. */
+export interface CommittedTurn {
+  /** History before the turn (as of the turn-start assemble) plus the turn, converted. */
+  transcript: Message[];
+  meta: Pick<TurnCompleteMeta, "turnId" | "turnMessages" | "messageIds">;
+}
+
+/** OpenClaw's own id of a message where it carries one (transcript entry ids); null otherwise. */
+function messageIdOf(message: unknown): string | null {
+  if (!message || typeof message !== "object") return null;
+  const m = message as { id?: unknown; entryId?: unknown; __openclaw?: { id?: unknown } };
+  for (const v of [m.id, m.entryId, m.__openclaw?.id]) if (typeof v === "string" && v) return v;
+  return null;
+}
+
+/**
+ * The turn as OpenClaw committed it, keyed by its advancement key. A turn
+ * re-run by OpenClaw's crash recovery carries only the recovery prompt; the
+ * user's own queued words (merged into the run's prompt) are handed over as
+ * the turn's first message so they are kept too.
+ */
+export function committedTurn(key: string, turn: readonly OcAgentMessage[], history: readonly OcAgentMessage[] | null, prompt: string | undefined): CommittedTurn {
+  const queued = queuedUserText(prompt);
+  const fullTurn: OcAgentMessage[] = [...turn];
+  if (queued && !turnHasUserText(turn, queued)) {
+    const first = turn[0] as { timestamp?: unknown } | undefined;
+    const recovered: OcUserMessage = { role: "user", content: queued, timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
+    fullTurn.unshift(recovered);
+  }
+  // One conversion for both lists, so the turn's messages are the very tail of the transcript.
+  const converted = toOpenAiMessages([...(history ?? []), ...fullTurn]).messages;
+  const turnConverted = toOpenAiMessages(fullTurn).messages;
+  const turnMessages = converted.slice(converted.length - turnConverted.length);
+  const ids = fullTurn.filter((m) => toOpenAiMessages([m]).messages.length > 0).map(messageIdOf);
+  return {
+    transcript: converted,
+    meta: {
+      turnId: key,
+      turnMessages,
+      ...(ids.some((id) => id !== null) && ids.length === turnMessages.length ? { messageIds: ids } : {}),
+    },
+  };
+}
