@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain ESM harness without declarations
 import { dropSchema, makeHome, pgFrom, prepareInstall, startModel, storedRows, storedSessions } from "../e2e/harness.mjs";
 
-const enabled = process.env.CONTEXT_ENGINE_E2E === "1" && Number(process.versions.node.split(".")[0]) >= 24;
+const enabled = process.env.CONTEXT_ENGINE_OPENCLAW_E2E === "1" && Number(process.versions.node.split(".")[0]) >= 24;
 const url = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
