@@ -32,8 +32,11 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
     const recovered: OcUserMessage = { role: "user", content: queued, timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
     fullTurn.unshift(recovered);
   }
+  // OpenClaw's own summaries of earlier history are not history the engine should keep: what they summarise
+  // was handed over already (and a summary stored beside it would be kept twice, in other words).
+  const kept = (history ?? []).filter((m) => !isHostSummary(m));
   // One conversion for both lists, so the turn's messages are the very tail of the transcript.
-  const converted = toOpenAiMessages([...(history ?? []), ...fullTurn]).messages;
+  const converted = toOpenAiMessages([...kept, ...fullTurn]).messages;
   const turnConverted = toOpenAiMessages(fullTurn).messages;
   const turnMessages = converted.slice(converted.length - turnConverted.length);
   const ids = fullTurn.filter((m) => toOpenAiMessages([m]).messages.length > 0).map(messageIdOf);
@@ -45,4 +48,9 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
       ...(ids.some((id) => id !== null) && ids.length === turnMessages.length ? { messageIds: ids } : {}),
     },
   };
+}
+
+function isHostSummary(message: OcAgentMessage): boolean {
+  const role = (message as { role?: unknown }).role;
+  return role === "compactionSummary" || role === "branchSummary";
 }

@@ -205,7 +205,7 @@ function* reconcile(
       ids.set(real[gap.from + k]!, rows[p]!.id);
     });
   }
-  matchStoredOutOfOrder(inputs, real, stored, seqOf, ids);
+  if (seen) matchStoredOutOfOrder(inputs, real, stored, seqOf, ids, seen);
   keepToolRoundsWhole(inputs, real, seqOf, ids);
   // Only a caller that knows what it stored itself asks for proof of short messages (the engine does;
   // a plain store caller is one writer and trusts the ordered match).
@@ -227,17 +227,28 @@ function* reconcile(
 }
 
 /**
- * A telling message the ordered match left out but the store holds, unused,
- * is stored already: an earlier ingest put it after messages the list shows
- * before it (a host's own summary, stored when it first appeared). Each stored
- * copy proves one list copy, so a message sent twice is still stored twice.
+ * A telling message the ordered match left out, that this writer stored itself
+ * after everything the list matched, is stored already: an earlier ingest put
+ * it after messages the list shows before it (a host's own summary, stored
+ * when it first appeared). Each stored copy proves one list copy.
  */
-function matchStoredOutOfOrder(inputs: IngestInputs, real: readonly number[], stored: readonly StoredRef[], seqOf: Int32Array, ids: Map<number, number>): void {
+function matchStoredOutOfOrder(
+  inputs: IngestInputs,
+  real: readonly number[],
+  stored: readonly StoredRef[],
+  seqOf: Int32Array,
+  ids: Map<number, number>,
+  own: NonNullable<IngestOptions["seenIds"]>,
+): void {
   const used = new Set<number>();
   for (const id of ids.values()) used.add(id);
+  // Only what this writer stored itself after everything the ordered match found: an equal message from
+  // further back (a repeat of an old request the host's list no longer shows) proves nothing.
+  let lastSeq = -1;
+  for (const q of seqOf) lastSeq = Math.max(lastSeq, q);
   const free = new Map<string, StoredRef[]>();
   for (const r of stored) {
-    if (used.has(r.id)) continue;
+    if (used.has(r.id) || r.seq <= lastSeq || !own.has(r.id)) continue;
     const list = free.get(r.hash);
     if (list) list.push(r);
     else free.set(r.hash, [r]);
