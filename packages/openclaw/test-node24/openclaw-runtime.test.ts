@@ -99,11 +99,12 @@ describe("OpenClaw's own harness code drives the adapter", () => {
     expect(engine.usages.at(-1)).toMatchObject({ prompt_tokens: 13, completion_tokens: 5 });
   });
 
-  // Open: after the merge with LCM's keyed ingest this returns compacted: false (found at the end of the 2026-12-06 session, not investigated).
-  it.skip("compactContextEngineWithSafetyTimeout runs the engine's compaction", async () => {
+  // A user's compaction (`forceReason: "manual"`); OpenClaw's automatic calls follow the engine's threshold (protocol tests).
+  it("compactContextEngineWithSafetyTimeout runs the engine's compaction", async () => {
     const oc = createOpenClawContextEngine({ id: "tail", factory: () => new TailEngine(4, false) });
     await assembleViaOpenClaw(oc, asAgent(transcript(4)));
-    const result = await compactContextEngineWithSafetyTimeout(oc as never, { sessionId: "s1", sessionKey: "agent:main:s1", force: true }, 5_000);
+    const params = { sessionId: "s1", sessionKey: "agent:main:s1", force: true, runtimeContext: { forceReason: "manual" } };
+    const result = await compactContextEngineWithSafetyTimeout(oc as never, params as never, 5_000);
     expect(result).toMatchObject({ ok: true, compacted: true });
   });
 
