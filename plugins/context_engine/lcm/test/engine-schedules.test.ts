@@ -224,10 +224,3 @@ describe(`every message once across writers, restarts and host rewrites (${TEST_
     );
   }, 240_000);
 });
-
-describe.skipIf(!process.env.LCM_SCHEDULE_DEBUG)("debug", () => {
-  it("replays one schedule", async () => {
-    const ops = JSON.parse(process.env.LCM_SCHEDULE_DEBUG!) as [Op[], number];
-    await runSchedule(ops[0], ops[1], process.env.LCM_SCHEDULE_LIST_ONLY ? [false] : undefined);
-  });
-});

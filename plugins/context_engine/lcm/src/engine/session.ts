@@ -53,6 +53,7 @@ export class EngineSession {
   readonly #live = new Map<number, Message>();
   /** Stored ids this session appended itself (recent ones): a short message matched to one of them is this writer's. */
   readonly #own = new Set<number>();
+  #disagreed = false;
 
   constructor(sessionId: string, conversation: ConversationRecord) {
     this.sessionId = sessionId;
@@ -118,6 +119,13 @@ export class EngineSession {
   /** Stored ids this session appended itself (recent ones). */
   get own(): ReadonlySet<number> {
     return this.#own;
+  }
+
+  /** Whether this is the first time the host's list disagreed with the store in this session (logged once). */
+  firstDisagreement(): boolean {
+    const first = !this.#disagreed;
+    this.#disagreed = true;
+    return first;
   }
 
   /** Host message objects by stored id (recent ones), for assembly. */

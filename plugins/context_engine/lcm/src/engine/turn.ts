@@ -65,16 +65,11 @@ function turnOptions(messages: readonly Message[], headCount: number, turn: Turn
   return { key: turn.key, keyFrom: from, ...(messageKeys ? { messageKeys } : {}) };
 }
 
-const warned = new WeakSet<EngineSession>();
-
 /** A host list that disagrees with the store: logged once per session (what was not provably stored was stored). */
 function noteDisagreement(parts: EngineParts, s: EngineSession, result: IngestResult): void {
   const detail = { sessionId: s.sessionId, stored: result.disagreed, alignment: result.alignment };
-  if (warned.has(s)) parts.logger.debug("lcm: the host's list disagrees with the stored history again", detail);
-  else {
-    warned.add(s);
-    parts.logger.warn("lcm: the host's list disagrees with the stored history; messages not found in the store were stored, none skipped", detail);
-  }
+  if (s.firstDisagreement()) parts.logger.warn("lcm: the host's list disagrees with the stored history; messages not found in the store were stored, none skipped", detail);
+  else parts.logger.debug("lcm: the host's list disagrees with the stored history again", detail);
 }
 
 /** The assembled context for a budget: cached per frontier version, budget and system prompt. */
