@@ -2,6 +2,7 @@ import fc from "fast-check";
 import type { Message } from "@context-engine/core";
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../src/store/codec.js";
+import { HashMemo } from "../src/store/hash-memo.js";
 import { IngestInputs } from "../src/store/ingest-inputs.js";
 import { ingestResult, planIngest, runPlanSync, turnKey, type IngestNeed, type IngestPlan, type StoredRef } from "../src/store/ingest-plan.js";
 import { createRedactor } from "../src/redact/redactor.js";
@@ -207,5 +208,33 @@ describe("ingest plan: writer positions and keys", () => {
     expect(p.rejected.map((r) => r.index)).toEqual([1, 3]);
     const r = ingestResult(7, p, [11, 12], 5, messages.length);
     expect(r).toMatchObject({ conversationId: 7, appended: 2, firstSeq: 5, lastSeq: 6, ids: [11, null, null, null, 12] });
+  });
+
+  it("reads a turn's host ids from where the turn starts, without an array the length of the list", () => {
+    const memory = memoryOf([user("a"), asst("b")]);
+    memory.keys.set("m:u2", 1001);
+    const p = plan([user("a"), asst("b"), user("c"), asst("d")], memory, { mode: "append", messageKeys: ["u2", "a2"], messageKeysFrom: 2 });
+    // Input 2's id is stored (kept already); input 3's id is new and recorded with it.
+    expect(p.append.map((a) => a.index)).toEqual([0, 1, 3]);
+    expect([...p.newMessageKeys]).toEqual([[3, "m:a2"]]);
+  });
+
+  it("verifies a held position on fresh copies of a long list by encoding only what follows it", () => {
+    const memo = new HashMemo();
+    let encodes = 0;
+    const inputsOf = (list: readonly Message[]) =>
+      new IngestInputs(list, undefined, { encode: (m, _i, s) => (encodes++, encodeMessage(m, redactor, s)), memo });
+    const memory = new Memory();
+    const history = Array.from({ length: 500 }, (_, i) => (i % 2 ? asst(`answer ${i}`) : user(`question ${i}`)));
+    const first = runPlanSync(planIngest(inputsOf(history), { mode: "append" }, 0), (need) => memory.answer(need));
+    memory.messages.push(...history);
+    memory.positions.unshift(first.position!);
+    encodes = 0;
+    // The host hands over a structured copy of everything plus one new turn, as hosts that copy their lists do.
+    const next = [...structuredClone(history), user("new question"), asst("new answer")];
+    const p = runPlanSync(planIngest(inputsOf(next), { seenIds: memory.ownIds }, memory.messages.length), (need) => memory.answer(need));
+    expect(p.append.map((a) => a.index)).toEqual([500, 501]);
+    // The two new messages, nothing of the 500 before them (the position's messages come from the memo).
+    expect(encodes).toBe(2);
   });
 });

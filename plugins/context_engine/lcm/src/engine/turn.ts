@@ -61,8 +61,8 @@ function turnOptions(messages: readonly Message[], headCount: number, turn: Turn
   const placed = from >= headCount && added.every((m, i) => m?.role === messages[from + i]?.role);
   if (!placed) return { key: turn.key, keyFrom: messages.length };
   const ids = turn.messageIds;
-  const messageKeys = ids?.length === added.length ? [...new Array<null>(from).fill(null), ...ids] : undefined;
-  return { key: turn.key, keyFrom: from, ...(messageKeys ? { messageKeys } : {}) };
+  const messageKeys = ids?.length === added.length ? ids : undefined;
+  return { key: turn.key, keyFrom: from, ...(messageKeys ? { messageKeys, messageKeysFrom: from } : {}) };
 }
 
 /** A host list that disagrees with the store: logged once per session (what was not provably stored was stored). */

@@ -1,6 +1,7 @@
 import { hash as oneShotHash } from "node:crypto";
 import type { Message } from "@context-engine/core";
 import type { EncodedMessage } from "./codec.js";
+import { HashMemo } from "./hash-memo.js";
 import type { ScreenedTexts } from "./screen-batch.js";
 import type { IngestOptions } from "./types.js";
 
@@ -10,6 +11,8 @@ export interface IngestEncoder {
   encode(message: Message, index: number, screened: ScreenedTexts | null): EncodedMessage;
   /** Start a redaction pre-screen of the inputs about to be encoded (bulk ingests), or null. */
   screenAhead?(indexes: readonly number[]): { forMessage(i: number): ScreenedTexts | null } | null;
+  /** Identity hashes of messages fingerprinted before (the driver's, shared by its ingests). */
+  memo?: HashMemo;
 }
 
 const UNSEEN = 0;
@@ -20,14 +23,15 @@ const REAL = 3;
 /**
  * The inputs of one ingest, classified and encoded lazily: a writer whose
  * position holds only encodes what follows it, so a turn costs O(new
- * messages), not O(transcript).
+ * messages), not O(transcript). What was looked at is kept in maps, not
+ * arrays the length of the list, for the same reason.
  */
 export class IngestInputs {
   readonly messages: readonly Message[];
   readonly #isSynthetic: IngestOptions["isSynthetic"];
   readonly #encoder: IngestEncoder;
-  readonly #kind: Uint8Array;
-  readonly #encoded: Array<EncodedMessage | null | undefined>;
+  readonly #kind = new Map<number, number>();
+  readonly #encoded = new Map<number, EncodedMessage | null>();
   readonly rejected: Array<{ index: number; reason: string }> = [];
   synthetic = 0;
 
@@ -35,8 +39,6 @@ export class IngestInputs {
     this.messages = messages;
     this.#isSynthetic = isSynthetic;
     this.#encoder = encoder;
-    this.#kind = new Uint8Array(messages.length);
-    this.#encoded = new Array(messages.length);
   }
 
   get length(): number {
@@ -44,7 +46,7 @@ export class IngestInputs {
   }
 
   #classify(i: number): number {
-    let k = this.#kind[i]!;
+    let k = this.#kind.get(i) ?? UNSEEN;
     if (k !== UNSEEN) return k;
     const m = this.messages[i];
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
@@ -54,24 +56,24 @@ export class IngestInputs {
       k = SYNTHETIC;
       this.synthetic++;
     } else k = REAL;
-    this.#kind[i] = k;
+    this.#kind.set(i, k);
     return k;
   }
 
   /** Input i encoded, or null when it is synthetic or cannot be stored (then it is listed in `rejected`). */
   encoded(i: number, screened: ScreenedTexts | null = null): EncodedMessage | null {
-    const cached = this.#encoded[i];
+    const cached = this.#encoded.get(i);
     if (cached !== undefined) return cached;
     let e: EncodedMessage | null = null;
     if (this.#classify(i) === REAL) {
       try {
         e = this.#encoder.encode(this.messages[i]!, i, screened);
       } catch (error) {
-        this.#kind[i] = REJECTED;
+        this.#kind.set(i, REJECTED);
         this.rejected.push({ index: i, reason: (error as Error).message });
       }
     }
-    this.#encoded[i] = e;
+    this.#encoded.set(i, e);
     return e;
   }
 
@@ -81,7 +83,12 @@ export class IngestInputs {
    * rejected input), so any change to it is noticed.
    */
   fingerprint(i: number): string {
+    const memo = this.#encoder.memo;
+    const key = memo && this.#classify(i) === REAL ? HashMemo.keyOf(this.messages[i]) : null;
+    const known = key === null || this.#encoded.has(i) ? undefined : memo!.get(key);
+    if (known !== undefined) return known;
     const e = this.encoded(i);
+    if (e && key !== null) memo!.set(key, e.hashHex);
     if (e) return e.hashHex;
     let json: string;
     try {
@@ -107,7 +114,7 @@ export class IngestInputs {
   /** Encode inputs [from, to) (with a pre-screen of the bulk when the driver offers one); the indexes of those to store. */
   encodeRange(from: number, to = this.length): number[] {
     const pending: number[] = [];
-    for (let i = from; i < to; i++) if (this.#encoded[i] === undefined && this.#classify(i) === REAL) pending.push(i);
+    for (let i = from; i < to; i++) if (!this.#encoded.has(i) && this.#classify(i) === REAL) pending.push(i);
     const screen = pending.length ? (this.#encoder.screenAhead?.(pending) ?? null) : null;
     const out: number[] = [];
     for (let i = from; i < to; i++) if (this.encoded(i, screen?.forMessage(i) ?? null)) out.push(i);

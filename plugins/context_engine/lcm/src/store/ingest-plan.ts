@@ -164,7 +164,13 @@ function* readKeys(options: IngestOptions, n: number, storedCount: number): Gene
   const turn = options.key ? turnKey(options.key) : null;
   const byIndex = new Map<number, string>();
   const mk = options.messageKeys;
-  if (mk) for (let i = 0; i < Math.min(n, mk.length); i++) if (typeof mk[i] === "string" && mk[i]) byIndex.set(i, messageKey(mk[i]!));
+  const from = Number.isSafeInteger(options.messageKeysFrom) && options.messageKeysFrom! > 0 ? options.messageKeysFrom! : 0;
+  if (mk) {
+    for (let j = 0; j < mk.length && from + j < n; j++) {
+      const id = mk[j];
+      if (typeof id === "string" && id) byIndex.set(from + j, messageKey(id));
+    }
+  }
   const asked = [...(turn ? [turn] : []), ...byIndex.values()];
   const known = asked.length && storedCount > 0 ? ((yield { kind: "keys", keys: asked }) as Map<string, number | null>) : new Map<string, number | null>();
   return { turn, byIndex, known };

@@ -102,6 +102,8 @@ export interface IngestOptions {
   seenIds?: { has(id: number): boolean };
   /** The host's own id per input (null where none): an input whose id is stored is kept already. */
   messageKeys?: ReadonlyArray<string | null | undefined>;
+  /** The input index of `messageKeys[0]` (default 0): a turn's ids without an array the length of the list. */
+  messageKeysFrom?: number;
   /** Epoch ms for the new messages (default `Date.now()`). */
   now?: number;
   /** Per-input-index epoch ms, when the source has real timestamps. Overrides `now`. */

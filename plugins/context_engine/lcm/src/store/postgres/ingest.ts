@@ -1,3 +1,4 @@
+import type { HashMemo } from "../hash-memo.js";
 import type { Message } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import type { Redactor } from "../../redact/types.js";
@@ -8,6 +9,8 @@ import type { IngestOptions, IngestResult } from "../types.js";
 
 export interface IngestDeps {
   redactor: Redactor;
+  /** Identity hashes of the messages writer positions were fingerprinted on (see hash-memo.ts). */
+  hashMemo?: HashMemo;
   countTokens: (m: Message) => number;
 }
 
@@ -28,7 +31,7 @@ export async function ingestPg(
   const conv = (await c.query("SELECT * FROM conversations WHERE id = $1 FOR UPDATE", [conversationId])).rows[0];
   if (!conv) throw new Error(`no conversation ${conversationId}`);
   const count = Number(conv.message_count);
-  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m, _i, screened) => encodeMessage(m, deps.redactor, screened) });
+  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m, _i, screened) => encodeMessage(m, deps.redactor, screened), memo: deps.hashMemo });
   const plan = await runPlan(planIngest(inputs, options, count), (need) => answer(c, deps, conversationId, need));
   return writePlan(c, deps, conversationId, count, plan, options, messages.length);
 }

@@ -1,3 +1,4 @@
+import { HashMemo } from "../hash-memo.js";
 import { createHash } from "node:crypto";
 import { defaultTokenCounter, type Message, type Role } from "@context-engine/core";
 import { createRedactor } from "../../redact/redactor.js";
@@ -49,6 +50,7 @@ export class PostgresLcmStore implements LcmStoreDriver {
   readonly path: string;
   readonly #conn: PostgresConnection;
   readonly #redactor: Redactor;
+  readonly #hashMemo = new HashMemo();
   readonly #countTokens: (m: Message) => number;
   #open = true;
   #search: PostgresSearchStore | null = null;
@@ -113,7 +115,7 @@ export class PostgresLcmStore implements LcmStoreDriver {
 
   /** Idempotent ingest; see `ingestPg` (the conversation row is locked, so concurrent writers take turns). */
   async ingest(conversationId: number, messages: readonly Message[], options: IngestOptions = {}): Promise<IngestResult> {
-    return this.#conn.transaction((c) => ingestPg(c, { redactor: this.#redactor, countTokens: this.#countTokens }, conversationId, messages, options));
+    return this.#conn.transaction((c) => ingestPg(c, { redactor: this.#redactor, countTokens: this.#countTokens, hashMemo: this.#hashMemo }, conversationId, messages, options));
   }
 
   // ---------------------------------------------------------------- messages

@@ -1,3 +1,4 @@
+import type { HashMemo } from "../hash-memo.js";
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Message } from "@context-engine/core";
@@ -17,6 +18,8 @@ export interface SqliteContext {
   backlog: boolean;
   /** The pre-screen thread of bulk ingests: started on first use, null if it could not be (or once closed). */
   screenThread: ScreenThread | null | undefined;
+  /** Identity hashes of the messages writer positions were fingerprinted on (see hash-memo.ts). */
+  readonly hashMemo: HashMemo;
 }
 
 export function requireConversation(ctx: SqliteContext, id: number): ConversationRow {

@@ -24,6 +24,7 @@ export function ingestRows(ctx: SqliteContext, conversationId: number, messages:
 function encoderOf(ctx: SqliteContext, messages: readonly Message[]): IngestEncoder {
   return {
     encode: (message, _index, screened) => encodeMessage(message, ctx.redactor, screened),
+    memo: ctx.hashMemo,
     screenAhead(indexes) {
       if (!ctx.redactor.screen || indexes.length < SCREEN_THREAD_MIN) return null;
       if (ctx.screenThread === undefined) ctx.screenThread = ScreenThread.start(ctx.redactor.screen);

@@ -1,3 +1,4 @@
+import { HashMemo } from "../hash-memo.js";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
@@ -119,6 +120,7 @@ export class SqliteLcmStore implements LcmStore {
       payloadThreshold: options.payloadThresholdBytes ?? DEFAULT_PAYLOAD_THRESHOLD,
       backlog: false,
       screenThread: undefined,
+      hashMemo: new HashMemo(),
     };
   }
 
