@@ -183,7 +183,9 @@ export async function runEngineSuite(options: EngineSuiteOptions): Promise<Engin
         }
         live.push(...turn);
         const c = await measure(trips, async () => deepCopyMessages(live));
-        const r = await measure(trips, () => engine.onTurnComplete(c.out, null, { sessionId: SESSION, turnId: `t${samples.length}` }));
+        // As AgentHost does: the turn's id and the messages it added (in the same deep copy).
+        const meta = { sessionId: SESSION, turnId: `t${samples.length}`, turnMessages: c.out.slice(c.out.length - turn.length) };
+        const r = await measure(trips, () => engine.onTurnComplete(c.out, null, meta));
         await idle(sample);
         Object.assign(sample, { ingestMs: r.ms, ingestCpu: r.cpu, ingestTrips: r.trips, copyMs: c.ms, copyCpu: c.cpu });
         sinceTrigger.ms += sample.backgroundMs;

@@ -119,7 +119,7 @@ describe("suite on a tiny conversation", () => {
     }
 
     const report: BenchReport = { machine: finishMachineInfo(machine), settings: {}, targets: judgeTargets(engine, [...resumed, ...host]), engine, host: [...resumed, ...host] };
-    expect(report.targets.map((t) => t.name)).toEqual(["ingest", "trigger", "noop_compress", "regex_complete", "regex_oldest", "db_size", "memory_flat", "imported_first_turn"]);
+    expect(report.targets.map((t) => t.name)).toEqual(["ingest", "ingest_cpu", "trigger", "noop_compress", "regex_complete", "regex_oldest", "db_size", "memory_flat", "imported_first_turn"]);
     for (const t of report.targets) expect(["PASS", "MISS"]).toContain(t.status);
     const table = formatTable(report);
     expect(table).toMatch(/PASS|MISS/);
