@@ -388,12 +388,23 @@ export class LcmEngine extends ContextEngine {
   }
 
   override async onSessionEnd(sessionId: string, messages: readonly Message[]): Promise<void> {
-    const s = this.#sessions.peek(sessionId);
-    const store = this.#handle.current;
+    let s = this.#sessions.peek(sessionId);
+    let store = this.#handle.current;
+    // A session this process never opened (it restarted since) still has its final list stored: what the
+    // host changed after its last turn (its own summary of the history) is kept too.
+    if ((!s || !store) && messages.length) {
+      try {
+        ({ store, s } = await this.#session(sessionId));
+      } catch (error) {
+        this.#storeFailed("onSessionEnd", error);
+        return;
+      }
+    }
     if (!s || !store) return;
     try {
-      await s.locked(async () => {
-        if (messages.length) await ingest(this.#parts, store, s, messages);
+      const [open, session] = [store, s];
+      await session.locked(async () => {
+        if (messages.length) await ingest(this.#parts, open, session, messages);
       });
     } catch (error) {
       this.#storeFailed("onSessionEnd", error);

@@ -1,6 +1,6 @@
 import type { EncodedMessage } from "./codec.js";
 import type { IngestInputs } from "./ingest-inputs.js";
-import { gapsOf, matchInOrder } from "./reconcile.js";
+import { gapsOf, matchInOrder, matchTellingFirst } from "./reconcile.js";
 import type { IngestOptions, IngestResult, WriterPosition } from "./types.js";
 
 /**
@@ -101,7 +101,7 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     disagreed = r.disagreed;
     // (Nothing new: the list may be a stale copy; its end is no position either.)
     // A list shorter than where this writer already was is behind it (a stale or rewritten copy) either way.
-    cleanEnd = r.disagreed === 0 && (r.anchored || r.matched === 0) && r.fresh.length > 0 && !behind;
+    cleanEnd = (r.anchored || r.matched === 0) && r.fresh.length > 0 && !behind;
   }
   const keyFrom = Math.max(0, Math.min(options.keyFrom ?? 0, n));
   const duplicateTurn = keys.turn !== null && keys.known.has(keys.turn);
@@ -188,13 +188,59 @@ function* reconcile(
 ): Generator<IngestNeed, { fresh: number[]; matched: number; disagreed: number; anchored: boolean }, unknown> {
   const real = inputs.encodeRange(0);
   const exact = real.map((i) => inputs.encoded(i)!.hashHex);
+  const weak = real.map((i) => isWeak(inputs.encoded(i)!));
   const stored = (yield { kind: "hashes", hashes: new Set(exact) }) as StoredRef[];
-  const byPos = matchInOrder(
-    exact,
-    stored.map((s) => s.hash),
-  );
+  // Two ordered matches, each completed the same way; the one that proves more telling messages stored (then
+  // more messages) wins. They agree on most lists, and then the second is not completed.
+  const longest = matchHistoryThenTurn(real, exact, weak, stored, keyFrom, false);
+  const telling = matchHistoryThenTurn(real, exact, weak, stored, keyFrom, true);
+  let best = yield* completeMatch(inputs, real, stored, storedCount, keyFrom, seen, longest);
+  if (!sameMatch(longest, telling)) {
+    const other = yield* completeMatch(inputs, real, stored, storedCount, keyFrom, seen, telling);
+    if (scoreOf(other.seqOf, weak) > scoreOf(best.seqOf, weak)) best = other;
+  }
+  const { seqOf } = best;
+  for (const [i, id] of best.ids) ids.set(i, id);
+  keepToolRoundsWhole(inputs, real, seqOf, ids);
+  // Only a caller that knows what it stored itself asks for proof of short messages (the engine does;
+  // a plain store caller is one writer and trusts the ordered match).
+  if (seen) dropWeakLoneMatches(inputs, real, seqOf, ids, keyFrom, seen);
+  const fresh: number[] = [];
+  let matched = 0;
+  let disagreed = 0;
+  let lastMatched = -1;
+  let anchored = false;
+  real.forEach((i, j) => {
+    if (seqOf[j]! >= 0) {
+      matched++;
+      lastMatched = j;
+      anchored ||= !weak[j]!;
+    } else fresh.push(i);
+  });
+  for (let j = 0; j < lastMatched; j++) if (seqOf[j]! < 0) disagreed++;
+  return { fresh, matched, disagreed, anchored };
+}
+
+interface Match {
+  /** Per real input: the stored seq it matched, or -1. */
+  seqOf: Int32Array;
+  /** Input index -> stored id. */
+  ids: Map<number, number>;
+}
+
+/** An ordered match completed: the looser identity inside its gaps, then what only a rewrite explains. */
+function* completeMatch(
+  inputs: IngestInputs,
+  real: readonly number[],
+  stored: readonly StoredRef[],
+  storedCount: number,
+  keyFrom: number | null,
+  seen: IngestOptions["seenIds"],
+  ordered: Int32Array,
+): Generator<IngestNeed, Match, unknown> {
   const seqOf = new Int32Array(real.length).fill(-1);
-  byPos.forEach((p, j) => {
+  const ids = new Map<number, number>();
+  ordered.forEach((p, j) => {
     if (p < 0) return;
     seqOf[j] = stored[p]!.seq;
     ids.set(real[j]!, stored[p]!.id);
@@ -211,32 +257,84 @@ function* reconcile(
       ids.set(real[gap.from + k]!, rows[p]!.id);
     });
   }
-  if (seen) matchStoredOutOfOrder(inputs, real, stored, seqOf, ids, seen);
-  keepToolRoundsWhole(inputs, real, seqOf, ids);
-  // Only a caller that knows what it stored itself asks for proof of short messages (the engine does;
-  // a plain store caller is one writer and trusts the ordered match).
-  if (seen) dropWeakLoneMatches(inputs, real, seqOf, ids, keyFrom, seen);
-  const fresh: number[] = [];
-  let matched = 0;
-  let disagreed = 0;
-  let lastMatched = -1;
-  let anchored = false;
-  real.forEach((i, j) => {
-    if (seqOf[j]! >= 0) {
-      matched++;
-      lastMatched = j;
-      anchored ||= !isWeak(inputs.encoded(i)!);
-    } else fresh.push(i);
+  if (seen) matchStoredOutOfOrder(inputs, real, stored, seqOf, ids, keyFrom);
+  if (keyFrom !== null) dropTurnMatchesBehindHistory(real, seqOf, ids, keyFrom);
+  return { seqOf, ids };
+}
+
+function sameMatch(a: Int32Array, b: Int32Array): boolean {
+  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return false;
+  return true;
+}
+
+/** Telling messages proved stored count first, then all (weak ones break ties). */
+function scoreOf(seqOf: Int32Array, weak: readonly boolean[]): number {
+  let telling = 0;
+  let all = 0;
+  seqOf.forEach((q, j) => {
+    if (q < 0) return;
+    all++;
+    if (!weak[j]) telling++;
   });
-  for (let j = 0; j < lastMatched; j++) if (seqOf[j]! < 0) disagreed++;
-  return { fresh, matched, disagreed, anchored };
+  return telling * (seqOf.length + 1) + all;
 }
 
 /**
- * A telling message the ordered match left out, that this writer stored itself
- * after everything the list matched, is stored already: an earlier ingest put
- * it after messages the list shows before it (a host's own summary, stored
- * when it first appeared). Each stored copy proves one list copy.
+ * The ordered match by identity hash (positions in `stored`, or -1): the
+ * list's history first, then the turn the host names (if any) only against
+ * what is stored after everything that history matched, since the turn was
+ * appended after it. Matching them together could give a repeated request in
+ * the turn an old copy and leave a history message the host kept unmatched.
+ */
+function matchHistoryThenTurn(
+  real: readonly number[],
+  exact: readonly string[],
+  weak: readonly boolean[],
+  stored: readonly StoredRef[],
+  keyFrom: number | null,
+  tellingFirst: boolean,
+): Int32Array {
+  const out = new Int32Array(real.length).fill(-1);
+  let split = real.length;
+  if (keyFrom !== null) {
+    split = real.findIndex((i) => i >= keyFrom);
+    if (split < 0) split = real.length;
+  }
+  const take = (from: number, to: number, offset: number) => {
+    const refs = stored.slice(offset);
+    const hashes = refs.map((r) => r.hash);
+    const m = tellingFirst
+      ? matchTellingFirst(
+          exact.slice(from, to),
+          weak.slice(from, to),
+          hashes,
+          Int32Array.from(refs, (r) => r.seq),
+        )
+      : matchInOrder(exact.slice(from, to), hashes);
+    m.forEach((p, k) => {
+      if (p >= 0) out[from + k] = offset + p;
+    });
+  };
+  take(0, split, 0);
+  if (split === real.length) return out;
+  let history = -1;
+  for (let j = 0; j < split; j++) if (out[j]! >= 0) history = Math.max(history, stored[out[j]!]!.seq);
+  // Stored refs ascend by seq: the turn is matched against those after `history` only.
+  let offset = 0;
+  while (offset < stored.length && stored[offset]!.seq <= history) offset++;
+  take(split, real.length, offset);
+  return out;
+}
+
+/**
+ * A telling message the ordered match left out is stored already where the
+ * list shows it before messages stored earlier than it, and after everything
+ * before it in the list: only a rewrite puts it there (a host's own summary,
+ * stored when it first appeared, then shown ahead of the turns it kept),
+ * whoever stored it, so also after a restart. An equal message anywhere else
+ * (a repeat of an old request at the list's end) proves nothing, and nothing
+ * inside a turn the host names as new is matched this way. Each stored copy
+ * proves one list copy.
  */
 function matchStoredOutOfOrder(
   inputs: IngestInputs,
@@ -244,27 +342,56 @@ function matchStoredOutOfOrder(
   stored: readonly StoredRef[],
   seqOf: Int32Array,
   ids: Map<number, number>,
-  own: NonNullable<IngestOptions["seenIds"]>,
+  keyFrom: number | null,
 ): void {
   const used = new Set<number>();
   for (const id of ids.values()) used.add(id);
-  // Only what this writer stored itself after everything the ordered match found: an equal message from
-  // further back (a repeat of an old request the host's list no longer shows) proves nothing.
-  let lastSeq = -1;
-  for (const q of seqOf) lastSeq = Math.max(lastSeq, q);
   const free = new Map<string, StoredRef[]>();
   for (const r of stored) {
-    if (used.has(r.id) || r.seq <= lastSeq || !own.has(r.id)) continue;
+    if (used.has(r.id)) continue;
     const list = free.get(r.hash);
     if (list) list.push(r);
     else free.set(r.hash, [r]);
   }
+  // The highest seq matched before each list position, and the lowest matched after it.
+  const maxBefore = new Int32Array(real.length);
+  const minAfter = new Int32Array(real.length);
+  let hi = -1;
+  for (let j = 0; j < real.length; j++) {
+    maxBefore[j] = hi;
+    if (seqOf[j]! >= 0) hi = Math.max(hi, seqOf[j]!);
+  }
+  let lo = 2 ** 31 - 1;
+  for (let j = real.length - 1; j >= 0; j--) {
+    minAfter[j] = lo;
+    if (seqOf[j]! >= 0) lo = Math.min(lo, seqOf[j]!);
+  }
   real.forEach((i, j) => {
-    if (seqOf[j]! >= 0 || isWeak(inputs.encoded(i)!)) return;
-    const r = free.get(inputs.encoded(i)!.hashHex)?.shift();
-    if (!r) return;
-    seqOf[j] = r.seq;
-    ids.set(i, r.id);
+    if (seqOf[j]! >= 0 || isWeak(inputs.encoded(i)!) || (keyFrom !== null && i >= keyFrom)) return;
+    const copies = free.get(inputs.encoded(i)!.hashHex);
+    const k = copies?.findIndex((r) => r.seq > maxBefore[j]! && r.seq > minAfter[j]!) ?? -1;
+    if (k < 0) return;
+    const [r] = copies!.splice(k, 1);
+    seqOf[j] = r!.seq;
+    ids.set(i, r!.id);
+  });
+}
+
+/**
+ * A turn the host names is appended after the history its list shows: a turn
+ * message matched to a copy stored before what that history matched is an
+ * old equal message (a repeated request after the host rewrote its list), not
+ * this one. Such a match is dropped and the message stored.
+ */
+function dropTurnMatchesBehindHistory(real: readonly number[], seqOf: Int32Array, ids: Map<number, number>, keyFrom: number): void {
+  let history = -1;
+  real.forEach((i, j) => {
+    if (i < keyFrom) history = Math.max(history, seqOf[j]!);
+  });
+  real.forEach((i, j) => {
+    if (i < keyFrom || seqOf[j]! < 0 || seqOf[j]! > history) return;
+    seqOf[j] = -1;
+    ids.delete(i);
   });
 }
 

@@ -45,6 +45,62 @@ export function matchInOrder(list: readonly string[], stored: readonly string[])
   return out;
 }
 
+/**
+ * The telling items' longest order-preserving match first, then each run of
+ * weak items ("ok", "", "continue") only among the stored items between the
+ * seqs its telling neighbours matched. The longest match of everything at
+ * once can tie, and a tie can give a repeated short request an old copy while
+ * the telling messages around it go unmatched; the caller weighs both.
+ * `seqs` (of `stored`) ascend.
+ */
+export function matchTellingFirst(list: readonly string[], weak: readonly boolean[], stored: readonly string[], seqs: ArrayLike<number>): Int32Array {
+  const out = new Int32Array(list.length).fill(-1);
+  const telling: number[] = [];
+  for (let j = 0; j < list.length; j++) if (!weak[j]) telling.push(j);
+  matchInOrder(
+    telling.map((j) => list[j]!),
+    stored,
+  ).forEach((p, k) => {
+    out[telling[k]!] = p;
+  });
+  let j = 0;
+  let below = -1;
+  while (j < list.length) {
+    if (!weak[j]) {
+      if (out[j]! >= 0) below = seqs[out[j]!]!;
+      j++;
+      continue;
+    }
+    const from = j;
+    while (j < list.length && weak[j]) j++;
+    let above = Number.POSITIVE_INFINITY;
+    for (let k = j; k < list.length; k++) {
+      if (out[k]! >= 0) {
+        above = seqs[out[k]!]!;
+        break;
+      }
+    }
+    const lo = indexAbove(seqs, below);
+    const hi = indexAbove(seqs, above - 1);
+    matchInOrder(list.slice(from, j), stored.slice(lo, hi)).forEach((p, k) => {
+      if (p >= 0) out[from + k] = lo + p;
+    });
+  }
+  return out;
+}
+
+/** The first index whose seq is above `seq` (binary search over ascending seqs). */
+function indexAbove(seqs: ArrayLike<number>, seq: number): number {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid]! > seq) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 /** Each list item takes the next equal stored item after the previous match (in order, not always the longest). */
 function greedyInOrder(list: readonly string[], stored: readonly string[], out: Int32Array): Int32Array {
   const at = new Map<string, number[]>();
