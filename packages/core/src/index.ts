@@ -5,6 +5,7 @@ export * from "./chat-model.js";
 export * from "./conversation-check.js";
 export * from "./hooks.js";
 export * from "./engine.js";
+export * from "./message-times.js";
 export * from "./tool-schema.js";
 export * from "./tokens/types.js";
 export { createMessageCounter } from "./tokens/message-tokens.js";
