@@ -10,6 +10,7 @@ export * from "./tool-schema.js";
 export * from "./tokens/types.js";
 export { createMessageCounter } from "./tokens/message-tokens.js";
 export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./tokens/estimator.js";
+export { inputBudgetTokens, requestLimitTokens, toolSchemasTokens } from "./tokens/input-budget.js";
 export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tiktoken.js";
 export * from "./engine-context.js";
 export * from "./engine-factory.js";
