@@ -6,6 +6,7 @@ import { LcmEngine } from "@context-engine/lcm";
 import { readSessions, type RecordedSession } from "@context-engine/sessions";
 import { describe, expect, it } from "vitest";
 import { checkRecoverable, isLossless } from "../src/replay/recoverability.js";
+import { recordedTimes, replayClock } from "../src/replay/compaction-detail.js";
 import { runReplay } from "../src/replay/run.js";
 import { renderHtmlReport } from "../src/replay/render-html.js";
 import { FIXTURES } from "./helpers/run-bin.js";
@@ -58,4 +59,22 @@ describe("a replay dates LCM's summaries by the recording's times", () => {
     expect(labels.length).toBeGreaterThan(0);
     for (const label of labels) expect(label).toMatch(/ · said 4 March 2021, 09:\d\d(–09:\d\d)? UTC$/);
   }, 60_000);
+});
+
+describe("the replay's clock for the host", () => {
+  it("a message the recording left undated takes the last recorded time before it, or the recording's first", () => {
+    // mini-swe-agent dates only the model's answers: the prompt before the first answer has no time.
+    const messages = [
+      { role: "user" as const, content: "the task" },
+      { role: "assistant" as const, content: "first look" },
+      { role: "user" as const, content: "observation" },
+      { role: "assistant" as const, content: "done" },
+    ];
+    const times = [null, RECORDED_START, null, RECORDED_START + MINUTE];
+    const clock = replayClock(recordedTimes(messages, times), times);
+    expect(messages.map((m) => clock({ ...m }))).toEqual([RECORDED_START, RECORDED_START, RECORDED_START, RECORDED_START + MINUTE]);
+    // A message the replay made itself (a closing answer the recording lacks) stands at the last time.
+    expect(clock({ role: "assistant", content: "(replay: the recording ends here)" })).toBe(RECORDED_START + MINUTE);
+    expect(replayClock(recordedTimes(messages, undefined), undefined)(messages[0]!)).toBeNull();
+  });
 });

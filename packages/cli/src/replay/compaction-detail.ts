@@ -103,11 +103,12 @@ function timeKeys(m: Message): string[] {
 }
 
 /**
- * The times the host stamps messages with during a replay: the recorded time, else (a message the
- * replay made, such as a closing answer the recording lacks) the last recorded time before it.
+ * The times the host stamps messages with during a replay: the recorded time, else the last recorded
+ * time before it (a message the replay made, or one the recording left undated, such as mini-swe-agent's
+ * prompts and observations), else the recording's first time. Null only when the recording has none.
  */
-export function replayClock(timeOf: (m: Message) => number | null): (m: Message) => number | null {
-  let last: number | null = null;
+export function replayClock(timeOf: (m: Message) => number | null, times: ReadonlyArray<number | null> | undefined): (m: Message) => number | null {
+  let last: number | null = times?.find((t): t is number => typeof t === "number") ?? null;
   return (m) => {
     const at = timeOf(m);
     if (at !== null) last = at;

@@ -172,7 +172,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     onEvent,
     tokenCounter: options.counter,
     // The engines store and date messages by the recording's times, not the replay's clock.
-    messageTime: replayClock(timeOf),
+    messageTime: replayClock(timeOf, session.times),
   });
 
   // What the conversation received, in order: the basis of the lossless check.
