@@ -33,7 +33,7 @@ describe("acceptMessageTimes", () => {
   it("keeps epoch-ms times that line up with the list; anything else is null, a list of another length is ignored", () => {
     const t = Date.UTC(2024, 4, 1);
     expect(acceptMessageTimes([t, null, t + 1], 3)).toEqual([t, null, t + 1]);
-    expect(acceptMessageTimes([t, "2024-05-01", Number.NaN, -5, 1.5, 9e15, {}], 7)).toEqual([t, null, null, null, null, null, null]);
+    expect(acceptMessageTimes([t, "2024-05-01", Number.NaN, -5, 1.5, 9e15, {}, 0], 8)).toEqual([t, null, null, null, null, null, null, 0]);
     expect(acceptMessageTimes([t], 2)).toBeNull();
     expect(acceptMessageTimes(undefined, 0)).toBeNull();
     expect(acceptMessageTimes("x", 1)).toBeNull();

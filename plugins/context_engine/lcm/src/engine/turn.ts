@@ -1,4 +1,4 @@
-import { acceptMessageTimes, defaultTokenCounter } from "@context-engine/core";
+import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { assembleContext } from "../assembly/assembler.js";
 import type { AssembleResult } from "../assembly/assembler.js";
@@ -39,7 +39,8 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
   let headCount = 0;
   while (headCount < messages.length && (messages[headCount]!.role === "system" || messages[headCount]!.role === "developer")) headCount++;
   // The host's times, when they line up with the list: messages (and the summaries over them) are dated when they were said.
-  const timestamps = acceptMessageTimes(request.times, messages.length);
+  // The store checks only the entries it stores, so a turn stays O(new messages).
+  const timestamps = Array.isArray(request.times) && request.times.length === messages.length ? (request.times as IngestOptions["timestamps"]) : undefined;
   const options: IngestOptions = {
     isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
     positions: request.reconcile ? [] : s.positions,
