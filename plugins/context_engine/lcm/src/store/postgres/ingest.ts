@@ -1,7 +1,8 @@
-import { acceptMessageTime, type Message } from "@context-engine/core";
+import type { Message } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import type { Redactor } from "../../redact/types.js";
 import { encodeMessage } from "../codec.js";
+import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import type { IngestOptions, IngestResult } from "../types.js";
