@@ -15,6 +15,11 @@ export interface StepOptions {
   fallback?: ContextEngine;
   sessionId?: string;
   onEvent?: (event: AdapterEvent) => void;
+  /**
+   * The input budget the model call will have (`budgetTokens`): the window less the call's output
+   * reserve and its tool definitions (see `callInputBudget`); 0 or absent when unknown.
+   */
+  budgetTokens?: number;
 }
 
 export interface StepDecision {
@@ -85,6 +90,7 @@ async function decideWith(
         currentTokens: engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined,
         signal,
         sessionId: options.sessionId,
+        ...(options.budgetTokens ? { budgetTokens: options.budgetTokens } : {}),
       });
       return returned === input ? null : acceptList(returned);
     });
@@ -104,7 +110,7 @@ async function decideWith(
       const returned = await engine.selectContext(given, {
         conversationMessages: given,
         incomingMessage: lastUser(given),
-        budgetTokens: engine.contextLength || 0,
+        budgetTokens: options.budgetTokens ?? 0,
         sessionId: options.sessionId,
       });
       return returned === null || returned === undefined ? null : acceptList(returned);

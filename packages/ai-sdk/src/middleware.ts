@@ -1,5 +1,6 @@
 import type { ContextEngine, Message } from "@context-engine/core";
-import { overridesHook } from "@context-engine/core";
+import { overridesHook, toolSchemasTokens } from "@context-engine/core";
+import { callInputBudget, outputReserveOf } from "./budget.js";
 import { runEngineStep } from "./engine-step.js";
 import type { AdapterEvent } from "./engine-step.js";
 import { convertFromOpenAI } from "./from-openai.js";
@@ -20,6 +21,8 @@ export interface ContextMiddlewareOptions<V extends MiddlewareVersion = Middlewa
   onEvent?: (event: AdapterEvent) => void;
   /** An engine that decides a prompt when the main one fails in it (e.g. the compressor); it learns the same usage. */
   fallback?: ContextEngine;
+  /** Output tokens to keep free for calls that set no `maxOutputTokens` (default 0: the call's own setting only). */
+  outputReserveTokens?: number;
 }
 
 /**
@@ -81,12 +84,16 @@ export function contextEngineMiddleware<V extends MiddlewareVersion = "v4">(
     specificationVersion: version,
     async transformParams<P extends { prompt: readonly SdkMessageLike[] }>({ params }: { params: P }): Promise<P> {
       const prompt = asSdk(params.prompt);
+      // What this call will enforce: the window less its output reserve and the tools it sends.
+      const call = params as { maxOutputTokens?: unknown; tools?: unknown };
+      const tools = Array.isArray(call.tools) ? toolSchemasTokens(call.tools) : 0;
+      const budgetTokens = callInputBudget(engine, outputReserveOf(call, options.outputReserveTokens), tools);
       const reuse = replaced.length > 0 && replaced.length <= prompt.length && replaced.every((m, i) => deepEqual(m, prompt[i]));
       let history: Message[] | null = null;
       const view = () =>
         // No copy: `compacted` is the adapter's own accepted list, and engines only ever get copies of the view.
         (history ??= reuse ? [...compacted, ...toOpenAIMessages(prompt.slice(replaced.length))] : toOpenAIMessages(prompt));
-      const decision = await runEngineStep(engine, view, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent, fallback: options.fallback });
+      const decision = await runEngineStep(engine, view, { timeoutMs, sessionId: options.sessionId, onEvent: options.onEvent, fallback: options.fallback, budgetTokens });
       if (!decision) return reuse ? { ...params, prompt: convertFromOpenAI(view(), dialect) } : params;
       if (decision.compressed) {
         replaced = prompt;

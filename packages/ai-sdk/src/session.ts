@@ -6,6 +6,7 @@ import type { AdapterEvent, StepOptions, StepPlan } from "./engine-step.js";
 import { convertFromOpenAI } from "./from-openai.js";
 import { deepEqual } from "./json-safe.js";
 import { engineTools } from "./tools.js";
+import { callInputBudget, engineToolsTokens, toolSetTokens } from "./budget.js";
 import { toOpenAIMessages } from "./to-openai.js";
 import { asModel, asSdk } from "./types.js";
 import type { ModelMessage, SdkMessage, SdkMessageLike } from "./types.js";
@@ -29,6 +30,12 @@ export interface ContextSessionOptions {
    * through unshortened. It gets the same usage and model figures.
    */
   fallback?: ContextEngine;
+  /**
+   * For `budgetTokens` (what the model call will take): the `maxOutputTokens` you pass to the call, and
+   * your own tools as you pass them (their schemas are counted; the engine's tools always are).
+   */
+  maxOutputTokens?: number;
+  tools?: ToolSet;
 }
 
 interface StepLike {
@@ -128,13 +135,20 @@ export class ContextSession {
     if (input.stepNumber === 0) this.#beginCall(messages, input.instructions);
     else this.#absorb(this.#stepAdditions(messages));
     const { sessionId, onEvent, fallback } = this.#options;
-    const stepOptions: StepOptions = { timeoutMs: this.#timeoutMs, sessionId, onEvent, fallback };
+    const stepOptions: StepOptions = { timeoutMs: this.#timeoutMs, sessionId, onEvent, fallback, budgetTokens: this.#inputBudget() };
     const plan = planEngineStep(this.engine, stepOptions);
     if (!plan.compress && !plan.selects && !plan.failed && !this.#diverged) {
       this.#lastSent = messages;
       return undefined;
     }
     return this.#decide(input, plan, stepOptions);
+  }
+
+  #toolsTokens: number | null = null;
+  /** The call's input budget: the window less `maxOutputTokens` and every tool schema the call sends. */
+  #inputBudget(): number {
+    this.#toolsTokens ??= engineToolsTokens(this.engine) + toolSetTokens(this.#options.tools);
+    return callInputBudget(this.engine, this.#options.maxOutputTokens, this.#toolsTokens);
   }
 
   async #decide(input: PrepareStepInput, plan: StepPlan, stepOptions: StepOptions): Promise<PrepareStepOutput | undefined> {

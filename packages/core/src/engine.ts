@@ -28,6 +28,12 @@ export interface CompressOptions {
    * Absent or 0: unknown (an older host); fall back to the engine's own figure from `contextLength`.
    */
   budgetTokens?: number;
+  /**
+   * When each message of the list was said (epoch milliseconds), in the list's order; null where the
+   * host does not know (a message an engine produced). A host replaying or resuming a recording passes
+   * the recorded times; an engine that keeps messages stores these instead of its own clock.
+   */
+  messageTimes?: readonly (number | null)[];
 }
 
 export interface SessionStartOptions {
@@ -64,6 +70,12 @@ export interface SelectContextOptions {
    */
   budgetTokens?: number;
   sessionId?: string;
+  /**
+   * When each message of `requestMessages` was said (epoch milliseconds), in the list's order; null where the
+   * host does not know (a message an engine produced). A host replaying or resuming a recording passes
+   * the recorded times; an engine that keeps messages stores these instead of its own clock.
+   */
+  messageTimes?: readonly (number | null)[];
 }
 
 /**
@@ -91,6 +103,12 @@ export interface TurnCompleteMeta {
    * AI SDK UI message ids, LangChain message ids. A message whose id an engine has stored is already kept.
    */
   messageIds?: readonly (string | null)[];
+  /**
+   * When each message of `messages` (the whole transcript, not only `turnMessages`) was said (epoch milliseconds), in the list's order; null where the
+   * host does not know (a message an engine produced). A host replaying or resuming a recording passes
+   * the recorded times; an engine that keeps messages stores these instead of its own clock.
+   */
+  messageTimes?: readonly (number | null)[];
   interrupted?: boolean;
   failed?: boolean;
   exitReason?: string;
@@ -108,6 +126,8 @@ export interface ToolCallOptions {
 export interface PruneOptions {
   currentTokens?: number;
   sessionId?: string;
+  /** When each message of the list was said (epoch ms; null where unknown), as in `CompressOptions`. */
+  messageTimes?: readonly (number | null)[];
 }
 
 export interface PruneResult {

@@ -65,6 +65,7 @@ describe("ContextEngine", () => {
       memoryContext?: string;
       sessionId?: string;
       budgetTokens?: number;
+      messageTimes?: readonly (number | null)[];
     }>();
     expectTypeOf<Parameters<ContextEngine["compress"]>>().toEqualTypeOf<[messages: Message[], options?: CompressOptions]>();
   });

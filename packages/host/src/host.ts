@@ -12,6 +12,7 @@ import type { HostRuntime } from "./runtime.js";
 import { Session } from "./session/session.js";
 import type { OpenSessionOptions } from "./session/session.js";
 import { normalizeAgentTools } from "./tools.js";
+import { MessageClock, type RecordedTime } from "./session/message-clock.js";
 import type { FunctionTool, ToolDefinition, ToolExecutor } from "./tools.js";
 
 export interface AgentHostOptions {
@@ -41,6 +42,11 @@ export interface AgentHostOptions {
   onEvent?: (event: HostEvent) => void;
   /** Token counter for estimates and over-window checks; default: core's fast estimator. */
   tokenCounter?: TokenCounter;
+  /**
+   * When a message was said, for a host that knows better than its clock (a replay of a recording):
+   * epoch ms, or null to use the clock. Engines get the times as `messageTimes`.
+   */
+  messageTime?: RecordedTime;
 }
 
 /**
@@ -103,6 +109,7 @@ export class AgentHost {
       executeTool: options.executeTool,
       figures: new EngineFigures(engine),
       compacting: new Set(),
+      clock: new MessageClock(options.messageTime),
     };
     this.#applyThresholds(engine);
     if (this.config.sessionIdleTimeoutSeconds > 0) {

@@ -1,5 +1,6 @@
 import type { ChatModel, ChatModelRequest, ChatModelResponse, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
 import type { EngineFigures } from "./compaction/engine-figures.js";
+import type { MessageClock } from "./session/message-clock.js";
 import type { HostConfig } from "./config.js";
 import type { EventBus } from "./event-bus.js";
 import type { StreamDelta } from "./provider/stream.js";
@@ -48,4 +49,6 @@ export interface HostRuntime {
    * the host gave up on that has not settled yet: one pass per session.
    */
   compacting: Set<string>;
+  /** When each message was said (`messageTimes` for the engine's hooks). */
+  clock: MessageClock;
 }

@@ -9,6 +9,7 @@ import { toOpenAIMessages } from "./convert/to-openai.js";
 import type { AdapterEvent } from "./events.js";
 import { EngineSessions, type EngineSource } from "./sessions.js";
 import { compactionHint, compactionStep, selectionStep } from "./steps.js";
+import { requestInputBudget, type BudgetRequest } from "./budget.js";
 import { engineTools } from "./tools.js";
 import { usageFromResponse } from "./usage.js";
 
@@ -35,6 +36,11 @@ export interface ContextEngineMiddlewareOptions {
    * unshortened. It learns the same usage and model figures.
    */
   fallback?: EngineSource;
+  /**
+   * Output tokens kept free for the answer when neither the model nor the request sets `maxTokens`
+   * (default 0). Engines get the window less this and every bound tool schema as `budgetTokens`.
+   */
+  outputReserveTokens?: number;
 }
 
 type ModelLike = { model?: unknown; modelName?: unknown; profile?: { maxInputTokens?: unknown }; _llmType?: () => string };
@@ -113,7 +119,10 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
       session.systemMessage = request.systemMessage;
       const history = request.state.messages as BaseMessage[];
       let failure: string | null = session.unavailable ?? null;
-      const watch = { ...deps, emit: (event: AdapterEvent) => ((failure ??= failureOf(event)), emit(event)) };
+      // What this request will take: the window less its output reserve and every tool bound to it.
+      const budgetTokens = requestInputBudget(session.engine, request as BudgetRequest, options.outputReserveTokens);
+      const stepDeps = { ...deps, budgetTokens };
+      const watch = { ...stepDeps, emit: (event: AdapterEvent) => ((failure ??= failureOf(event)), emit(event)) };
       const hint = compactionHint(session, watch);
       let compacted = hint === false ? null : await compactionStep(session, hint, history, request.runtime.signal, watch);
       const fallback = failure !== null ? fallbacks?.get(session.id) : undefined;
@@ -122,11 +131,11 @@ export function contextEngineMiddleware(options: ContextEngineMiddlewareOptions)
         emit({ type: "fallback", sessionId: session.id, engine: nameOf(fallback), reason: failure! });
         const rescue = { ...session, engine: fallback };
         const again = compactionHint(rescue, deps);
-        compacted = again === false ? null : await compactionStep(rescue, again, history, request.runtime.signal, deps);
+        compacted = again === false ? null : await compactionStep(rescue, again, history, request.runtime.signal, stepDeps);
       }
       // An outer middleware's request-only edit wins for this request; the compaction is still persisted.
       const base = compacted && request.messages === history ? compacted : request.messages;
-      const selection = !overridesHook(session.engine, "selectContext") ? null : await selectionStep(session, request.systemMessage, base, request.runtime.signal, deps);
+      const selection = !overridesHook(session.engine, "selectContext") ? null : await selectionStep(session, request.systemMessage, base, request.runtime.signal, stepDeps);
       const next = selection
         ? { ...request, systemMessage: selection.systemMessage, messages: selection.messages }
         : base === request.messages

@@ -14,6 +14,8 @@ export interface StepDeps {
   emit: AdapterEventSink;
   compressTimeoutMs: number;
   selectTimeoutMs: number;
+  /** The request's input budget (`budgetTokens`, see `requestInputBudget`); 0 or absent when unknown. */
+  budgetTokens?: number;
 }
 
 /** The engine's system head for a request: the system message, when it has any text. */
@@ -66,7 +68,13 @@ export async function compactionStep(
   const givenProblems = checkConversation(input).length;
   const currentTokens = engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined;
   const result = await bounded(
-    (abort) => engine.compress(input, { signal: abort, sessionId: session.id, ...(currentTokens ? { currentTokens } : {}) }),
+    (abort) =>
+      engine.compress(input, {
+        signal: abort,
+        sessionId: session.id,
+        ...(currentTokens ? { currentTokens } : {}),
+        ...(deps.budgetTokens ? { budgetTokens: deps.budgetTokens } : {}),
+      }),
     deps.compressTimeoutMs,
     signal,
   );
@@ -133,7 +141,7 @@ export async function selectionStep(
       engine.selectContext(request, {
         conversationMessages: request,
         incomingMessage: lastUserMessage(request)?.message ?? null,
-        budgetTokens: engine.contextLength || 0,
+        budgetTokens: deps.budgetTokens ?? 0,
         sessionId: session.id,
       }),
     deps.selectTimeoutMs,

@@ -1,5 +1,6 @@
 import { acceptSelection, defaultTokenCounter, overridesHook } from "@context-engine/core";
 import type { ContextEngine, Logger, Message } from "@context-engine/core";
+import { assembleInputBudget } from "./budget.js";
 import { assistantTemplateOf, fromOpenAiMessages } from "./convert-from-openai.js";
 import { fingerprint, toOpenAiMessages } from "./convert-to-openai.js";
 import type { OriginIndex } from "./convert-to-openai.js";
@@ -91,7 +92,12 @@ export function fitBudget(given: unknown, window: number | undefined): number | 
 }
 
 /** One bounded `compress` on a copy; the accepted result, or null when it changed nothing or was refused. */
-async function compressOnce(engine: ContextEngine, working: Message[], options: { force?: boolean; tokens?: number | undefined; sessionId: string }, deps: AssembleDeps): Promise<Message[] | null> {
+async function compressOnce(
+  engine: ContextEngine,
+  working: Message[],
+  options: { force?: boolean; tokens?: number | undefined; sessionId: string; budgetTokens: number },
+  deps: AssembleDeps,
+): Promise<Message[] | null> {
   const given = structuredClone(working);
   const outcome = await bounded("compress", deps.timeoutMs, deps.logger, (signal) =>
     engine.compress(given, {
@@ -99,6 +105,7 @@ async function compressOnce(engine: ContextEngine, working: Message[], options: 
       sessionId: options.sessionId,
       ...(options.force ? { force: true } : {}),
       ...(options.tokens !== undefined ? { currentTokens: options.tokens } : {}),
+      ...(options.budgetTokens > 0 ? { budgetTokens: options.budgetTokens } : {}),
     }),
   );
   const checked = outcome.ok ? acceptMessages(working, outcome.value) : null;
@@ -124,6 +131,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
     entry.lastPrompt = params.prompt;
   }
   const budget = fitBudget(params.tokenBudget, entry.window);
+  const budgetTokens = assembleInputBudget(engine, budget, entry.window ?? engine.contextLength, params.runtimeSettings);
   const tokens = params.runtimeContext?.currentTokenCount ?? (engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined);
   const wantsCompress = guarded("shouldCompress", deps.logger, () => engine.shouldCompress(tokens));
   const compress = wantsCompress.ok && wantsCompress.value === true;
@@ -137,7 +145,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   if (seed && !own) {
     entry.seeded = true;
     // The engine's stored history for this session (its compress assembles from its store).
-    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId }, deps);
+    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId, budgetTokens }, deps);
     if (stored) {
       current = stored;
       adoptView(entry, current, hostConverted);
@@ -145,13 +153,13 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   }
   const over = budget !== undefined && defaultTokenCounter.countMessages(current) > budget;
   if (compress || (over && !selects)) {
-    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress }, deps);
+    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress, budgetTokens }, deps);
     if (compacted) {
       current = compacted;
       adoptView(entry, current, hostConverted);
     }
   }
-  if (selects) current = await select(entry, current, params, budget, deps);
+  if (selects) current = await select(entry, current, params, budgetTokens, deps);
   if (current === hostConverted || sameMessages(current, toOpenAiMessages(host).messages)) {
     // Unchanged: OpenClaw's next step extends this same list (still ours when it began with an earlier output).
     return passThrough(host);
@@ -163,14 +171,14 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   return result;
 }
 
-/** `selectContext` for this request, on the budget OpenClaw gave it (else the model's window); the checked result. */
-async function select(entry: SessionEntry, current: Message[], params: OcAssembleParams, budget: number | undefined, deps: AssembleDeps): Promise<Message[]> {
+/** `selectContext` for this request, on its input budget (`assembleInputBudget`); the checked result. */
+async function select(entry: SessionEntry, current: Message[], params: OcAssembleParams, budgetTokens: number, deps: AssembleDeps): Promise<Message[]> {
   const engine = entry.engine;
   const prompt = typeof params.prompt === "string" && params.prompt ? params.prompt : undefined;
   const outcome = await bounded("selectContext", deps.timeoutMs, deps.logger, () =>
     engine.selectContext(structuredClone(current), {
       conversationMessages: structuredClone(current),
-      budgetTokens: budget ?? entry.window ?? engine.contextLength ?? 0,
+      budgetTokens,
       sessionId: entry.sessionId,
       // The turn's own request: OpenClaw appends it after assemble, so it is not in the list.
       ...(prompt ? { incomingMessage: { role: "user", content: prompt } } : {}),

@@ -3,6 +3,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { loopSuite } from "../loop-suite.js";
 import { realEnginesSuite } from "../real-engines-suite.js";
 import { hostileSuite } from "../hostile-suite.js";
+import { budgetSuite } from "../budget-suite.js";
 import { roundTripSuite } from "../round-trip-suite.js";
 
 const kit = {
@@ -21,3 +22,4 @@ loopSuite(kit);
 roundTripSuite(kit);
 realEnginesSuite(kit);
 hostileSuite(kit);
+budgetSuite(kit);

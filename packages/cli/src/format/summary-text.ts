@@ -35,6 +35,12 @@ export function summaryLabel(attrs: Record<string, string>): string {
   return parts.join(" · ");
 }
 
+/** A summary's `time="from..to"` attribute as epoch ms, or null when it has none that reads as two times. */
+export function summarySpan(attrs: Record<string, string>): { from: number; to: number } | null {
+  const [from, to] = (attrs.time ?? "").split("..").map((t) => Date.parse(t));
+  return Number.isFinite(from) && Number.isFinite(to) ? { from: from!, to: to! } : null;
+}
+
 function unescape(text: string): string {
   return text.replace(/&(lt|gt|amp|quot);/g, (_, e: string) => ({ lt: "<", gt: ">", amp: "&", quot: '"' })[e]!);
 }

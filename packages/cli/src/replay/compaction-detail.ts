@@ -71,15 +71,49 @@ export function diffCompaction(
   return detail;
 }
 
-/** A message's recorded time, found by its content (the replay sends the recorded messages as they were). */
+/**
+ * A message's recorded time. The replay rebuilds the recorded messages (the host adds or drops optional
+ * fields), so a message is found by what names it: a tool result by its call id, an assistant message
+ * with tool calls by their ids, any other by role and text; the exact message first.
+ */
 export function recordedTimes(messages: readonly Message[], times: ReadonlyArray<number | null> | undefined): (m: Message) => number | null {
   if (!times) return () => null;
   const byKey = new Map<string, number>();
   messages.forEach((m, i) => {
     const at = times[i];
-    if (typeof at === "number" && !byKey.has(canonicalMessage(m))) byKey.set(canonicalMessage(m), at);
+    if (typeof at !== "number") return;
+    for (const key of timeKeys(m)) if (!byKey.has(key)) byKey.set(key, at);
   });
-  return (m) => byKey.get(canonicalMessage(m)) ?? null;
+  return (m) => {
+    for (const key of timeKeys(m)) {
+      const at = byKey.get(key);
+      if (at !== undefined) return at;
+    }
+    return null;
+  };
+}
+
+function timeKeys(m: Message): string[] {
+  const keys = [canonicalMessage(m)];
+  if (m.role === "tool") keys.push(`tool:${m.tool_call_id}`);
+  const calls = toolCallsOf(m);
+  if (calls.length > 0) keys.push(`calls:${calls.map((c) => c.id).join(",")}`);
+  else keys.push(`${m.role}:${contentText(m.content ?? "")}`);
+  return keys;
+}
+
+/**
+ * The times the host stamps messages with during a replay: the recorded time, else the last recorded
+ * time before it (a message the replay made, or one the recording left undated, such as mini-swe-agent's
+ * prompts and observations), else the recording's first time. Null only when the recording has none.
+ */
+export function replayClock(timeOf: (m: Message) => number | null, times: ReadonlyArray<number | null> | undefined): (m: Message) => number | null {
+  let last: number | null = times?.find((t): t is number => typeof t === "number") ?? null;
+  return (m) => {
+    const at = timeOf(m);
+    if (at !== null) last = at;
+    return at ?? last;
+  };
 }
 
 function describe(m: Message, index: number, tokens: number): DetailMessage {

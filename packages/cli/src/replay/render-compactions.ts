@@ -1,7 +1,7 @@
 import { escapeHtml } from "../format/html.js";
 import { formatDuration, formatInt, formatShare } from "../format/numbers.js";
 import { humanSpan, humanTime } from "../format/dates.js";
-import { splitSummaries, summaryLabel } from "../format/summary-text.js";
+import { splitSummaries, summaryLabel, summarySpan } from "../format/summary-text.js";
 import { triggerPhrase } from "../format/triggers.js";
 import { compactionId } from "./chart-data.js";
 import type { DetailMessage } from "./compaction-detail.js";
@@ -23,13 +23,18 @@ function messageItem(m: DetailMessage): string {
 /**
  * What a compaction put in, summary first: a lossless engine's message holds a
  * note to the model before its summaries; the note is folded away under them.
- * The engine's own time stamps are left out (in a replay they are the replay's clock).
+ * The engine's time stamps are shown only when the recording has times (the host hands them to the
+ * engine); without them they would be the replay's clock.
  */
-function putIn(m: DetailMessage): string {
+function putIn(m: DetailMessage, recorded: boolean): string {
   const parts = splitSummaries(m.text);
   if (!parts) return `<pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(m.text)}</pre>`;
+  const label = (attrs: Record<string, string>) => {
+    const span = recorded ? summarySpan(attrs) : null;
+    return span ? `${summaryLabel(attrs)} · said ${humanSpan(span.from, span.to)}` : summaryLabel(attrs);
+  };
   const summaries = parts.summaries
-    .map((s) => `<p class="summary-label meta">${escapeHtml(summaryLabel(s.attrs))}</p><pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(s.body)}</pre>`)
+    .map((s) => `<p class="summary-label meta">${escapeHtml(label(s.attrs))}</p><pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(s.body)}</pre>`)
     .join("");
   if (!parts.note) return summaries;
   const lines = parts.note.split("\n").length;
@@ -44,6 +49,8 @@ function putIn(m: DetailMessage): string {
 export function compactionsSection(session: ReplaySessionResult, sessionIndex: number, colorOf: (engine: string) => string): string {
   const items: string[] = [];
   session.runs.forEach((run, engineIndex) => {
+    // The recording has times (some replaced span was dated by them): the engine was given them too.
+    const recorded = run.compactions.some((c) => c.detail?.recordedSpan !== undefined);
     run.compactions.forEach((c, i) => {
       if (c.outcome !== "committed") return;
       const d = c.detail;
@@ -57,7 +64,7 @@ export function compactionsSection(session: ReplaySessionResult, sessionIndex: n
         body = `<p class="meta">The replay could not see the conversation before and after this compaction.</p>`;
       } else {
         const more = (shown: number, total: number) => (total > shown ? `<p class="meta">… and ${total - shown} more</p>` : "");
-        const summary = d.added.length ? d.added.map(putIn).join("") + more(d.added.length, d.addedCount) : `<p class="meta">No new message: the engine only removed messages.</p>`;
+        const summary = d.added.length ? d.added.map((m) => putIn(m, recorded)).join("") + more(d.added.length, d.addedCount) : `<p class="meta">No new message: the engine only removed messages.</p>`;
         const said = d.recordedSpan ? ` Said ${escapeHtml(humanSpan(d.recordedSpan.from, d.recordedSpan.to))} (the recording's times).` : "";
         // The summary comes first: on a phone it is what shows when the compaction opens.
         body =

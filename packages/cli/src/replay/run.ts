@@ -5,7 +5,7 @@ import { silentLogger } from "@context-engine/core";
 import { AgentHost, type HostConfigInput, type HostEvent } from "@context-engine/host";
 import type { RecordedSession } from "@context-engine/sessions";
 import { splitSession } from "@context-engine/sessions";
-import { diffCompaction, recordedTimes } from "./compaction-detail.js";
+import { diffCompaction, recordedTimes, replayClock } from "./compaction-detail.js";
 import { evidenceRecall } from "./evidence.js";
 import { MetricsCollector, type EngineRunMetrics, type RecoverabilityResult } from "./metrics.js";
 import type { ReplayObservation } from "./observations.js";
@@ -171,6 +171,8 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     logger,
     onEvent,
     tokenCounter: options.counter,
+    // The engines store and date messages by the recording's times, not the replay's clock.
+    messageTime: replayClock(timeOf, session.times),
   });
 
   // What the conversation received, in order: the basis of the lossless check.

@@ -36,6 +36,8 @@ export interface CompactionDeps {
   timeoutSeconds: number;
   /** The input budget of the next request, passed on as `budgetTokens` (0: unknown, not passed). */
   budgetTokens?: number;
+  /** When each live message was said (`CompressOptions.messageTimes`), when known. */
+  messageTimes?: (number | null)[] | undefined;
   /** The caller's signal (turn interrupt, shutdown); aborts the pass too. */
   signal?: AbortSignal | undefined;
   /** The engine's public figures: what an abandoned pass wrote is undone, nothing else. */
@@ -112,6 +114,7 @@ export async function runCompaction(
       signal: controller.signal,
       sessionId,
       ...(deps.budgetTokens && deps.budgetTokens > 0 ? { budgetTokens: deps.budgetTokens } : {}),
+      ...(deps.messageTimes ? { messageTimes: deps.messageTimes } : {}),
     }),
   );
   pass.then(settle, settle);

@@ -44,11 +44,13 @@ export async function runSelection(input: SelectionInput): Promise<SelectionOutc
   let returned: unknown;
   try {
     const forEngine = cloneMessages(requestMessages);
+    const messageTimes = runtime.clock.timesOf(requestMessages);
     const options = {
       conversationMessages: cloneMessages(input.conversation),
       incomingMessage: input.incoming === null ? null : cloneMessage(input.incoming),
       budgetTokens: input.budgetTokens,
       sessionId: input.sessionId,
+      ...(messageTimes ? { messageTimes } : {}),
     };
     returned = await bounded(runtime, input.sessionId, input.turnId, "selectContext", () => runtime.engine.selectContext(forEngine, options));
   } catch (error) {

@@ -11,8 +11,9 @@ export async function pruneToolResults(session: TurnSession, turnId: string, pre
   if (!overridesBase(engine, "pruneToolResultsOnly")) return;
   const before = session.messages;
   const copy = cloneMessages(before);
+  const messageTimes = runtime.clock.timesOf(before);
   const result = await callHook(runtime, session.id, turnId, "pruneToolResultsOnly", null, () =>
-    engine.pruneToolResultsOnly(copy, { currentTokens: pressure, sessionId: session.id }),
+    engine.pruneToolResultsOnly(copy, { currentTokens: pressure, sessionId: session.id, ...(messageTimes ? { messageTimes } : {}) }),
   );
   if (!result || typeof result !== "object") return;
   const { messages, pruned } = result as { messages?: unknown; pruned?: unknown };

@@ -74,6 +74,7 @@ export class Session {
     this.#model = options.model;
     this.#contextLength = options.contextLength ?? 0;
     this.#messages = initialMessages(options);
+    for (const m of this.#messages) runtime.clock.stampHistory(m);
     this.#onEnded = onEnded;
     this.#promptCache = promptCacheEnabled(runtime.config.promptCache, this.#model);
   }
@@ -347,6 +348,7 @@ export class Session {
         logger: r.logger,
         timeoutSeconds: r.config.contextTimeoutSeconds,
         budgetTokens: this.#inputBudget(),
+        messageTimes: r.clock.timesOf(before),
         signal,
         figures: r.figures,
         onSettled: release,

@@ -279,11 +279,11 @@ export class LcmEngine extends ContextEngine {
       const { store, s } = await this.#session(options.sessionId);
       return await s.locked(async () => {
         if (tokens < limit) {
-          await ingest(this.#parts, store, s, requestMessages);
+          await ingest(this.#parts, store, s, requestMessages, { times: options.messageTimes });
           startPreparing(this.#parts, store, s);
           return null;
         }
-        const result = await reselect(this.#parts, store, s, requestMessages, tokens, limit);
+        const result = await reselect(this.#parts, store, s, requestMessages, tokens, limit, options.messageTimes);
         this.#storeOk();
         // A selection over the host's budget would be dropped anyway: leave the request to its compaction.
         if (!result || result.tokens > this.#parts.budgets.input()) return null;
@@ -308,7 +308,7 @@ export class LcmEngine extends ContextEngine {
       const { store, s } = await this.#session(meta.sessionId);
       const turn = turnIdentity(meta);
       await s.locked(async () => {
-        await ingest(this.#parts, store, s, messages, turn ? { turn } : {});
+        await ingest(this.#parts, store, s, messages, { ...(turn ? { turn } : {}), times: meta.messageTimes });
       });
       this.#storeOk();
       if (this.config.prepare_in_background) startPreparing(this.#parts, store, s);
@@ -339,7 +339,7 @@ export class LcmEngine extends ContextEngine {
   override async pruneToolResultsOnly(messages: Message[], options: PruneOptions = {}): Promise<PruneResult> {
     try {
       const { store, s } = await this.#session(options.sessionId);
-      return await pruneLargeResults(this.#parts, store, s, messages, this.protectLastN);
+      return await pruneLargeResults(this.#parts, store, s, messages, this.protectLastN, options.messageTimes);
     } catch (error) {
       this.#storeFailed("pruneToolResultsOnly", error);
       return { messages, pruned: 0 };

@@ -23,6 +23,7 @@ export function finishTurn(state: TurnState): FinishedTurn {
   let observe: FinishedTurn["observe"] = null;
   if (overridesHook(engine, "onTurnComplete")) {
     const messages = cloneMessages(session.messages);
+    const messageTimes = runtime.clock.timesOf(session.messages);
     const usage = state.lastUsage === null ? null : { ...state.lastUsage };
     const info = {
       turnId,
@@ -33,6 +34,7 @@ export function finishTurn(state: TurnState): FinishedTurn {
       failed: state.status === "failed",
       exitReason: state.exitReason,
       apiCallCount: state.apiCalls,
+      ...(messageTimes ? { messageTimes } : {}),
     };
     observe = () => callHook(runtime, sessionId, turnId, "onTurnComplete", undefined, () => engine.onTurnComplete(messages, usage, info));
   }

@@ -22,6 +22,7 @@ import { runTools } from "./tools.js";
 export async function runTurn(session: TurnSession, user: Message, turnId: string, signal: AbortSignal | undefined): Promise<FinishedTurn> {
   const state = createTurnState(session, user, turnId, signal);
   session.messages.push(user);
+  session.runtime.clock.stampNew(user);
   session.runtime.bus.emit({ type: "turn.started", sessionId: session.id, turnId, message: user });
   await runPreflight(state);
   while (!state.done) await loopStep(state);

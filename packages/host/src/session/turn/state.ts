@@ -83,5 +83,6 @@ export function endTurn(state: TurnState, status: TurnStatus, reason: string, er
 /** Append a message to the conversation and to the turn's new messages. */
 export function appendMessage(state: TurnState, message: Message): void {
   state.session.messages.push(message);
+  state.session.runtime.clock.stampNew(message);
   state.newMessages.push(message);
 }

@@ -26,7 +26,7 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   parts.metrics.compressCalls++;
   const unchanged = { messages, changed: false };
   const rejectionsBefore = parts.summarizer.stats.rejections;
-  const { head } = await ingest(parts, store, s, messages);
+  const { head } = await ingest(parts, store, s, messages, { times: options.messageTimes });
   const signal = options.signal;
 
   // Work prepared after earlier turns: wait for it if it is still running, never past the time budget.

@@ -32,9 +32,16 @@ export async function retain(parts: EngineParts): Promise<RetentionReport | null
 }
 
 /** Old large tool results shortened in place of an LLM pass: the originals are in the store, so nothing is lost. */
-export async function pruneLargeResults(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, messages: Message[], protectLastN: number): Promise<PruneResult> {
+export async function pruneLargeResults(
+  parts: EngineParts,
+  store: LcmStoreDriver,
+  s: EngineSession,
+  messages: Message[],
+  protectLastN: number,
+  times?: unknown,
+): Promise<PruneResult> {
   // Every stored id of the list is needed here, not only the new ones: compare it whole.
-  const { result } = await s.locked(() => ingest(parts, store, s, messages, { reconcile: true }));
+  const { result } = await s.locked(() => ingest(parts, store, s, messages, { reconcile: true, times }));
   const keepFrom = Math.max(0, messages.length - protectLastN);
   const limit = parts.config.large_message_tokens;
   const large = (m: Message, i: number) => i < keepFrom && m.role === "tool" && result.ids[i] != null && defaultTokenCounter.countMessage(m) > limit;

@@ -16,8 +16,16 @@ import { assemble, ingest } from "./turn.js";
  * context below the usual budget, with the largest messages shortened if it
  * still does not fit. Null when nothing smaller can be offered.
  */
-export async function reselect(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, request: Message[], tokens: number, limit: number): Promise<{ messages: Message[]; tokens: number } | null> {
-  const { head } = await ingest(parts, store, s, request);
+export async function reselect(
+  parts: EngineParts,
+  store: LcmStoreDriver,
+  s: EngineSession,
+  request: Message[],
+  tokens: number,
+  limit: number,
+  times?: unknown,
+): Promise<{ messages: Message[]; tokens: number } | null> {
+  const { head } = await ingest(parts, store, s, request, { times });
   const live = s.live;
   const r = s.rescue;
   if (r && request.length > r.hostLength && JSON.stringify(request[r.hostLength - 1]) === r.hostLast) {

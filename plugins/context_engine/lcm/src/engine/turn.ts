@@ -25,6 +25,8 @@ export interface IngestRequest {
   turn?: TurnIdentity;
   /** Compare the whole list with the stored history even where a writer position holds (to learn every stored id). */
   reconcile?: boolean;
+  /** The host's `messageTimes` for the list (when each message was said), unchecked. */
+  times?: unknown;
 }
 
 /**
@@ -36,6 +38,9 @@ export interface IngestRequest {
 export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, messages: readonly Message[], request: IngestRequest = {}): Promise<Ingested> {
   let headCount = 0;
   while (headCount < messages.length && (messages[headCount]!.role === "system" || messages[headCount]!.role === "developer")) headCount++;
+  // The host's times, when they line up with the list: messages (and the summaries over them) are dated when they were said.
+  // The store checks only the entries it stores, so a turn stays O(new messages).
+  const timestamps = Array.isArray(request.times) && request.times.length === messages.length ? (request.times as IngestOptions["timestamps"]) : undefined;
   const options: IngestOptions = {
     isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
     positions: request.reconcile ? [] : s.positions,
@@ -43,6 +48,7 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
     // An earlier import's index backlog is drained off the hook path, not inside this call.
     drainBacklog: false,
     ...turnOptions(messages, headCount, request.turn),
+    ...(timestamps ? { timestamps } : {}),
   };
   const result = await store.ingest(s.conversationId, messages, options);
   parts.metrics.ingested += result.appended;

@@ -106,7 +106,10 @@ export interface IngestOptions {
   messageKeysFrom?: number;
   /** Epoch ms for the new messages (default `Date.now()`). */
   now?: number;
-  /** Per-input-index epoch ms, when the source has real timestamps. Overrides `now`. */
+  /**
+   * Per-input-index epoch ms, when the source has real timestamps. Overrides `now`. Read only for the
+   * inputs stored (O(new messages)); an entry that is not a time from 1970 to 2200 falls back to `now`.
+   */
   timestamps?: ReadonlyArray<number | null | undefined>;
   /** Append the new messages to the frontier (default true). */
   appendToFrontier?: boolean;

@@ -104,6 +104,11 @@ export const ConversationExportSchema = z
         /** The message as stored (already redacted), in OpenAI format. */
         message: ImportMessageSchema,
         createdAt: Timestamp,
+        /**
+         * Its tool calls or result do not pair as a provider expects (a call cut short, an id used again, a
+         * result without its call): the store kept it as the host sent it. Only a marked message may.
+         */
+        unpaired: z.literal(true).optional(),
       }),
     ),
     summaries: z.array(SummarySchema),

@@ -7,7 +7,12 @@ import type { z } from "zod";
  * - tool pairing: a tool result answers a call made by an earlier assistant
  *   message, once; call ids are unique in the whole conversation; every call
  *   is answered before the next message that is not a tool result (only the
- *   calls of the conversation's last assistant message may still be open);
+ *   calls of the conversation's last assistant message may still be open).
+ *   A store keeps what a host sends, also a call cut short (no result before
+ *   the next turn), a reused id or a result without its call: an export marks
+ *   each such message `unpaired: true`, and only a marked message may break
+ *   these rules (a marked one that pairs is refused too), so what a store
+ *   kept imports again and nothing else slips through;
  * - leaves (depth 0) cover messages of this conversation, ascending, without
  *   repeats, and have no children;
  * - condensed summaries cover earlier summaries (so lineage is a DAG of this
@@ -21,7 +26,7 @@ import type { z } from "zod";
  *   context, and it reaches the newest message.
  */
 interface DocShape {
-  messages: Array<{ message: Record<string, unknown> }>;
+  messages: Array<{ message: Record<string, unknown>; unpaired?: true | undefined }>;
   summaries: Array<{
     kind: "leaf" | "condensed";
     depth: number;
@@ -52,22 +57,33 @@ export function checkDocumentRules(doc: DocShape, ctx: Ctx): void {
   if (spans) checkFrontier(doc, spans, ctx);
 }
 
-function checkToolPairing(doc: DocShape, ctx: Ctx): void {
+/** Where a message breaks the pairing rules: the field and what is wrong. */
+export interface PairingIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** The pairing rules' findings, by message position (each finding belongs to the message that breaks the rule). */
+export function pairingIssues(messages: ReadonlyArray<Record<string, unknown>>): Map<number, PairingIssue[]> {
+  const found = new Map<number, PairingIssue[]>();
+  const add = (i: number, path: Array<string | number>, message: string) => {
+    const list = found.get(i) ?? [];
+    list.push({ path: ["messages", i, "message", ...path], message });
+    found.set(i, list);
+  };
   const callAt = new Map<string, number>();
   const answered = new Set<string>();
   /** Calls of the latest assistant message still waiting for a result: [id, message index, call index]. */
   let open: Array<[string, number, number]> = [];
   const closeOpen = () => {
-    for (const [id, i, k] of open) {
-      if (!answered.has(id)) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call ${JSON.stringify(id)} has no tool result before the next message`);
-    }
+    for (const [id, i, k] of open) if (!answered.has(id)) add(i, ["tool_calls", k, "id"], `call ${JSON.stringify(id)} has no tool result before the next message`);
     open = [];
   };
-  doc.messages.forEach(({ message }, i) => {
+  messages.forEach((message, i) => {
     if (message.role === "tool") {
       const id = message.tool_call_id as string;
-      if (!callAt.has(id)) issue(ctx, ["messages", i, "message", "tool_call_id"], `answers call ${JSON.stringify(id)}, which no earlier assistant message makes`);
-      else if (answered.has(id)) issue(ctx, ["messages", i, "message", "tool_call_id"], `answers call ${JSON.stringify(id)} a second time`);
+      if (!callAt.has(id)) add(i, ["tool_call_id"], `answers call ${JSON.stringify(id)}, which no earlier assistant message makes`);
+      else if (answered.has(id)) add(i, ["tool_call_id"], `answers call ${JSON.stringify(id)} a second time`);
       answered.add(id);
       return;
     }
@@ -75,13 +91,25 @@ function checkToolPairing(doc: DocShape, ctx: Ctx): void {
     const calls = message.tool_calls as Array<{ id: string }> | undefined;
     calls?.forEach((c, k) => {
       const earlier = callAt.get(c.id);
-      if (earlier === i) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} appears twice in this message`);
-      else if (earlier !== undefined) issue(ctx, ["messages", i, "message", "tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} is already used by messages.${earlier}`);
+      if (earlier === i) add(i, ["tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} appears twice in this message`);
+      else if (earlier !== undefined) add(i, ["tool_calls", k, "id"], `call id ${JSON.stringify(c.id)} is already used by messages.${earlier}`);
       else open.push([c.id, i, k]);
       callAt.set(c.id, i);
     });
   });
   // The conversation may end while its last calls run: those stay open.
+  return found;
+}
+
+function checkToolPairing(doc: DocShape, ctx: Ctx): void {
+  const found = pairingIssues(doc.messages.map((m) => m.message));
+  doc.messages.forEach((entry, i) => {
+    const issues = found.get(i);
+    if (entry.unpaired && !issues) issue(ctx, ["messages", i, "unpaired"], "marked unpaired, but its tool calls and results pair (leave the mark out)");
+    if (entry.unpaired || !issues) return;
+    // Only an export's mark says the store kept a message this way.
+    for (const p of issues) issue(ctx, p.path, `${p.message} (a message kept this way is marked unpaired: true)`);
+  });
 }
 
 /** Seq spans of every summary, or null when a rule failed (the frontier check needs them). */

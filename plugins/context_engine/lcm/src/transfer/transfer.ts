@@ -1,6 +1,6 @@
 import type { LcmStoreDriver, SummaryRecord } from "../store/types.js";
 import { EXPORT_FORMAT, EXPORT_VERSION, type ConversationExport } from "./format.js";
-import { compareSummaries } from "./rules.js";
+import { compareSummaries, pairingIssues } from "./rules.js";
 
 type ExportedSummary = ConversationExport["summaries"][number];
 
@@ -32,11 +32,17 @@ export async function exportConversation(store: LcmStoreDriver, sessionId: strin
   const frontier = (await store.getFrontier(conv.id)).items.map((it) =>
     it.kind === "message" ? { message: position.get(it.messageId)! } : { summary: index.get(it.summaryId)! },
   );
+  // What the store kept with broken tool pairing (a call cut short, …) is marked, so it imports again.
+  const unpaired = pairingIssues(stored.map((m) => m.message as unknown as Record<string, unknown>));
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     sessionId,
-    messages: stored.map((m) => ({ message: m.message as unknown as ConversationExport["messages"][number]["message"], createdAt: m.createdAt })),
+    messages: stored.map((m, i) => ({
+      message: m.message as unknown as ConversationExport["messages"][number]["message"],
+      createdAt: m.createdAt,
+      ...(unpaired.has(i) ? { unpaired: true as const } : {}),
+    })),
     summaries,
     frontier,
   };

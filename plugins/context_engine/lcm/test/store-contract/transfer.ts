@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import type { Message } from "@context-engine/core";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LcmStoreDriver } from "../../src/store/types.js";
 import { exportConversation, importConversation, MAX_MESSAGE_CHARS, type ConversationExport } from "../../src/transfer/index.js";
@@ -157,6 +158,43 @@ export function transferContract(options: StoreContractOptions): void {
       );
     });
 
+    it("what ingest keeps with broken tool pairing (calls cut short, ids used again, stray results) exports marked and imports identical (property)", async () => {
+      const store = await scope.open({ redaction: false });
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(pairingConversation, async (messages) => {
+          const sessionId = `pairing-${run++}`;
+          const conv = await store.conversation(sessionId);
+          const kept = await store.ingest(conv.id, messages, { timestamps: messages.map((_, i) => T0 + i) });
+          expect(kept.appended).toBe(messages.length);
+          const exported = (await exportConversation(store, sessionId))!;
+          expect(exported.messages.map((m) => m.message)).toEqual(messages);
+          const copy = `${sessionId}-copy`;
+          await importConversation(store, { ...exported, sessionId: copy });
+          expect(await exportConversation(store, copy)).toEqual({ ...exported, sessionId: copy });
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it("an interrupted call: marked on export, accepted only where marked, and a mark on a message that pairs is refused", async () => {
+      const store = await scope.open({ redaction: false });
+      const doc: any = clone(baseDoc());
+      // The call of messages.2 is cut short: the user speaks again before its result.
+      doc.messages[3].message = { role: "user", content: "never mind" };
+      await expect(importConversation(store, clone(doc))).rejects.toThrow(/export\.messages\.2\.message\.tool_calls\.0\.id: call "c1" has no tool result before the next message \(a message kept this way is marked unpaired: true\)/);
+      doc.messages[2].unpaired = true;
+      await importConversation(store, clone(doc));
+      const back = await exportConversation(store, "doc-1");
+      expect(back).toEqual(doc);
+      expect(back!.messages.filter((m) => m.unpaired).map((m) => m.message.role)).toEqual(["assistant"]);
+      const marked: any = clone(baseDoc());
+      marked.sessionId = "doc-2";
+      marked.messages[4].unpaired = true;
+      await expect(importConversation(store, marked)).rejects.toThrow(/export\.messages\.4\.unpaired: marked unpaired, but its tool calls and results pair/);
+      expect(await store.findConversation("doc-2")).toBeNull();
+    });
+
     it("a session id with NUL or an unpaired surrogate is refused by name, before any query, on every store", async () => {
       const store = await scope.open({ redaction: false });
       await fc.assert(
@@ -253,3 +291,20 @@ const generatedDoc: fc.Arbitrary<Doc> = fc
       frontier,
     } as Doc;
   });
+
+/**
+ * Conversations as hosts send them, tool pairing broken the ways a store keeps: calls cut short (the next
+ * message is not their result), call ids used again (providers that number calls per turn), results
+ * without a call or answering one twice, and calls still open at the end.
+ */
+const callId = fc.constantFrom("call_0", "call_1", "c", "toolu_01");
+const pairingStep: fc.Arbitrary<Array<Record<string, unknown>>> = fc.oneof(
+  text.map((t) => [{ role: "user", content: t }]),
+  text.map((t) => [{ role: "assistant", content: t }]),
+  fc.tuple(fc.uniqueArray(callId, { minLength: 1, maxLength: 2 }), fc.integer({ min: 0, max: 2 }), text).map(([ids, answered, t]) => [
+    { role: "assistant", content: null, tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "f", arguments: t } })) },
+    ...ids.slice(0, answered).map((id) => ({ role: "tool", tool_call_id: id, content: t })),
+  ]),
+  fc.tuple(callId, text).map(([id, t]) => [{ role: "tool", tool_call_id: id, content: t }]),
+);
+const pairingConversation = fc.array(pairingStep, { minLength: 1, maxLength: 10 }).map((steps) => steps.flat() as unknown as Message[]);

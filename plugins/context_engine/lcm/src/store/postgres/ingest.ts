@@ -3,6 +3,7 @@ import type { Message } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import type { Redactor } from "../../redact/types.js";
 import { encodeMessage } from "../codec.js";
+import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import type { IngestOptions, IngestResult } from "../types.js";
@@ -82,7 +83,7 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
       const body = e.searchText.replace(/\u0000/g, "");
       tokens += t;
       bytes += Buffer.byteLength(body);
-      return { seq: count + from + j, e, t, body, createdAt: options.timestamps?.[index] ?? now };
+      return { seq: count + from + j, e, t, body, createdAt: acceptMessageTime(options.timestamps?.[index]) ?? now };
     });
     const { rows: inserted } = await c.query<{ id: string; seq: number }>(
       `INSERT INTO messages (conversation_id, seq, role, message, body, tokens, created_at, hash, tool_call_ids, tool_call_id, redacted)

@@ -105,6 +105,7 @@ export function postgresOptionsFromConfig(section: unknown, source = "engines.lc
     const names = Object.entries(keys);
     let message = (error as Error).message;
     for (const [config, option] of names) message = message.replaceAll(`${source}.${option}:`, `${source}.${config}:`);
-    throw new Error(message);
+    // Still an option error (never to be read as a connection failure), now in the configuration's names.
+    throw new PostgresOptionsError(message);
   }
 }

@@ -1,4 +1,4 @@
-import type { Message } from "@context-engine/core";
+import { acceptMessageTime, type Message } from "@context-engine/core";
 import { ScreenThread } from "../../redact/screen-thread.js";
 import { encodeMessage, FLAG_CJK, FLAG_HAS_PARTS, FLAG_REDACTED, type EncodedMessage, type MessageRow } from "../codec.js";
 import { IngestInputs, type IngestEncoder } from "../ingest-inputs.js";
@@ -69,7 +69,7 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   let addedBytes = 0;
   for (const { index, encoded } of plan.append) {
     const tokens = ctx.countTokens(encoded.message);
-    const { id, textBytes } = insertMessage(ctx, conversationId, seq, encoded, tokens, options.timestamps?.[index] ?? now);
+    const { id, textBytes } = insertMessage(ctx, conversationId, seq, encoded, tokens, acceptMessageTime(options.timestamps?.[index]) ?? now);
     if (deferIndex) ctx.s.insertPending.run(id);
     else {
       ctx.s.insertFts.run(id, encoded.searchText, ctag);
