@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startChatServer, type ChatServer } from "./helpers/chat-server.js";
@@ -85,6 +85,20 @@ describe("chat --resume <id|prefix> \"message\"", () => {
     expect(gone.code).toBe(3);
     expect(gone.stderr).toContain('chat 9one0002 used the no-such-engine engine, which cannot be loaded here');
     expect(gone.stderr).toContain("--engine <name>");
+  });
+
+  it("a chat resumed into another engine hands it the transcript's times, not the time of the resume", async () => {
+    const s = await withChats([{ file: "5w170001.jsonl" }]);
+    const r = await runBin(["chat", "--resume", "5w17", "--engine", "lcm", "and now?"], s);
+    expect(r.code, r.stderr).toBe(0);
+    const out = await runBin(["lcm", "export", "--session", "5w170001", "--out", "x.json"], s);
+    expect(out.code, out.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(join(s.cwd, "x.json"), "utf8")) as { messages: Array<{ message: { content: unknown }; createdAt: number }> };
+    const said = (text: string) => doc.messages.find((m) => m.message.content === text)?.createdAt;
+    // The history keeps the transcript's times; what was said now is stamped now.
+    expect(said("hello from 5w170001")).toBe(Date.parse("2026-01-01T00:00:01.000Z"));
+    expect(said("echo: hello from 5w170001")).toBe(Date.parse("2026-01-01T00:00:01.000Z"));
+    expect(said("and now?")).toBeGreaterThan(Date.parse("2026-06-01T00:00:00.000Z"));
   });
 
   it("replay reads the CLI's own chat transcripts", async () => {

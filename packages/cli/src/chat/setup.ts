@@ -16,6 +16,8 @@ export interface ChatSetupOptions {
   systemPrompt: string | undefined;
   sessionId: string;
   history: Message[];
+  /** When a history message was said (a resumed chat's transcript), so engines see those times, not now. */
+  historyTime?: (message: Message) => number | null;
   /** Logs of the host itself (its events are shown instead): verbose only. */
   hostLogger: Logger;
   /** Warnings of the engine and the loader. */
@@ -83,12 +85,15 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
   for (const w of l.warnings) o.engineLogger.warn(w);
   const engine = l.engine;
 
+  let opening = true;
   const agent = new host.AgentHost({
     engine,
     chatModel,
     config: host.hostConfigFromFile(loaded.config, configFile),
     logger: o.hostLogger,
     onEvent: o.onEvent,
+    // Only the history the session opens with: what is said from now on is stamped with the clock.
+    ...(o.historyTime ? { messageTime: (m: Message) => (opening ? o.historyTime!(m) : null) } : {}),
   });
   const session = await agent.openSession({
     sessionId: o.sessionId,
@@ -101,6 +106,7 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
     ...(l.initContext.dataDir ? { dataDir: l.initContext.dataDir } : {}),
     platform: "cli",
   });
+  opening = false;
   return {
     agent,
     session,

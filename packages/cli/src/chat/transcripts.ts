@@ -31,7 +31,7 @@ const HeaderSchema = z.looseObject({
   engine: z.string(),
   cwd: z.string().optional().default(""),
 });
-const MessageLineSchema = z.looseObject({ type: z.literal("message"), message: MessageSchema });
+const MessageLineSchema = z.looseObject({ type: z.literal("message"), at: z.string().optional(), message: MessageSchema });
 const CompactionLineSchema = z.looseObject({
   type: z.literal("compaction"),
   at: z.string(),
@@ -77,6 +77,11 @@ export interface LoadedTranscript {
   compactions: CompactionRecord[];
   /** Lines that could not be read (always 0: a bad line is an error, never silently dropped). */
   skipped: number;
+  /**
+   * When a message was said, from its transcript line (epoch ms), looked up by content: equal messages
+   * take their times in the order they were said. Null when the transcript has none for it.
+   */
+  saidAt(message: Message): number | null;
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -189,6 +194,7 @@ export function parseTranscript(text: string, file: string): LoadedTranscript {
   if (!head.success) throw new TypeError(`${file}: line 1: expected a chat transcript header ({"type":"session",…})`);
   const messages: Message[] = [];
   const compactions: CompactionRecord[] = [];
+  const said = new SaidTimes();
   let context: Message[] | null = null;
   lines.slice(1).forEach((line, i) => {
     const parsed = LineSchema.safeParse(safeJson(line));
@@ -199,12 +205,31 @@ export function parseTranscript(text: string, file: string): LoadedTranscript {
     }
     const entry = parsed.data;
     if (entry.type === "message") {
+      const at = entry.at === undefined ? Number.NaN : Date.parse(entry.at);
+      if (Number.isFinite(at)) said.add(entry.message, at);
       messages.push(entry.message as Message);
       context?.push(entry.message as Message);
     } else if (entry.type === "context") context = (entry.messages as Message[]).slice();
     else compactions.push(ledgerRecord(entry));
   });
-  return { header: { ...head.data, type: "session", cwd: head.data.cwd }, messages, context, compactions, skipped: 0 };
+  return { header: { ...head.data, type: "session", cwd: head.data.cwd }, messages, context, compactions, skipped: 0, saidAt: (m) => said.take(m) };
+}
+
+/** Times by message content, each handed out once in the order it was recorded (a resumed history is stamped in order). */
+class SaidTimes {
+  readonly #byContent = new Map<string, number[]>();
+
+  add(message: unknown, at: number): void {
+    const key = JSON.stringify(message);
+    const times = this.#byContent.get(key);
+    if (times) times.push(at);
+    else this.#byContent.set(key, [at]);
+  }
+
+  take(message: Message): number | null {
+    const times = this.#byContent.get(JSON.stringify(message));
+    return times?.shift() ?? null;
+  }
 }
 
 function ledgerRecord(e: z.infer<typeof CompactionLineSchema>): CompactionRecord {

@@ -108,6 +108,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     contextLength,
     systemPrompt: values.system ?? restoredSystem,
     sessionId,
+    ...(resume ? { historyTime: resume.saidAt } : {}),
     history,
     hostLogger,
     engineLogger,
