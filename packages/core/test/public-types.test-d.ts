@@ -64,6 +64,7 @@ describe("ContextEngine", () => {
       signal?: AbortSignal;
       memoryContext?: string;
       sessionId?: string;
+      incomingMessage?: Message | null;
       budgetTokens?: number;
     }>();
     expectTypeOf<Parameters<ContextEngine["compress"]>>().toEqualTypeOf<[messages: Message[], options?: CompressOptions]>();

@@ -90,14 +90,28 @@ export function fitBudget(given: unknown, window: number | undefined): number | 
   return given < floor ? undefined : given;
 }
 
+interface CompressOnceOptions {
+  force?: boolean;
+  tokens?: number | undefined;
+  sessionId: string;
+  /** The turn's own request (turn-start assemble): OpenClaw appends it after the list. */
+  incoming?: Message | undefined;
+}
+
+/** The turn's request as the engine sees it: OpenClaw passes its text as `prompt` to the turn-start assemble only. */
+function incomingOf(params: OcAssembleParams): Message | undefined {
+  return typeof params.prompt === "string" && params.prompt ? { role: "user", content: params.prompt } : undefined;
+}
+
 /** One bounded `compress` on a copy; the accepted result, or null when it changed nothing or was refused. */
-async function compressOnce(engine: ContextEngine, working: Message[], options: { force?: boolean; tokens?: number | undefined; sessionId: string }, deps: AssembleDeps): Promise<Message[] | null> {
+async function compressOnce(engine: ContextEngine, working: Message[], options: CompressOnceOptions, deps: AssembleDeps): Promise<Message[] | null> {
   const given = structuredClone(working);
   const outcome = await bounded("compress", deps.timeoutMs, deps.logger, (signal) =>
     engine.compress(given, {
       signal,
       sessionId: options.sessionId,
       ...(options.force ? { force: true } : {}),
+      ...(options.incoming ? { incomingMessage: structuredClone(options.incoming) } : {}),
       ...(options.tokens !== undefined ? { currentTokens: options.tokens } : {}),
     }),
   );
@@ -137,7 +151,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   if (seed && !own) {
     entry.seeded = true;
     // The engine's stored history for this session (its compress assembles from its store).
-    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId }, deps);
+    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId, incoming: incomingOf(params) }, deps);
     if (stored) {
       current = stored;
       adoptView(entry, current, hostConverted);
@@ -145,7 +159,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   }
   const over = budget !== undefined && defaultTokenCounter.countMessages(current) > budget;
   if (compress || (over && !selects)) {
-    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress }, deps);
+    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress, incoming: incomingOf(params) }, deps);
     if (compacted) {
       current = compacted;
       adoptView(entry, current, hostConverted);
@@ -166,14 +180,14 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
 /** `selectContext` for this request, on the budget OpenClaw gave it (else the model's window); the checked result. */
 async function select(entry: SessionEntry, current: Message[], params: OcAssembleParams, budget: number | undefined, deps: AssembleDeps): Promise<Message[]> {
   const engine = entry.engine;
-  const prompt = typeof params.prompt === "string" && params.prompt ? params.prompt : undefined;
+  const incoming = incomingOf(params);
   const outcome = await bounded("selectContext", deps.timeoutMs, deps.logger, () =>
     engine.selectContext(structuredClone(current), {
       conversationMessages: structuredClone(current),
       budgetTokens: budget ?? entry.window ?? engine.contextLength ?? 0,
       sessionId: entry.sessionId,
       // The turn's own request: OpenClaw appends it after assemble, so it is not in the list.
-      ...(prompt ? { incomingMessage: { role: "user", content: prompt } } : {}),
+      ...(incoming ? { incomingMessage: incoming } : {}),
     }),
   );
   // null, undefined, [] and non-message items fall open silently (the contract's "no selection"); anything else is checked.

@@ -283,7 +283,7 @@ export class LcmEngine extends ContextEngine {
           startPreparing(this.#parts, store, s);
           return null;
         }
-        const result = await reselect(this.#parts, store, s, requestMessages, tokens, limit);
+        const result = await reselect(this.#parts, store, s, requestMessages, { tokens, limit }, options.incomingMessage);
         this.#storeOk();
         // A selection over the host's budget would be dropped anyway: leave the request to its compaction.
         if (!result || result.tokens > this.#parts.budgets.input()) return null;
