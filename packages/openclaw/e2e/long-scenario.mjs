@@ -106,6 +106,8 @@ try {
   report.checks.stored = {
     rows: rows.length,
     eachUserMessageOnce: Array.from({ length: TURNS }, (_, i) => users.filter((u) => u.includes(`Remember fact-${i}.`)).length).every((n) => n === 1),
+    timesStored: Array.from({ length: TURNS }, (_, i) => users.filter((u) => u.includes(`Remember fact-${i}.`)).length),
+    sequence: rows.map((r) => `${r.role[0]}:${JSON.stringify(r.message.content).replace(/\\n|\s+/g, " ").slice(1, 36)}`),
     internalSessions: (await storedSessions(pg, url, schema)).filter((s) => s.startsWith("internal-session-effects")).length,
   };
   await dropSchema(pg, url, schema).catch(() => {});

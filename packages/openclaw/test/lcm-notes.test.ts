@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { OcAgentMessage, OcAssembleResult } from "../src/index.js";
 import { assistant, toolResult, user } from "./fixtures.js";
-import { loadLcmPlugin } from "./lcm-store.js";
+import { loadLcmPlugin, storedRows } from "./lcm-store.js";
 import { openclawTurn } from "./openclaw-protocol.js";
 
 const dirs: string[] = [];
@@ -38,7 +38,8 @@ describe("LCM's notes through the adapter (SQLite, 24k window, OpenClaw's budget
   it("never quote an earlier turn's message as the request, and announce summaries only over summaries", async () => {
     const agentDir = mkdtempSync(join(tmpdir(), "oc-notes-"));
     dirs.push(agentDir);
-    const oc = await loadLcmPlugin({ fresh_tail_count: 8, leaf_min_messages: 2, leaf_chunk_tokens: 2_000 }, agentDir);
+    const config = { fresh_tail_count: 8, leaf_min_messages: 2, leaf_chunk_tokens: 2_000 };
+    const oc = await loadLcmPlugin(config, agentDir);
     const shape = { sessionId: "notes-1", window: 24_000, firstBudget: 8_800 };
     let history: OcAgentMessage[] = [];
     let seenNotes = 0;
@@ -59,5 +60,8 @@ describe("LCM's notes through the adapter (SQLite, 24k window, OpenClaw's budget
     }
     // The scenario reached the point where LCM writes notes (history far over the 8.8k turn-start budget).
     expect(seenNotes).toBeGreaterThan(0);
+    const rows = await storedRows(config, join(agentDir, "context-engine-lcm"), shape.sessionId);
+    const users = rows.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+    for (let i = 0; i < 9; i++) expect(users.filter((u) => u.includes(`turn ${i}: remember`)), `turn ${i} stored once`).toHaveLength(1);
   });
 });
