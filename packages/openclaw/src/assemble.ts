@@ -27,6 +27,8 @@ export interface Working {
   hostConverted: Message[];
   /** The host list began with what the last assemble returned (OpenClaw's next step of the same run). */
   own: boolean;
+  /** The host list holds a message the engine made: a view of ours (reshaped by OpenClaw), not its transcript. */
+  holdsOurs: boolean;
 }
 
 function startsWith(list: readonly Message[], prefix: readonly string[]): boolean {
@@ -48,19 +50,30 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
   for (const output of entry.outputs) {
     if (!startsWith(messages, output.fingerprints)) continue;
     const added = messages.slice(output.fingerprints.length);
-    return { working: messages, origins, hostConverted: [...output.standsFor, ...added], own: true };
+    return { working: messages, origins, hostConverted: [...output.standsFor, ...added], own: true, holdsOurs: true };
   }
   // A list that is not ours: OpenClaw's transcript at a turn start. Earlier outputs belong to finished runs.
+  const holdsOurs = holdsEngineMessages(entry.outputs, messages);
   entry.outputs = [];
   if (entry.view && host.length >= entry.coveredCount) {
     const last = messages[entry.coveredCount - 1];
     if (entry.coveredCount === 0 || (last && fingerprint(last) === entry.coveredFingerprint)) {
-      return { working: [...entry.view, ...messages.slice(entry.coveredCount)], origins, hostConverted: messages, own: false };
+      return { working: [...entry.view, ...messages.slice(entry.coveredCount)], origins, hostConverted: messages, own: false, holdsOurs };
     }
   }
   entry.view = null;
   entry.coveredCount = 0;
-  return { working: messages, origins, hostConverted: messages, own: false };
+  return { working: messages, origins, hostConverted: messages, own: false, holdsOurs };
+}
+
+/** Whether `messages` holds a message the engine made (in an earlier result, not in the host list it stood for). */
+function holdsEngineMessages(outputs: readonly AssembledOutput[], messages: readonly Message[]): boolean {
+  const made = new Set<string>();
+  for (const output of outputs) {
+    const fromHost = new Set(output.standsFor.map(fingerprint));
+    for (const f of output.fingerprints) if (!fromHost.has(f)) made.add(f);
+  }
+  return made.size > 0 && messages.some((m) => made.has(fingerprint(m)));
 }
 
 const MAX_OUTPUTS = 8;
@@ -132,11 +145,10 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   if (!Array.isArray(host)) return { messages: [], estimatedTokens: 0 };
   const engine = entry.engine;
   entry.lastHost = host;
-  // The turn-start assemble (the one with the turn's prompt) is fenced before the turn's user entry.
-  if (params.prompt !== undefined) {
-    entry.turnHistory = host;
-    entry.lastPrompt = params.prompt;
-  }
+  // The turn-start assemble (the one with the turn's prompt) is fenced before the turn's user entry: its
+  // list is the history the turn's commit builds on. OpenClaw calls it twice with the prompt; the second
+  // call gets our own first result back, which is a view, not the history (see `noteTurnStart`).
+  const turnStart = params.prompt !== undefined;
   const budget = fitBudget(params.tokenBudget, entry.window);
   const tokens = params.runtimeContext?.currentTokenCount ?? (engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined);
   const wantsCompress = guarded("shouldCompress", deps.logger, () => engine.shouldCompress(tokens));
@@ -144,9 +156,13 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const selects = overridesHook(engine, "selectContext");
   const seed = deps.historyFromEngine && !entry.seeded;
   // The no-op path: nothing to convert, OpenClaw keeps its own list object.
-  if (!compress && !selects && !entry.view && entry.outputs.length === 0 && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) return passThrough(host);
+  if (!compress && !selects && !entry.view && entry.outputs.length === 0 && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) {
+    if (turnStart) noteTurnStart(entry, host, params.prompt);
+    return passThrough(host);
+  }
 
-  const { working, origins, hostConverted, own } = workingList(entry, host);
+  const { working, origins, hostConverted, own, holdsOurs } = workingList(entry, host);
+  if (turnStart && !own && !holdsOurs) noteTurnStart(entry, host, params.prompt);
   let current = working;
   if (seed && !own) {
     entry.seeded = true;
@@ -175,6 +191,16 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const result: OcAssembleResult = { messages: back.messages, estimatedTokens: defaultTokenCounter.countMessages(current) };
   if (back.systemText) result.systemPromptAddition = back.systemText;
   return result;
+}
+
+/**
+ * The history a turn's commit builds on: OpenClaw's own transcript as the turn-start assemble got it.
+ * A list that extends one of our earlier results (OpenClaw's second turn-start call) is our view, with
+ * the engine's notes in it: a commit built on it would hand the engine a history that never was.
+ */
+function noteTurnStart(entry: SessionEntry, host: readonly OcAgentMessage[], prompt: string | undefined): void {
+  entry.turnHistory = host;
+  entry.lastPrompt = prompt;
 }
 
 /** `selectContext` for this request, on the budget OpenClaw gave it (else the model's window); the checked result. */
