@@ -189,6 +189,10 @@ describe("compact in a process that has assembled nothing (after a restart)", ()
 describe("the history a commit hands over is OpenClaw's transcript, not the engine's view", () => {
   // An engine that answers a small budget with a note and the last turn (what LCM does over the room left).
   class NoteEngine extends RecordingEngine {
+    ended: Message[][] = [];
+    override onSessionEnd(_sessionId: string, messages: readonly Message[]): void {
+      this.ended.push([...messages]);
+    }
     override selectContext(messages: Message[], options: { budgetTokens?: number } = {}): Message[] | null {
       if ((options.budgetTokens ?? 0) > 10_000 || messages.length <= 4) return null;
       return [{ role: "user", content: "<note>earlier turns are not shown here</note>" }, ...messages.slice(-4)];
@@ -211,6 +215,9 @@ describe("the history a commit hands over is OpenClaw's transcript, not the engi
       expect(engine.turns).toHaveLength(1);
       expect(JSON.stringify(engine.turns[0]!.messages)).not.toContain("<note>");
       expect(engine.turns[0]!.messages).toEqual(toOpenAiMessages([...history, ...turn]).messages);
+      // Gateway mode: dispose after the turn ends the session with that same transcript, not the view.
+      await oc.dispose();
+      expect(engine.ended).toEqual([toOpenAiMessages([...history, ...turn]).messages]);
     }
   });
 });
