@@ -191,3 +191,35 @@ export async function dropSchema(pg, url, schema) {
     await client.end();
   }
 }
+
+/**
+ * A long-running OpenClaw gateway on `home` (`openclaw gateway run`, loopback, token auth). In gateway
+ * mode OpenClaw calls the engine's `dispose` after every turn. `ready` resolves true once it logs ready
+ * (false after `timeoutMs` or when it exits); `turn` runs `openclaw agent` through it.
+ */
+export function startGateway(install, home, { port, token, timeoutMs = 300_000 }) {
+  const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(port) };
+  const args = [install.openclaw, "gateway", "run", "--port", String(port), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"];
+  const child = spawn(process.execPath, args, { cwd: install.env, env: { ...cleanEnv(), OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const ready = new Promise((resolve) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const up = /\[gateway\]\s+ready/.test(out);
+      if (up || Date.now() - started > timeoutMs || child.exitCode !== null) {
+        clearInterval(poll);
+        resolve(up);
+      }
+    }, 500);
+  });
+  return {
+    child,
+    ready,
+    output: () => out,
+    stop: (signal = "SIGTERM") => child.kill(signal),
+    turn: (sessionId, message, turnTimeoutMs = 600_000) =>
+      home.cli(["agent", "--agent", "main", "--session-id", sessionId, "--message", message, "--json"], { env: gwEnv, timeoutMs: turnTimeoutMs }),
+  };
+}
