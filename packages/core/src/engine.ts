@@ -22,6 +22,13 @@ export interface CompressOptions {
   /** The session this pass belongs to, for engines shared across sessions. */
   sessionId?: string;
   /**
+   * Deep copy of the message that starts the turn this pass is for, when the host sends it after the
+   * compacted list itself (it is then not in `messages`, whose newest user message is an earlier
+   * turn's). An engine that keeps or quotes the turn's request takes this one. Absent: the request is
+   * the newest user message of `messages`.
+   */
+  incomingMessage?: Message | null;
+  /**
    * The input budget the host will enforce on the next request, in the host's token count: what the
    * messages may take once the output reserve, every tool schema sent with the request and anything
    * else the host adds are subtracted from the window. The compacted list should fit well under it.

@@ -15,6 +15,7 @@ export { createTiktokenCounter, type TiktokenEncodingName } from "./tokens/tikto
 export * from "./engine-context.js";
 export * from "./engine-factory.js";
 export * from "./errors.js";
+export * from "./error-causes.js";
 export * from "./validate-result.js";
 export * from "./summary-acceptance.js";
 export * from "./redact/index.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DeadlineExceededError, describeError, raceAbort, raceAbortOrNull, withDeadline } from "../src/index.js";
+import { DeadlineExceededError, describeError, describeErrorWithCauses, raceAbort, raceAbortOrNull, withDeadline } from "../src/index.js";
 
 describe("describeError", () => {
   it("describes any thrown value in one string, never throwing", () => {
@@ -10,6 +10,31 @@ describe("describeError", () => {
     const loop: Record<string, unknown> = {};
     loop.self = loop;
     expect(describeError(loop)).toBe("[object Object]");
+  });
+});
+
+describe("describeErrorWithCauses", () => {
+  it("keeps the cause chain, with an AggregateError's errors, and redacts secrets a cause quotes", () => {
+    const refused = new AggregateError([new Error("connect ECONNREFUSED ::1:5432"), new Error("connect ECONNREFUSED 127.0.0.1:5432")], "");
+    const login = new Error("login failed for postgres://app:hunter2-secret-pw@db.example:5432/app", { cause: refused });
+    const top = new Error("could not store the turn", { cause: login });
+    const line = describeErrorWithCauses(top);
+    expect(line).toMatch(/^could not store the turn; caused by: login failed/);
+    expect(line).toContain("ECONNREFUSED 127.0.0.1:5432");
+    expect(line).toContain("ECONNREFUSED ::1:5432");
+    expect(line).not.toContain("hunter2-secret-pw");
+  });
+
+  it("stops at a cycle and at five causes; a plain value is described as describeError does", () => {
+    const a = new Error("a");
+    const b = new Error("b", { cause: a });
+    (a as { cause?: unknown }).cause = b;
+    expect(describeErrorWithCauses(a)).toBe("a; caused by: b");
+    let deep: Error = new Error("e0");
+    for (let i = 1; i < 10; i++) deep = new Error(`e${i}`, { cause: deep });
+    expect(describeErrorWithCauses(deep).split("; caused by: ")).toHaveLength(6);
+    expect(describeErrorWithCauses("text")).toBe("text");
+    expect(describeErrorWithCauses(new Error("no cause"))).toBe("no cause");
   });
 });
 

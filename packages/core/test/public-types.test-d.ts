@@ -64,6 +64,7 @@ describe("ContextEngine", () => {
       signal?: AbortSignal;
       memoryContext?: string;
       sessionId?: string;
+      incomingMessage?: Message | null;
       budgetTokens?: number;
       messageTimes?: readonly (number | null)[];
     }>();

@@ -2,7 +2,8 @@
 // the LCM plugin installed with OpenClaw's own CLI exactly as the package README says, a loopback
 // OpenAI-compatible model, turns through `openclaw agent --local` and a gateway. Run under Node 24.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,22 +56,51 @@ async function ok(cmd, args, opts) {
 const npm = (args, opts) => ok(process.execPath, [npmCli(), ...args], { ...opts, env: { npm_config_nodedir: "", ...(opts?.env ?? {}) } });
 
 /**
- * Pack core and the adapter (pnpm pack rewrites workspace ranges as a publish does), install them
- * and OpenClaw into `work/env` with npm, then pack the LCM plugin directory the adapter ships:
- * the plugin tarball the README tells users to install.
+ * OpenClaw from npm (`npm install openclaw@<version>`, as its users install it), once per version and
+ * Node major under ~/.cache/context-engine (like the Node matrix's better-sqlite3 builds): it is a large
+ * install, and CI runs the same pinned version every time. Built beside, then renamed into place.
  */
-export async function prepareInstall(work) {
+async function cachedOpenClaw() {
+  const major = process.versions.node.split(".")[0];
+  const root = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "context-engine", `openclaw-${OPENCLAW_VERSION}-node${major}`);
+  const cli = join(root, "node_modules", "openclaw", "openclaw.mjs");
+  if (existsSync(cli)) return cli;
+  const partial = `${root}.${process.pid}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  writeFileSync(join(partial, "package.json"), JSON.stringify({ name: "openclaw-e2e-cache", private: true }));
+  await npm(["install", "--no-audit", "--no-fund", "--loglevel=error", `openclaw@${OPENCLAW_VERSION}`], { cwd: partial, timeoutMs: 900_000 });
+  try {
+    renameSync(partial, root);
+  } catch {
+    // Another run cached it first: use that one.
+    rmSync(partial, { recursive: true, force: true });
+  }
+  return cli;
+}
+
+/**
+ * Pack core and the adapter (pnpm pack rewrites workspace ranges as a publish does), install them
+ * into `work/env` with npm as the README says, then pack the LCM plugin directory the adapter ships:
+ * the plugin tarball the README tells users to install. OpenClaw itself comes from npm, installed
+ * into `work/env` too or, with `{ cache: true }`, once per version (see `cachedOpenClaw`).
+ */
+export async function prepareInstall(work, { cache = false } = {}) {
   const tarballs = join(work, "tarballs");
   const env = join(work, "env");
   mkdirSync(tarballs, { recursive: true });
   mkdirSync(env, { recursive: true });
+  const openclawCli = cache ? cachedOpenClaw() : null;
+  openclawCli?.catch(() => {});
   for (const pkg of ["packages/core", "packages/openclaw"]) await ok("npx", [...PNPM, "pack", "--pack-destination", tarballs], { cwd: join(repo, pkg) });
   const tgz = (prefix) => join(tarballs, readdirSync(tarballs).find((f) => f.startsWith(prefix) && f.endsWith(".tgz")));
   writeFileSync(join(env, "package.json"), JSON.stringify({ name: "openclaw-e2e", private: true }));
-  await npm(["install", "--no-audit", "--no-fund", "--loglevel=error", `openclaw@${OPENCLAW_VERSION}`, tgz("context-engine-core-"), tgz("context-engine-openclaw-")], { cwd: env, timeoutMs: 900_000 });
+  const specs = [...(cache ? [] : [`openclaw@${OPENCLAW_VERSION}`]), tgz("context-engine-core-"), tgz("context-engine-openclaw-")];
+  await npm(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefer-offline", ...specs], { cwd: env, timeoutMs: 900_000 });
   // README: npm pack the plugin directory the adapter ships, then install that tarball with OpenClaw's CLI.
   await npm(["pack", "--pack-destination", tarballs, join(env, "node_modules/@context-engine/openclaw/lcm-plugin")], { cwd: env });
-  return { env, pluginTarball: tgz("context-engine-openclaw-lcm-"), openclaw: join(env, "node_modules/openclaw/openclaw.mjs") };
+  const openclaw = openclawCli ? await openclawCli : join(env, "node_modules/openclaw/openclaw.mjs");
+  return { env, pluginTarball: tgz("context-engine-openclaw-lcm-"), openclaw };
 }
 
 /** The loopback model server: its port and the requests it recorded. */
@@ -160,4 +190,36 @@ export async function dropSchema(pg, url, schema) {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A long-running OpenClaw gateway on `home` (`openclaw gateway run`, loopback, token auth). In gateway
+ * mode OpenClaw calls the engine's `dispose` after every turn. `ready` resolves true once it logs ready
+ * (false after `timeoutMs` or when it exits); `turn` runs `openclaw agent` through it.
+ */
+export function startGateway(install, home, { port, token, timeoutMs = 300_000 }) {
+  const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(port) };
+  const args = [install.openclaw, "gateway", "run", "--port", String(port), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"];
+  const child = spawn(process.execPath, args, { cwd: install.env, env: { ...cleanEnv(), OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const ready = new Promise((resolve) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const up = /\[gateway\]\s+ready/.test(out);
+      if (up || Date.now() - started > timeoutMs || child.exitCode !== null) {
+        clearInterval(poll);
+        resolve(up);
+      }
+    }, 500);
+  });
+  return {
+    child,
+    ready,
+    output: () => out,
+    stop: (signal = "SIGTERM") => child.kill(signal),
+    turn: (sessionId, message, turnTimeoutMs = 600_000) =>
+      home.cli(["agent", "--agent", "main", "--session-id", sessionId, "--message", message, "--json"], { env: gwEnv, timeoutMs: turnTimeoutMs }),
+  };
 }

@@ -21,9 +21,11 @@ const token = randomBytes(12).toString("hex");
 const gatewayPort = 20_000 + Math.floor(Math.random() * 20_000);
 const log = (...a) => console.log(`[long ${new Date().toISOString().slice(11, 19)}]`, ...a);
 const report = { turns: [], checks: {} };
-const filler = (i) => `Background for turn ${i}: ${"the harbour master logged the tides, the ferries and the weather for the day ".repeat(45)}`;
+// About 2.4k tokens a turn (FILLER_REPEAT=120): a few turns overflow the ~8.8k tokens OpenClaw leaves for history on a 24k window.
+const FILLER_REPEAT = Number(process.env.FILLER_REPEAT ?? 120);
+const filler = (i) => `Background for turn ${i}: ${"the harbour master logged the tides, the ferries and the weather for the day ".repeat(FILLER_REPEAT)}`;
 
-const install = await prepareInstall(work);
+const install = await prepareInstall(work, { cache: true });
 const model = await startModel(work);
 const home = await makeHome(install, join(work, "home"), { port: model.port, window: WINDOW, pluginConfig: { store: url, schema } });
 const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort) };
@@ -80,12 +82,21 @@ try {
   const requests = model.requests().filter((r) => Array.isArray(r.body.messages));
   const sizes = requests.map((r) => Math.ceil(JSON.stringify(r.body.messages).length / 4));
   const withBlock = requests.map((r) => JSON.stringify(r.body.messages).includes("<lcm_context>"));
+  const withSummary = requests.map((r) => JSON.stringify(r.body.messages).includes("<summary "));
   const emptyPreamble = requests.filter((r) => {
     const text = JSON.stringify(r.body.messages);
     return text.includes("The summaries below") && !text.includes("<summary ");
   }).length;
+  // A quote of the request must be the request's own turn (OpenClaw sends the turn's message after the history).
+  const textOf = (c) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p?.text ?? "").join(" ") : "");
+  const staleQuotes = requests.filter((r) => {
+    const texts = r.body.messages.filter((m) => m.role === "user").map((m) => textOf(m.content));
+    const own = texts.filter((t) => !t.includes("<lcm_context>")).at(-1)?.match(/fact-(\d+)/)?.[1];
+    const quoted = texts.filter((t) => t.includes("<lcm_context>")).map((t) => t.split("quoted verbatim")[1] ?? "").join(" ").match(/fact-(\d+)/)?.[1];
+    return quoted !== undefined && quoted !== own;
+  }).length;
   const last = requests.at(-1);
-  report.checks.requests = { count: requests.length, maxTokensEstimate: Math.max(0, ...sizes), window: WINDOW, firstWithSummaries: withBlock.indexOf(true), emptyPreambleNotes: emptyPreamble };
+  report.checks.requests = { count: requests.length, maxTokensEstimate: Math.max(0, ...sizes), window: WINDOW, firstWithNote: withBlock.indexOf(true), firstWithSummaries: withSummary.indexOf(true), withNote: withBlock.filter(Boolean).length, emptyPreambleNotes: emptyPreamble, staleQuotes, latestRequestWording: requests.filter((r) => JSON.stringify(r.body.messages).includes("latest request")).length };
   report.checks.lastRequestHasRecentTurnVerbatim = JSON.stringify(last?.body.messages ?? []).includes(`Remember fact-${TURNS - 1}.`);
   report.checks.lastAnswerFacts = (JSON.stringify(last?.body.messages ?? []).match(/fact-\d+/g) ?? []).filter((v, i, a) => a.indexOf(v) === i).length;
 
@@ -95,6 +106,8 @@ try {
   report.checks.stored = {
     rows: rows.length,
     eachUserMessageOnce: Array.from({ length: TURNS }, (_, i) => users.filter((u) => u.includes(`Remember fact-${i}.`)).length).every((n) => n === 1),
+    timesStored: Array.from({ length: TURNS }, (_, i) => users.filter((u) => u.includes(`Remember fact-${i}.`)).length),
+    sequence: rows.map((r) => `${r.role[0]}:${JSON.stringify(r.message.content).replace(/\\n|\s+/g, " ").slice(1, 36)}`),
     internalSessions: (await storedSessions(pg, url, schema)).filter((s) => s.startsWith("internal-session-effects")).length,
   };
   await dropSchema(pg, url, schema).catch(() => {});

@@ -28,6 +28,8 @@ export interface Working {
   hostConverted: Message[];
   /** The host list began with what the last assemble returned (OpenClaw's next step of the same run). */
   own: boolean;
+  /** The host list holds a message the engine made: a view of ours (reshaped by OpenClaw), not its transcript. */
+  holdsOurs: boolean;
 }
 
 function startsWith(list: readonly Message[], prefix: readonly string[]): boolean {
@@ -49,19 +51,30 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
   for (const output of entry.outputs) {
     if (!startsWith(messages, output.fingerprints)) continue;
     const added = messages.slice(output.fingerprints.length);
-    return { working: messages, origins, hostConverted: [...output.standsFor, ...added], own: true };
+    return { working: messages, origins, hostConverted: [...output.standsFor, ...added], own: true, holdsOurs: true };
   }
   // A list that is not ours: OpenClaw's transcript at a turn start. Earlier outputs belong to finished runs.
+  const holdsOurs = holdsEngineMessages(entry.outputs, messages);
   entry.outputs = [];
   if (entry.view && host.length >= entry.coveredCount) {
     const last = messages[entry.coveredCount - 1];
     if (entry.coveredCount === 0 || (last && fingerprint(last) === entry.coveredFingerprint)) {
-      return { working: [...entry.view, ...messages.slice(entry.coveredCount)], origins, hostConverted: messages, own: false };
+      return { working: [...entry.view, ...messages.slice(entry.coveredCount)], origins, hostConverted: messages, own: false, holdsOurs };
     }
   }
   entry.view = null;
   entry.coveredCount = 0;
-  return { working: messages, origins, hostConverted: messages, own: false };
+  return { working: messages, origins, hostConverted: messages, own: false, holdsOurs };
+}
+
+/** Whether `messages` holds a message the engine made (in an earlier result, not in the host list it stood for). */
+function holdsEngineMessages(outputs: readonly AssembledOutput[], messages: readonly Message[]): boolean {
+  const made = new Set<string>();
+  for (const output of outputs) {
+    const fromHost = new Set(output.standsFor.map(fingerprint));
+    for (const f of output.fingerprints) if (!fromHost.has(f)) made.add(f);
+  }
+  return made.size > 0 && messages.some((m) => made.has(fingerprint(m)));
 }
 
 const MAX_OUTPUTS = 8;
@@ -91,19 +104,30 @@ export function fitBudget(given: unknown, window: number | undefined): number | 
   return given < floor ? undefined : given;
 }
 
+interface CompressOnceOptions {
+  force?: boolean;
+  tokens?: number | undefined;
+  sessionId: string;
+  /** The turn's own request (turn-start assemble): OpenClaw appends it after the list. */
+  incoming?: Message | undefined;
+  /** The input budget this request has (`assembleInputBudget`). */
+  budgetTokens: number;
+}
+
+/** The turn's request as the engine sees it: OpenClaw passes its text as `prompt` to the turn-start assemble only. */
+function incomingOf(params: OcAssembleParams): Message | undefined {
+  return typeof params.prompt === "string" && params.prompt ? { role: "user", content: params.prompt } : undefined;
+}
+
 /** One bounded `compress` on a copy; the accepted result, or null when it changed nothing or was refused. */
-async function compressOnce(
-  engine: ContextEngine,
-  working: Message[],
-  options: { force?: boolean; tokens?: number | undefined; sessionId: string; budgetTokens: number },
-  deps: AssembleDeps,
-): Promise<Message[] | null> {
+async function compressOnce(engine: ContextEngine, working: Message[], options: CompressOnceOptions, deps: AssembleDeps): Promise<Message[] | null> {
   const given = structuredClone(working);
   const outcome = await bounded("compress", deps.timeoutMs, deps.logger, (signal) =>
     engine.compress(given, {
       signal,
       sessionId: options.sessionId,
       ...(options.force ? { force: true } : {}),
+      ...(options.incoming ? { incomingMessage: structuredClone(options.incoming) } : {}),
       ...(options.tokens !== undefined ? { currentTokens: options.tokens } : {}),
       ...(options.budgetTokens > 0 ? { budgetTokens: options.budgetTokens } : {}),
     }),
@@ -125,11 +149,10 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   if (!Array.isArray(host)) return { messages: [], estimatedTokens: 0 };
   const engine = entry.engine;
   entry.lastHost = host;
-  // The turn-start assemble (the one with the turn's prompt) is fenced before the turn's user entry.
-  if (params.prompt !== undefined) {
-    entry.turnHistory = host;
-    entry.lastPrompt = params.prompt;
-  }
+  // The turn-start assemble (the one with the turn's prompt) is fenced before the turn's user entry: its
+  // list is the history the turn's commit builds on. OpenClaw calls it twice with the prompt; the second
+  // call gets our own first result back, which is a view, not the history (see `noteTurnStart`).
+  const turnStart = params.prompt !== undefined;
   const budget = fitBudget(params.tokenBudget, entry.window);
   const budgetTokens = assembleInputBudget(engine, budget, entry.window ?? engine.contextLength, params.runtimeSettings);
   const tokens = params.runtimeContext?.currentTokenCount ?? (engine.lastPromptTokens > 0 ? engine.lastPromptTokens : undefined);
@@ -138,14 +161,18 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const selects = overridesHook(engine, "selectContext");
   const seed = deps.historyFromEngine && !entry.seeded;
   // The no-op path: nothing to convert, OpenClaw keeps its own list object.
-  if (!compress && !selects && !entry.view && entry.outputs.length === 0 && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) return passThrough(host);
+  if (!compress && !selects && !entry.view && entry.outputs.length === 0 && !seed && (budget === undefined || estimateAgentTokens(host) <= budget)) {
+    if (turnStart) noteTurnStart(entry, host, params.prompt);
+    return passThrough(host);
+  }
 
-  const { working, origins, hostConverted, own } = workingList(entry, host);
+  const { working, origins, hostConverted, own, holdsOurs } = workingList(entry, host);
+  if (turnStart && !own && !holdsOurs) noteTurnStart(entry, host, params.prompt);
   let current = working;
   if (seed && !own) {
     entry.seeded = true;
     // The engine's stored history for this session (its compress assembles from its store).
-    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId, budgetTokens }, deps);
+    const stored = await compressOnce(engine, current, { sessionId: entry.sessionId, incoming: incomingOf(params), budgetTokens }, deps);
     if (stored) {
       current = stored;
       adoptView(entry, current, hostConverted);
@@ -153,7 +180,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   }
   const over = budget !== undefined && defaultTokenCounter.countMessages(current) > budget;
   if (compress || (over && !selects)) {
-    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress, budgetTokens }, deps);
+    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress, incoming: incomingOf(params), budgetTokens }, deps);
     if (compacted) {
       current = compacted;
       adoptView(entry, current, hostConverted);
@@ -171,17 +198,27 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   return result;
 }
 
+/**
+ * The history a turn's commit builds on: OpenClaw's own transcript as the turn-start assemble got it.
+ * A list that extends one of our earlier results (OpenClaw's second turn-start call) is our view, with
+ * the engine's notes in it: a commit built on it would hand the engine a history that never was.
+ */
+function noteTurnStart(entry: SessionEntry, host: readonly OcAgentMessage[], prompt: string | undefined): void {
+  entry.turnHistory = host;
+  entry.lastPrompt = prompt;
+}
+
 /** `selectContext` for this request, on its input budget (`assembleInputBudget`); the checked result. */
 async function select(entry: SessionEntry, current: Message[], params: OcAssembleParams, budgetTokens: number, deps: AssembleDeps): Promise<Message[]> {
   const engine = entry.engine;
-  const prompt = typeof params.prompt === "string" && params.prompt ? params.prompt : undefined;
+  const incoming = incomingOf(params);
   const outcome = await bounded("selectContext", deps.timeoutMs, deps.logger, () =>
     engine.selectContext(structuredClone(current), {
       conversationMessages: structuredClone(current),
       budgetTokens,
       sessionId: entry.sessionId,
       // The turn's own request: OpenClaw appends it after assemble, so it is not in the list.
-      ...(prompt ? { incomingMessage: { role: "user", content: prompt } } : {}),
+      ...(incoming ? { incomingMessage: incoming } : {}),
     }),
   );
   // null, undefined, [] and non-message items fall open silently (the contract's "no selection"); anything else is checked.

@@ -52,6 +52,16 @@ export interface OpenClawEngineOptions {
  * host does not fall back to its legacy engine. Every engine call is bounded
  * and validated; on any failure OpenClaw gets its unmodified messages.
  */
+/**
+ * The session's transcript for `onSessionEnd`: OpenClaw's history after the last commit (or as the turn
+ * start gave it). The latest assemble's list may be our own result handed back, a view with the
+ * engine's notes in it: an engine that stores what it is given would store a history that never was.
+ */
+function sessionTranscript(entry: SessionEntry): Message[] {
+  const transcript = entry.turnHistory ?? entry.lastHost;
+  return transcript ? toOpenAiMessages(transcript).messages : [];
+}
+
 export function createOpenClawContextEngine(options: OpenClawEngineOptions): OpenClawContextEngine {
   const logger = options.logger ?? options.init?.logger ?? silentLogger;
   const sessions = options.sessions ?? new SessionEngines(options.factory, { ...options.init, logger });
@@ -204,7 +214,7 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       // All at once, each bounded: hung sessions cost one step deadline in total, not one each.
       await Promise.all(
         sessions.entries().map((entry) =>
-          bounded("onSessionEnd", stepMs, logger, () => entry.engine.onSessionEnd(entry.sessionId, entry.lastHost ? toOpenAiMessages(entry.lastHost).messages : [])),
+          bounded("onSessionEnd", stepMs, logger, () => entry.engine.onSessionEnd(entry.sessionId, sessionTranscript(entry))),
         ),
       );
       sessions.clear();

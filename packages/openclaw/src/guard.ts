@@ -1,5 +1,4 @@
-import { MAX_RESULT_DEPTH, MessageSchema, checkConversation, exceedsDepth } from "@context-engine/core";
-import { describeWithCauses as describeError } from "./log-data.js";
+import { MAX_RESULT_DEPTH, MessageSchema, checkConversation, describeErrorWithCauses as describeError, exceedsDepth } from "@context-engine/core";
 import type { Logger, Message } from "@context-engine/core";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };

@@ -1,5 +1,5 @@
 import type { ContextEngine, EngineFactory, EngineInitContext, Message } from "@context-engine/core";
-import { describeError, isContextEngine } from "@context-engine/core";
+import { describeErrorWithCauses, isContextEngine } from "@context-engine/core";
 import { InertEngine } from "./inert-engine.js";
 import type { OcAgentMessage } from "./openclaw-types.js";
 
@@ -94,7 +94,7 @@ export class SessionEngines {
       if (isContextEngine(engine)) return engine;
       throw new TypeError("the factory did not return a ContextEngine");
     } catch (err) {
-      const reason = describeError(err);
+      const reason = describeErrorWithCauses(err);
       this.#init.logger?.error(`[context-engine/openclaw] the engine factory failed for session ${sessionId}: ${reason}; OpenClaw keeps the unmodified messages`);
       return new InertEngine(reason);
     }

@@ -186,6 +186,42 @@ describe("compact in a process that has assembled nothing (after a restart)", ()
   });
 });
 
+describe("the history a commit hands over is OpenClaw's transcript, not the engine's view", () => {
+  // An engine that answers a small budget with a note and the last turn (what LCM does over the room left).
+  class NoteEngine extends RecordingEngine {
+    ended: Message[][] = [];
+    override onSessionEnd(_sessionId: string, messages: readonly Message[]): void {
+      this.ended.push([...messages]);
+    }
+    override selectContext(messages: Message[], options: { budgetTokens?: number } = {}): Message[] | null {
+      if ((options.budgetTokens ?? 0) > 10_000 || messages.length <= 4) return null;
+      return [{ role: "user", content: "<note>earlier turns are not shown here</note>" }, ...messages.slice(-4)];
+    }
+  }
+
+  it("OpenClaw's second turn-start assemble (the prompt again, our result back, also reshaped) leaves the commit's history alone", async () => {
+    for (const reshape of [false, true]) {
+      const engine = new NoteEngine();
+      const oc = createOpenClawContextEngine({ id: "rec", factory: () => engine });
+      const ids = { sessionId: `v${reshape}`, sessionKey: `agent:main:v${reshape}` };
+      const history = [...toolTurn(0), ...toolTurn(1), ...toolTurn(2)];
+      const first = await oc.assemble({ ...ids, messages: history, tokenBudget: 3_000, model: "m", prompt: "q3" });
+      expect(JSON.stringify(first.messages)).toContain("<note>");
+      // OpenClaw then calls again with nearly the whole window and the already-reduced list (seen reshaped in a real run).
+      const reduced = reshape ? [...first.messages, ...first.messages.slice(-4)] : first.messages;
+      await oc.assemble({ ...ids, messages: reduced, tokenBudget: 21_648, model: "m", prompt: "q3" });
+      const turn = toolTurn(3);
+      await oc.commitTurn({ ...ids, advancementKey: "k3", messages: turn, runtimeContext: { tokenBudget: 24_000 } });
+      expect(engine.turns).toHaveLength(1);
+      expect(JSON.stringify(engine.turns[0]!.messages)).not.toContain("<note>");
+      expect(engine.turns[0]!.messages).toEqual(toOpenAiMessages([...history, ...turn]).messages);
+      // Gateway mode: dispose after the turn ends the session with that same transcript, not the view.
+      await oc.dispose();
+      expect(engine.ended).toEqual([toOpenAiMessages([...history, ...turn]).messages]);
+    }
+  });
+});
+
 describe("commitTurn hands over the turn's identity", () => {
   it("OpenClaw's key as turnId, the converted turn as turnMessages at the end of the transcript; a re-delivered key is a no-op", async () => {
     const engine = new RecordingEngine();

@@ -1,4 +1,4 @@
-import { ContextEngine, defaultTokenCounter, describeError, estimateTextTokens, silentLogger, toolError } from "@context-engine/core";
+import { ContextEngine, defaultTokenCounter, describeError, describeErrorWithCauses, estimateTextTokens, silentLogger, toolError } from "@context-engine/core";
 import type {
   CompressOptions,
   EngineInitContext,
@@ -190,8 +190,8 @@ export class LcmEngine extends ContextEngine {
     this.#parts.metrics.storeFailures++;
     if (!this.#storeTrouble) {
       this.#storeTrouble = true;
-      this.#logger.error(`lcm: ${hook} failed; the conversation is left unchanged`, { error: describeError(error) });
-    } else this.#logger.debug(`lcm: ${hook} failed again`, { error: describeError(error) });
+      this.#logger.error(`lcm: ${hook} failed; the conversation is left unchanged`, { error: describeErrorWithCauses(error) });
+    } else this.#logger.debug(`lcm: ${hook} failed again`, { error: describeErrorWithCauses(error) });
   }
 
   #storeOk(): void {
@@ -283,7 +283,7 @@ export class LcmEngine extends ContextEngine {
           startPreparing(this.#parts, store, s);
           return null;
         }
-        const result = await reselect(this.#parts, store, s, requestMessages, tokens, limit, options.messageTimes);
+        const result = await reselect(this.#parts, store, s, requestMessages, { tokens, limit }, options.incomingMessage, options.messageTimes);
         this.#storeOk();
         // A selection over the host's budget would be dropped anyway: leave the request to its compaction.
         if (!result || result.tokens > this.#parts.budgets.input()) return null;

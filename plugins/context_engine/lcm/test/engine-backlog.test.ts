@@ -79,6 +79,35 @@ describe("a long history handed over at once", () => {
     expect(found).toContain("CANARY_5_0");
   });
 
+  it("a host that continues from the compacted list never has its list compared whole with the store again", async () => {
+    const made = makeEngine({ chatModel: new FakeSummarizer(), contextLength: 8_000 });
+    cleanups.push(made.cleanup);
+    const engine = made.engine;
+    const source = agentConversation(60, 7);
+    let live: Message[] = [source[0]!];
+    let compactions = 0;
+    // The host's loop: compress at the threshold and continue from its result; every turn ends with onTurnComplete.
+    for (let i = 1; i < source.length; ) {
+      const turn: Message[] = [source[i++]!];
+      while (i < source.length && source[i]!.role !== "user") turn.push(source[i++]!);
+      if (engine.shouldCompress(engine.lastPromptTokens)) {
+        const out = await engine.compress(structuredClone(live), { sessionId: "p" });
+        if (out.length !== live.length) compactions++;
+        live = out;
+      }
+      live = [...live, ...turn];
+      await engine.onTurnComplete(structuredClone(live), null, { sessionId: "p" });
+      engine.updateFromResponse({ prompt_tokens: JSON.stringify(live).length / 4, completion_tokens: 10, total_tokens: 0 });
+      await engine.whenIdle("p");
+    }
+    expect(compactions).toBeGreaterThan(1);
+    expect(checkConversation(live)).toEqual([]);
+    // Every ingest continued from a writer position: the compacted list's end is recorded as one.
+    expect((engine.getStatus() as unknown as { lcm: { reconciled: number } }).lcm.reconciled).toBe(0);
+    const conv = (await engine.store.findConversation("p"))!;
+    expect(conv.messageCount).toBe(source.length - 1);
+  });
+
   it("a change it did not make (another writer's summary, a reset frontier) is noticed and read again whole", async () => {
     const model = new FakeSummarizer();
     const made = makeEngine({ chatModel: model, contextLength: 8_000, config: { max_passes: 3, backlog_passes: 2 } });

@@ -1,7 +1,7 @@
 import { estimateTextTokens } from "@context-engine/core";
 import type { FrontierItem, LcmStoreDriver, StoredMessage, SummaryRecord } from "../store/types.js";
 import type { AssemblyState } from "./assembler.js";
-import { renderSummary, renderSummaryBlock } from "./render.js";
+import { blockOverheadTokens, renderSummary, renderSummaryBlock } from "./render.js";
 
 /** Immutable-row caches shared by every assembly of one engine (rows never change once stored). */
 export class RowCache {
@@ -142,7 +142,7 @@ export class RowCache {
     const hit = this.#blocks.get(key);
     if (hit && hit.parts.length === rendered.length && hit.parts.every((p, i) => p === rendered[i])) return hit.value;
     const text = renderSummaryBlock(rendered, omitted);
-    const value = { text, overhead: estimateTextTokens(renderSummaryBlock([], omitted)) + 4 };
+    const value = { text, overhead: blockOverheadTokens(omitted, rendered.length > 0) };
     if (this.#blocks.size > 256) this.#blocks.clear();
     this.#blocks.set(key, { parts: [...rendered], value });
     return value;

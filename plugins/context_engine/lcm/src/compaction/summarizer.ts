@@ -1,4 +1,4 @@
-import { ChatModelError, acceptSummary, estimateTextTokens, finishReasonOf, isServerError } from "@context-engine/core";
+import { ChatModelError, acceptSummary, describeErrorWithCauses, estimateTextTokens, finishReasonOf, isServerError } from "@context-engine/core";
 import type { ChatModel, Logger } from "@context-engine/core";
 import { SUMMARY_PREFIXES } from "./prompts.js";
 import { deterministicSummary } from "./fallback.js";
@@ -167,7 +167,7 @@ export class Summarizer {
       } catch (error) {
         // A plain 5xx is retried once; a second one falls back like any failure.
         if (!isServerError(error) || signal.aborted) throw error;
-        o.logger.warn("lcm: summariser server error; retrying once", { message: error instanceof Error ? error.message : String(error) });
+        o.logger.warn("lcm: summariser server error; retrying once", { message: describeErrorWithCauses(error) });
         await new Promise((resolve) => setTimeout(resolve, SERVER_RETRY_MS));
         response = await call();
       }
@@ -194,7 +194,8 @@ export class Summarizer {
     } catch (error) {
       if (request.signal?.aborted) throw abortError();
       const kind = isServerError(error) ? "server_error" : ChatModelError.is(error) ? error.kind : "unknown";
-      const message = error instanceof Error ? error.message : String(error);
+      // With its causes (a network failure says why only there: fetch failed ← connect ECONNREFUSED), redacted.
+      const message = describeErrorWithCauses(error);
       o.logger.warn("lcm: summariser call failed", { kind, message, style });
       if (kind === "auth" || kind === "quota" || kind === "bad_request") {
         this.#trip(o.breakerFailures);

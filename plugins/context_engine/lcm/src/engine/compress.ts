@@ -1,6 +1,6 @@
 import { defaultTokenCounter, raceAbortOrNull } from "@context-engine/core";
 import type { CompressOptions, Message } from "@context-engine/core";
-import { keepRequest, latestRequest } from "../assembly/keep-request.js";
+import { keepRequest, turnRequest } from "../assembly/keep-request.js";
 import { prepareSteps } from "../compaction/runner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
@@ -46,9 +46,9 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   parts.metrics.published += outcome.published;
   parts.metrics.stalePrepared += outcome.stale;
 
-  // System prompt + the summaries that fit + the fresh tail (+ the latest request, always).
+  // System prompt + the summaries that fit + the fresh tail (+ the turn's request, always: the host's incoming one when it sends that itself).
   const assembled = await assemble(parts, store, s, head);
-  const kept = keepRequest(assembled.messages, latestRequest(messages), head.length);
+  const kept = keepRequest(assembled.messages, turnRequest(messages, options.incomingMessage), head.length);
   const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
   if (signal?.aborted) return unchanged;
   s.noteCompaction({
@@ -64,6 +64,8 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
     ...(parts.summarizer.stats.rejections > rejectionsBefore ? { rejected: parts.summarizer.lastRejection } : {}),
   });
   if (sameMessages(result.messages, messages)) return unchanged;
+  // The host continues from this list: where it ends is where the next turn's list starts to be new.
+  await ingest(parts, store, s, result.messages, { stored: true });
   return { messages: result.messages, changed: true };
 }
 

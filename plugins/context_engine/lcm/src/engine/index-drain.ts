@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEvents } from "node:timers/promises";
-import { describeError } from "@context-engine/core";
+import { describeErrorWithCauses } from "@context-engine/core";
 import type { Logger } from "@context-engine/core";
 import type { LcmStoreDriver } from "../store/types.js";
 
@@ -42,7 +42,7 @@ export class IndexDrain {
         if (remaining === 0) return;
       }
     } catch (error) {
-      if (!this.isClosed()) this.logger.warn("lcm: background full-text indexing stopped", { error: describeError(error) });
+      if (!this.isClosed()) this.logger.warn("lcm: background full-text indexing stopped", { error: describeErrorWithCauses(error) });
     }
   }
 }

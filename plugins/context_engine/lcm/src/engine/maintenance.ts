@@ -1,4 +1,4 @@
-import { defaultTokenCounter, describeError } from "@context-engine/core";
+import { defaultTokenCounter, describeErrorWithCauses } from "@context-engine/core";
 import type { Message, PruneResult } from "@context-engine/core";
 import { shortenMessage } from "../assembly/render.js";
 import { applyRetention } from "../retention/index.js";
@@ -26,7 +26,7 @@ export async function retain(parts: EngineParts): Promise<RetentionReport | null
     }
     return report;
   } catch (error) {
-    parts.logger.warn("lcm: retention failed", { error: describeError(error) });
+    parts.logger.warn("lcm: retention failed", { error: describeErrorWithCauses(error) });
     return null;
   }
 }

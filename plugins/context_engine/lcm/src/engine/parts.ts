@@ -11,6 +11,8 @@ import type { StoreHandle } from "./store-handle.js";
 /** Counters shown by `getStatus().lcm`. */
 export interface EngineMetrics {
   ingested: number;
+  /** Ingests that compared a whole list with the stored history (no writer position held). */
+  reconciled: number;
   published: number;
   stalePrepared: number;
   prepareRuns: number;
@@ -38,7 +40,7 @@ export interface EngineParts {
 }
 
 export function newMetrics(): EngineMetrics {
-  return { ingested: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0 };
+  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0 };
 }
 
 /** The summariser an engine's config and context describe. */

@@ -1,4 +1,4 @@
-import { describeError } from "@context-engine/core";
+import { describeErrorWithCauses } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
 import { prepareSteps, total } from "../compaction/runner.js";
 import type { PreparedWork, RunDeps } from "../compaction/runner.js";
@@ -29,7 +29,7 @@ export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: Eng
   const signal = s.signal;
   const job: Promise<PreparedWork | null> = prepare(parts, store, s, signal)
     .catch((error: unknown) => {
-      if (!signal.aborted) parts.logger.warn("lcm: background preparation failed", { error: describeError(error) });
+      if (!signal.aborted) parts.logger.warn("lcm: background preparation failed", { error: describeErrorWithCauses(error) });
       return null;
     })
     .then(async (work) => {

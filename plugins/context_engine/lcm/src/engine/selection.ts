@@ -1,6 +1,6 @@
 import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
-import { isRequest, keepRequest, latestRequest } from "../assembly/keep-request.js";
+import { isRequest, keepRequest, turnRequest } from "../assembly/keep-request.js";
 import { shortenMessage } from "../assembly/render.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
@@ -21,10 +21,11 @@ export async function reselect(
   store: LcmStoreDriver,
   s: EngineSession,
   request: Message[],
-  tokens: number,
-  limit: number,
+  sizes: { tokens: number; limit: number },
+  incoming?: Message | null,
   times?: unknown,
 ): Promise<{ messages: Message[]; tokens: number } | null> {
+  const { tokens, limit } = sizes;
   const { head } = await ingest(parts, store, s, request, { times });
   const live = s.live;
   const r = s.rescue;
@@ -44,7 +45,8 @@ export async function reselect(
   // Re-select below the usual budget, so the following requests can append for a while.
   const budgets = parts.budgets;
   const budget = Math.max(256, Math.min(Math.floor((budgets.target() + budgets.assembly()) / 2), limit - 64));
-  const latest = latestRequest(request);
+  // The turn's request: the host's incoming message when it appends that itself (then nothing to quote).
+  const latest = turnRequest(request, incoming);
   const raw = await assemble(parts, store, s, head, budget);
   const kept = keepRequest(raw.messages, latest, head.length);
   const assembled = { messages: kept.messages, tokens: raw.tokens + kept.addedTokens };

@@ -1,4 +1,4 @@
-import { describeError } from "@context-engine/core";
+import { describeErrorWithCauses } from "@context-engine/core";
 import type { Logger } from "@context-engine/core";
 import { acquireDriver, acquireStore } from "../store/pool.js";
 import type { StoreLease } from "../store/pool.js";
@@ -113,7 +113,7 @@ export class StoreHandle {
   /** Plain words for the usual causes, with the fix; never the URL's password. */
   #explain(error: unknown): string {
     const url = this.resolved.spec.kind === "postgres" ? this.resolved.spec.postgres.url : undefined;
-    const raw = url ? scrubConnectionSecrets(describeError(error), connectionSecrets(url)) : describeError(error);
+    const raw = url ? scrubConnectionSecrets(describeErrorWithCauses(error), connectionSecrets(url)) : describeErrorWithCauses(error);
     const where = this.description.kind === "postgres" ? `PostgreSQL at ${this.description.location} (schema ${this.description.schema})` : `SQLite file ${this.description.location}`;
     if (/did not self-register|NODE_MODULE_VERSION|was compiled against a different Node/i.test(raw)) {
       return `${where}: the native module better-sqlite3 was built for another Node.js version (${raw.split("\n")[0]}). Rebuild it for this Node: npm rebuild better-sqlite3`;

@@ -25,6 +25,8 @@ export interface IngestRequest {
   turn?: TurnIdentity;
   /** Compare the whole list with the stored history even where a writer position holds (to learn every stored id). */
   reconcile?: boolean;
+  /** The list is the engine's own output, assembled from the store: record where it ends, store nothing. */
+  stored?: boolean;
   /** The host's `messageTimes` for the list (when each message was said), unchecked. */
   times?: unknown;
 }
@@ -44,6 +46,7 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
   const options: IngestOptions = {
     isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
     positions: request.reconcile ? [] : s.positions,
+    ...(request.stored ? { mode: "stored" as const } : {}),
     seenIds: s.own,
     // An earlier import's index backlog is drained off the hook path, not inside this call.
     drainBacklog: false,
@@ -52,6 +55,7 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
   };
   const result = await store.ingest(s.conversationId, messages, options);
   parts.metrics.ingested += result.appended;
+  if (result.alignment === "reconciled" || result.alignment === "no-overlap") parts.metrics.reconciled++;
   if (result.disagreed > 0) noteDisagreement(parts, s, result);
   parts.indexing.kick(store);
   s.recordIngest(result, messages, headCount);

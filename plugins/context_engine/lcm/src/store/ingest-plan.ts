@@ -83,6 +83,11 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
   if (options.mode === "append") {
     alignment = "append";
     candidates = inputs.encodeRange(0);
+  } else if (options.mode === "stored") {
+    // The engine's own output (assembled from the store): nothing to add, its end is where this writer stands.
+    alignment = "position";
+    candidates = [];
+    alreadyStored = n;
   } else if (storedCount === 0) {
     alignment = "empty-store";
     candidates = inputs.encodeRange(0);

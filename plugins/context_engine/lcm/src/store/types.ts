@@ -79,8 +79,11 @@ export interface IngestOptions {
    * writers'); what is not provably stored is appended, never skipped. With a
    * `position` that still holds, only what follows it is looked at.
    * `append`: every non-synthetic message is new (the caller knows).
+   * `stored`: every non-synthetic message is stored already (the engine's own output, assembled from
+   * the store): nothing is added, and the list's end is recorded as where this writer stands, so the
+   * host's next list (that output plus a turn) costs O(new messages).
    */
-  mode?: "align" | "append";
+  mode?: "align" | "append" | "stored";
   /**
    * The writer's positions from its previous ingests (`IngestResult.position`), checked against the
    * list, never trusted blindly: the furthest one that still holds decides where new inputs start.
