@@ -59,12 +59,28 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
   if (entry.view && host.length >= entry.coveredCount) {
     const last = messages[entry.coveredCount - 1];
     if (entry.coveredCount === 0 || (last && fingerprint(last) === entry.coveredFingerprint)) {
-      return { working: [...entry.view, ...messages.slice(entry.coveredCount)], origins, hostConverted: messages, own: false, holdsOurs };
+      const rest = messages.slice(entry.coveredCount);
+      // A view assembled from a shared store can already hold what the host's list adds after the count it
+      // covers (a turn committed before this process's transcript showed it): that overlap goes in once.
+      const known = overlapOf(entry.view, rest);
+      return { working: [...entry.view, ...rest.slice(known)], origins, hostConverted: messages, own: false, holdsOurs };
     }
   }
   entry.view = null;
   entry.coveredCount = 0;
   return { working: messages, origins, hostConverted: messages, own: false, holdsOurs };
+}
+
+/** The longest run at the start of `rest` that is also the end of `view` (compared as converted messages). */
+export function overlapOf(view: readonly Message[], rest: readonly Message[]): number {
+  const tail = view.map(fingerprint);
+  const head = rest.map(fingerprint);
+  for (let k = Math.min(tail.length, head.length); k > 0; k--) {
+    let same = true;
+    for (let j = 0; j < k && same; j++) same = tail[tail.length - k + j] === head[j];
+    if (same) return k;
+  }
+  return 0;
 }
 
 /** Whether `messages` holds a message the engine made (in an earlier result, not in the host list it stood for). */
