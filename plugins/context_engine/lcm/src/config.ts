@@ -82,6 +82,11 @@ const fields = {
   circuit_breaker_cooldown_ms: positiveInt.default(300_000),
   /** Prepare summaries after a turn, off the turn path, and publish them at the next compress. */
   prepare_in_background: z.boolean().default(true),
+  /**
+   * Share of one core the scheduled drain may use while a frontier is over the threshold with no compress
+   * asked for (an imported history): it pauses between its runs so that its CPU time stays within it.
+   */
+  drain_cpu_share: ratio.default(0.5),
   /** A message larger than this is shown shortened in the assembled context (the original stays in the store). */
   large_message_tokens: positiveInt.default(6_000),
   /** Extra guidance appended to every summary prompt. */
