@@ -10,7 +10,7 @@ const POSTGRES_URL = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@1
  * both stores through the store contract suite. Without a reachable server the
  * PostgreSQL project is left out, with a notice.
  */
-const ENGINE_SUITES = ["test/engine.test.ts", "test/engine-backlog.test.ts", "test/engine-property.test.ts", "test/engine-contract.test.ts", "test/isolation.test.ts"];
+const ENGINE_SUITES = ["test/engine.test.ts", "test/engine-backlog.test.ts", "test/engine-drain.test.ts", "test/engine-property.test.ts", "test/engine-contract.test.ts", "test/isolation.test.ts"];
 
 async function reachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
