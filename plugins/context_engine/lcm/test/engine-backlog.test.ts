@@ -19,6 +19,7 @@ interface Counters {
   published: number;
   stalePrepared: number;
   prepareRuns: number;
+  drainRuns: number;
 }
 
 function counters(engine: LcmEngine): Counters {

@@ -86,10 +86,10 @@ describe("the scheduled drain of a long history", () => {
     await engine.whenIdle("imp");
 
     // The next compress and selectContext start from what the drain published.
-    const next = [...live, { role: "user", content: "what did we fix first?" }];
+    const next: Message[] = [...live, { role: "user", content: "what did we fix first?" }];
     const out = await engine.compress(next, { sessionId: "imp" });
     expect(checkConversation(out)).toEqual([]);
-    const big = [...imported, { role: "user" as const, content: "and now?" }];
+    const big: Message[] = [...imported, { role: "user", content: "and now?" }];
     const selected = await engine.selectContext(big, { sessionId: "imp" });
     expect(selected).not.toBeNull();
     expect(checkConversation(selected!)).toEqual([]);
