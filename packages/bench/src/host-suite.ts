@@ -15,6 +15,7 @@ import { countPgRoundTrips } from "./round-trips.js";
 import { cpuMs, loadNow, summarise } from "./stats.js";
 import type { Stats, Timing } from "./stats.js";
 import { createInstantSummariser } from "./stub-model.js";
+import { SYSTEM_PROMPT } from "./system-prompt.js";
 
 export type BundledEngine = "compressor" | "lcm";
 
@@ -228,7 +229,7 @@ export function backlogLine(b: BacklogFigures): string {
   return `backlog ${k(b.frontierAfterTurns)} tokens after the turns, ${k(b.frontierDrained)} after the drain (threshold ${k(b.threshold)}): drain went on ${b.drainMs.toFixed(0)} ms (CPU ${b.drainCpuMs.toFixed(0)}) @ load ${b.load}`;
 }
 
-export const SYSTEM_PROMPT = "You are a careful coding agent working in a TypeScript monorepo.";
+export { SYSTEM_PROMPT };
 
 /**
  * Continue, through a real AgentHost, the conversation an engine grew turn by
