@@ -153,6 +153,25 @@ describe("the scheduled drain of a long history", () => {
     const again = await engine.compress([...live, { role: "user", content: "and again" }], { sessionId: "cc" });
     expect(checkConversation(again)).toEqual([]);
   }, 180_000);
+
+  it("two engines on one store (as two processes would be): one drains while the other compresses; the compaction lock keeps them apart", async () => {
+    const store = sharedStore();
+    const config = { max_passes: 4, backlog_passes: 2 };
+    const draining = store.open({ chatModel: new FakeSummarizer(), config });
+    const live = await firstTurn(draining, "two", history(3_000, 53));
+    const threshold = draining.thresholdTokens;
+    const other = store.open({ chatModel: new FakeSummarizer(), config: { ...config, prepare_in_background: false } });
+    // The other process compresses the same conversation while the drain runs.
+    const outs = await Promise.all([1, 2, 3].map((k) => other.compress([...live, { role: "user", content: `from the other process ${k}` }], { sessionId: "two" })));
+    for (const out of outs) expect(checkConversation(out)).toEqual([]);
+    await draining.whenIdle("two");
+    await vi.waitFor(async () => expect(await frontierTokens(draining, "two")).toBeLessThan(threshold), { timeout: 60_000, interval: 50 });
+    const conv = (await draining.store.findConversation("two"))!;
+    const items = (await draining.store.getFrontier(conv.id)).items;
+    const keys = items.map((i) => (i.kind === "message" ? `m${i.messageId}` : `s${i.summaryId}`));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(await other.handleToolCall("lcm_grep", { query: "CANARY_53_0" }, { sessionId: "two" })).toContain("CANARY_53_0");
+  }, 180_000);
 });
 
 /** The stored frontier as a freshly opened engine reads it (then closed, so it drains nothing itself). */
