@@ -19,9 +19,9 @@ export const GUARD_SIZES = [1_000, 10_000] as const;
 
 /**
  * What the guard fails on: regressions, with room for the noise of 8 turns on a shared machine. Imported / grown
- * at 10k was 4.1-6.4 while an imported backlog stalled in the background; with the scheduled drain it measured
- * 1.30 and 1.41 (load 6-9), so it fails above 3. 10k / 1k measured 7.8 and 8.5 (the host's per-turn ingest still
- * grows with its list; ingest by turn, issue #33, is what brings it down): its limit stays at 8 until that is in.
+ * at 10k measured 1.30 with the scheduled drain and 1.41 on the commit before it (load 6-9; 4.1-6.4 on earlier
+ * commits at load 17-30), so it fails above 3. 10k / 1k measured 7.8 and 8.5 in the same runs (the host's per-turn
+ * ingest still grows with its list; ingest by turn, issue #33, is what brings it down): its limit stays at 8.
  */
 export const GUARD_LIMITS = { importedOverGrown: 3, largeOverSmall: 8 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
