@@ -161,12 +161,16 @@ function words(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
 }
 
-/** Whether `text` has more than `limit` of the words `words` would split it into (counted up to `limit + 1`). */
+/**
+ * Whether `text` has more than `limit` of the words `words` would split it into (counted up to `limit + 1`).
+ * Lower case splits words differently only at U+0130 (İ becomes i and a combining dot): without it the text
+ * is scanned as it is, so a long text costs only the words counted.
+ */
 function wordCountExceeds(text: string, limit: number): boolean {
   const word = /[\p{L}\p{N}_]+/gu;
-  const lower = text.toLowerCase();
+  const scanned = text.includes("\u0130") ? text.toLowerCase() : text;
   let n = 0;
-  while (word.exec(lower)) if (++n > limit) return true;
+  while (word.exec(scanned)) if (++n > limit) return true;
   return false;
 }
 
