@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describeError } from "@context-engine/core";
 import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
@@ -29,6 +28,9 @@ const MIN_PAUSE_MS = 1;
  */
 export class BacklogDrain {
   readonly #running = new Map<EngineSession, Promise<void>>();
+  /** Pauses in progress: unref'd (they never keep a process alive) unless someone awaits `idle()`. */
+  readonly #pauses = new Set<NodeJS.Timeout>();
+  #waiters = 0;
 
   /** Start draining the session unless it is under the threshold or already draining (no store call). */
   kick(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): void {
@@ -60,11 +62,34 @@ export class BacklogDrain {
 
   /** Resolves when the session's drain (every drain, without a session) has stopped. */
   async idle(s?: EngineSession): Promise<void> {
-    for (;;) {
-      const runs = s ? [this.#running.get(s)].filter((r) => r !== undefined) : [...this.#running.values()];
-      if (!runs.length) return;
-      await Promise.allSettled(runs);
+    // Someone waits for the drain: its pauses keep the process alive meanwhile (else a script's await would end it).
+    this.#waiters++;
+    for (const pause of this.#pauses) pause.ref();
+    try {
+      for (;;) {
+        const runs = s ? [this.#running.get(s)].filter((r) => r !== undefined) : [...this.#running.values()];
+        if (!runs.length) return;
+        await Promise.allSettled(runs);
+      }
+    } finally {
+      this.#waiters--;
     }
+  }
+
+  /** Sleep `ms`, or less if `signal` aborts. */
+  #pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#pauses.delete(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      if (this.#waiters === 0) timer.unref();
+      this.#pauses.add(timer);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 
   /** Whether the session is draining now (for status). */
@@ -94,7 +119,7 @@ export class BacklogDrain {
         return;
       }
       parts.metrics.drainRuns++;
-      await sleep(pauseAfter(process.cpuUsage(cpuBefore), parts.config.drain_cpu_share), undefined, { ref: false, signal }).catch(() => undefined);
+      await this.#pause(pauseAfter(process.cpuUsage(cpuBefore), parts.config.drain_cpu_share), signal);
     }
   }
 }
