@@ -8,7 +8,7 @@ import { deepCopyMessages } from "./clone.js";
 import type { GrepKind, ToolFigures } from "./engine-measure.js";
 import { measureTools } from "./engine-measure.js";
 import { ConversationGenerator } from "./generate.js";
-import { SYSTEM_PROMPT } from "./host-suite.js";
+import { SYSTEM_PROMPT } from "./system-prompt.js";
 import { countPgRoundTrips } from "./round-trips.js";
 import { cpuMs, summarise, timing } from "./stats.js";
 import type { Stats, Timing } from "./stats.js";

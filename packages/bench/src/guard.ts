@@ -18,12 +18,12 @@ import type { CostRatios } from "./ratios.js";
 export const GUARD_SIZES = [1_000, 10_000] as const;
 
 /**
- * What the guard fails on: regressions, with room for the noise of a few turns on a shared machine while an
- * imported backlog is still being worked off (at load 17-30: imported / grown 4.1, 2.2 and, over 20 turns in
- * `pnpm bench`, 6.4; 10k / 1k 2.8 and 2.6). The issue's targets are tighter (`GUARD_TARGETS`); the guard prints
- * them beside the values, and its limits move down to them once ingest by turn and the background drain are in.
+ * What the guard fails on: regressions, with room for the noise of 8 turns on a shared machine. Imported / grown
+ * at 10k measured 1.30 with the scheduled drain and 1.41 on the commit before it (load 6-9; 4.1-6.4 on earlier
+ * commits at load 17-30), so it fails above 3. 10k / 1k measured 7.8 and 8.5 in the same runs (the host's per-turn
+ * ingest still grows with its list; ingest by turn, issue #33, is what brings it down): its limit stays at 8.
  */
-export const GUARD_LIMITS = { importedOverGrown: 10, largeOverSmall: 8 } as const;
+export const GUARD_LIMITS = { importedOverGrown: 3, largeOverSmall: 8 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
 
 export interface GuardRun {

@@ -15,6 +15,7 @@ import { countPgRoundTrips } from "./round-trips.js";
 import { cpuMs, loadNow, summarise } from "./stats.js";
 import type { Stats, Timing } from "./stats.js";
 import { createInstantSummariser } from "./stub-model.js";
+import { SYSTEM_PROMPT } from "./system-prompt.js";
 
 export type BundledEngine = "compressor" | "lcm";
 
@@ -41,6 +42,22 @@ export interface HostResult {
   /** PostgreSQL only: queries sent to the server per later turn (the engine's hooks and background work of the turn). */
   roundTrips: Stats | null;
   liveMessages: number;
+  /**
+   * LCM, imported: the stored frontier against the threshold after the timed turns, and how long the engine's
+   * scheduled drain still ran after them (wall, CPU, load) until the frontier was under the threshold.
+   */
+  backlog?: BacklogFigures;
+}
+
+export interface BacklogFigures {
+  /** Frontier tokens when the timed turns ended, and when the drain had stopped. */
+  frontierAfterTurns: number;
+  frontierDrained: number;
+  threshold: number;
+  /** Time from the end of the timed turns until the engine was idle (its drain finished). */
+  drainMs: number;
+  drainCpuMs: number;
+  load: number;
 }
 
 export interface HostSuiteOptions {
@@ -163,12 +180,23 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
           const session = await host.openSession({ sessionId, model: "bench-model", contextLength, dataDir: dir, systemPrompt: SYSTEM_PROMPT, history });
           const t = await timeTurns(session, clock, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20, trips);
           const lcmStore = kind === "lcm" ? store.kind : null;
-          results.push({ engine: kind, store: lcmStore, mode: "imported", history: size, ...t.figures, roundTrips: counted ? t.figures.roundTrips : null, liveMessages: session.messages.length });
+          const backlog = engine instanceof LcmEngine ? await waitForDrain(engine, sessionId) : undefined;
+          results.push({
+            engine: kind,
+            store: lcmStore,
+            mode: "imported",
+            history: size,
+            ...t.figures,
+            roundTrips: counted ? t.figures.roundTrips : null,
+            liveMessages: session.messages.length,
+            ...(backlog ? { backlog } : {}),
+          });
         } finally {
           await host.close();
           await (engine as { close?: () => unknown }).close?.();
         }
         const r = results[results.length - 1]!;
+        if (r.backlog) log(`host: ${kind} imported ${size}: ${backlogLine(r.backlog)}`);
         log(
           `host: ${kind}${r.store ? ` (${r.store})` : ""} imported ${size}: first turn ${r.firstTurnMs.toFixed(0)} ms (CPU ${r.firstTurnCpuMs.toFixed(0)}), ` +
             `then p50 ${r.perTurn.median.toFixed(2)} ms / p95 ${r.perTurn.p95.toFixed(2)} ms (CPU ${r.perTurn.cpu.median.toFixed(2)} / ${r.perTurn.cpu.p95.toFixed(2)}), load ${r.perTurn.load}`,
@@ -181,7 +209,27 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
   return results;
 }
 
-export const SYSTEM_PROMPT = "You are a careful coding agent working in a TypeScript monorepo.";
+/** Frontier tokens of the engine's session as it last read them (the drain reads them after every run). */
+function frontierOf(engine: LcmEngine): number {
+  const lcm = (engine.getStatus() as { lcm?: { session?: { frontierTokens?: number } } }).lcm;
+  return lcm?.session?.frontierTokens ?? 0;
+}
+
+/** After the timed turns: how far the backlog is, and how long the engine's drain still runs until it is done. */
+async function waitForDrain(engine: LcmEngine, sessionId: string): Promise<BacklogFigures> {
+  const frontierAfterTurns = frontierOf(engine);
+  const t = performance.now();
+  const c = cpuMs();
+  await engine.whenIdle(sessionId);
+  return { frontierAfterTurns, frontierDrained: frontierOf(engine), threshold: engine.thresholdTokens, drainMs: performance.now() - t, drainCpuMs: cpuMs() - c, load: loadNow() };
+}
+
+export function backlogLine(b: BacklogFigures): string {
+  const k = (n: number) => `${(n / 1000).toFixed(0)}k`;
+  return `backlog ${k(b.frontierAfterTurns)} tokens after the turns, ${k(b.frontierDrained)} after the drain (threshold ${k(b.threshold)}): drain went on ${b.drainMs.toFixed(0)} ms (CPU ${b.drainCpuMs.toFixed(0)}) @ load ${b.load}`;
+}
+
+export { SYSTEM_PROMPT };
 
 /**
  * Continue, through a real AgentHost, the conversation an engine grew turn by

@@ -1,5 +1,5 @@
 import type { EngineCheckpoint, GrepKind } from "./engine-suite.js";
-import type { HostResult } from "./host-suite.js";
+import type { BacklogFigures, HostResult } from "./host-suite.js";
 import type { MachineInfo } from "./machine.js";
 import type { Stats, Timing } from "./stats.js";
 import type { TargetResult } from "./targets.js";
@@ -102,7 +102,7 @@ export function formatTable(report: BenchReport): string {
     const label = (h: HostResult) => `${h.engine}${h.store ? ` (${h.store})` : ""}, ${h.mode === "resumed" ? "resumed (history grown turn by turn)" : "history imported at open"}`;
     lines.push(
       pad([
-        ["AgentHost, host's own time (send minus provider), ms", "history", "first turn (CPU) @ load", "per later turn: median / p95 · CPU (n)", "load", "round trips per turn", "wall per turn", "live list"],
+        ["AgentHost, host's own time (send minus provider), ms", "history", "first turn (CPU) @ load", "per later turn: median / p95 · CPU (n)", "load", "round trips per turn", "wall per turn", "live list", "backlog after the turns → after the drain (threshold), drain wall (CPU) @ load"],
         ...report.host.map((h) => [
           label(h),
           h.history.toLocaleString("en"),
@@ -112,6 +112,7 @@ export function formatTable(report: BenchReport): string {
           h.roundTrips ? count(h.roundTrips) : "",
           cell(h.perTurnWall),
           String(h.liveMessages),
+          h.backlog ? backlogCell(h.backlog) : "",
         ]),
       ]),
       "",
@@ -181,4 +182,9 @@ ${svg}
 <pre>${escape(table)}</pre>
 </body></html>
 `;
+}
+
+function backlogCell(b: BacklogFigures): string {
+  const k = (n: number) => `${(n / 1000).toFixed(0)}k`;
+  return `${k(b.frontierAfterTurns)} → ${k(b.frontierDrained)} (${k(b.threshold)}), ${fmt(b.drainMs)} (${fmt(b.drainCpuMs)}) ms @ ${b.load}`;
 }

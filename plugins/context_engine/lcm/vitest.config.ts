@@ -13,6 +13,7 @@ const POSTGRES_URL = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@1
 const ENGINE_SUITES = [
   "test/engine.test.ts",
   "test/engine-backlog.test.ts",
+  "test/engine-drain.test.ts",
   "test/engine-property.test.ts",
   "test/engine-contract.test.ts",
   "test/engine-schedules.test.ts",

@@ -80,8 +80,13 @@ const fields = {
   /** Model failures in a row before the summariser is skipped for `circuit_breaker_cooldown_ms`. */
   circuit_breaker_failures: positiveInt.default(3),
   circuit_breaker_cooldown_ms: positiveInt.default(300_000),
-  /** Prepare summaries after a turn, off the turn path, and publish them at the next compress. */
+  /** Prepare summaries after a turn, off the turn path, and publish them at the next compress (or drain a frontier over the threshold); `false` turns both off. */
   prepare_in_background: z.boolean().default(true),
+  /**
+   * Share of one core the scheduled drain may use while a frontier is over the threshold with no compress
+   * asked for (an imported history): it pauses between its runs so that its CPU time stays within it.
+   */
+  drain_cpu_share: ratio.default(0.5),
   /** A message larger than this is shown shortened in the assembled context (the original stays in the store). */
   large_message_tokens: positiveInt.default(6_000),
   /** Extra guidance appended to every summary prompt. */

@@ -25,6 +25,7 @@ import { runCompress } from "./engine/compress.js";
 import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
 import { IndexDrain } from "./engine/index-drain.js";
+import { BacklogDrain } from "./engine/drain.js";
 import { startPreparing } from "./engine/preparation.js";
 import { reselect } from "./engine/selection.js";
 import { DEFAULT_SESSION, SessionRegistry } from "./engine/sessions.js";
@@ -106,6 +107,7 @@ export class LcmEngine extends ContextEngine {
       budgets: new Budgets(windowOf(this, ctx.contextLength), this.config),
       metrics: newMetrics(),
       indexing: new IndexDrain(this.#logger, () => this.#closed),
+      drain: new BacklogDrain(),
       isClosed: () => this.#closed,
     };
   }
@@ -155,7 +157,7 @@ export class LcmEngine extends ContextEngine {
     this.#closed = true;
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
-    await Promise.allSettled([...pending, this.#parts.indexing.idle()]);
+    await Promise.allSettled([...pending, this.#parts.indexing.idle(), this.#parts.drain.idle()]);
     await this.#handle.close();
   }
 
@@ -176,7 +178,10 @@ export class LcmEngine extends ContextEngine {
   /** The open store and the session's state; rejects with `LcmStoreUnavailableError` when the store cannot be opened. */
   async #session(sessionId?: string): Promise<{ store: LcmStoreDriver; s: EngineSession }> {
     const store = await this.#handle.open();
-    return { store, s: await this.#sessions.get(store, sessionId) };
+    const s = await this.#sessions.get(store, sessionId);
+    // A frontier left over the threshold (an import, a restart mid-drain) is drained without waiting for a compress.
+    this.#parts.drain.kick(this.#parts, store, s);
+    return { store, s };
   }
 
   /**
@@ -244,6 +249,8 @@ export class LcmEngine extends ContextEngine {
         this.#storeOk();
         void this.#handle.refreshStats();
         if (!out.changed) return messages;
+        // A pass bounded by max_passes can leave a long history over the threshold: the drain takes it from here.
+        this.#parts.drain.check(this.#parts, store, s);
         this.compressionCount++;
         return fresh(out.messages);
       });
@@ -317,10 +324,11 @@ export class LcmEngine extends ContextEngine {
     }
   }
 
-  /** Wait for background work of a session (tests, graceful shutdown). */
+  /** Wait for background work of a session, its scheduled drain included (tests, graceful shutdown). */
   async whenIdle(sessionId?: string): Promise<void> {
     const s = this.#sessions.peek(sessionId);
     if (s?.preparing) await s.preparing;
+    if (s) await this.#parts.drain.idle(s);
     await this.#parts.indexing.idle();
   }
 

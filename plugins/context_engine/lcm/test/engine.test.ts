@@ -198,7 +198,17 @@ describe("prepared work and atomic publish", () => {
   it("prepares summaries after a turn without blocking it, and compress publishes them", async () => {
     const model = new FakeSummarizer();
     const engine = setup({ chatModel: model });
-    const input = agentConversation(40, 12);
+    // Between the preparation point and the threshold (whole turns): the prepared work waits for the compress.
+    // Over the threshold the scheduled drain publishes it instead (engine-drain.test.ts).
+    const all = agentConversation(40, 12);
+    let input: Message[] = [all[0]!];
+    for (let i = 1; i < all.length; i++) {
+      if (all[i]!.role !== "user") continue;
+      const next = all.slice(0, all.findIndex((m, k) => k > i && m.role === "user"));
+      if (defaultTokenCounter.countMessages(next) >= engine.thresholdTokens * 0.95) break;
+      input = next;
+    }
+    expect(defaultTokenCounter.countMessages(input)).toBeGreaterThan(engine.thresholdTokens * 0.6);
     model.hold();
     let done = false;
     const turn = engine.onTurnComplete(input, null, { sessionId: "a" }).then(() => (done = true));

@@ -75,6 +75,11 @@ export class Budgets {
     return Math.floor(this.threshold() * this.config.prepare_ratio);
   }
 
+  /** The frontier size at which background work publishes without waiting for a compress (the scheduled drain). */
+  drainAt(): number {
+    return this.threshold();
+  }
+
   plan(pressure: boolean): PlanOptions {
     const target = this.target();
     const c = this.config;

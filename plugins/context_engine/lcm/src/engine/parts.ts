@@ -3,6 +3,7 @@ import type { RowCache } from "../assembly/assembler.js";
 import { Summarizer } from "../compaction/summarizer.js";
 import type { LcmConfig } from "../config.js";
 import type { Budgets, WindowSource } from "./budgets.js";
+import type { BacklogDrain } from "./drain.js";
 import type { IndexDrain } from "./index-drain.js";
 import type { SessionRegistry } from "./sessions.js";
 import type { ShapeBook } from "./shapes.js";
@@ -21,6 +22,9 @@ export interface EngineMetrics {
   assemblies: number;
   /** Hook calls that failed open because the store failed (connection lost, I/O error). */
   storeFailures: number;
+  /** Scheduled drains started (a frontier over the threshold with no compress needed), and their runs. */
+  drains: number;
+  drainRuns: number;
 }
 
 /** What the engine's parts (turn path, preparation, compress, selection) share: one per engine instance. */
@@ -36,11 +40,13 @@ export interface EngineParts {
   readonly metrics: EngineMetrics;
   /** A bulk import's full-text backlog, indexed off the hook path. */
   readonly indexing: IndexDrain;
+  /** Backlogs over the threshold, summarised and published off the hook path. */
+  readonly drain: BacklogDrain;
   isClosed(): boolean;
 }
 
 export function newMetrics(): EngineMetrics {
-  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0 };
+  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0, drains: 0, drainRuns: 0 };
 }
 
 /** The summariser an engine's config and context describe. */

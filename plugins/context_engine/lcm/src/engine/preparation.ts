@@ -37,7 +37,11 @@ export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: Eng
       if (!s.takePrepareAgain() || signal.aborted || parts.isClosed()) return work;
       return (await prepare(parts, store, s, signal).catch(() => null)) ?? work;
     })
-    .finally(() => s.endPreparing(job));
+    .finally(() => {
+      s.endPreparing(job);
+      // A frontier still over the threshold is drained on a schedule, not left for a compress that may never come.
+      parts.drain.kick(parts, store, s);
+    });
   s.beginPreparing(job);
 }
 
@@ -54,7 +58,10 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
   // where this one stopped.
   const plan = parts.budgets.plan(false);
   const target = parts.budgets.target();
-  const backlog = total(start.items) > target + parts.config.max_passes * plan.leafChunkTokens;
+  // Published now, not kept for a compress: a frontier over the threshold (the host's own list may stay under it
+  // and never call compress: an imported history), or one more than a compaction behind.
+  const overThreshold = conv.frontierTokens >= parts.budgets.drainAt();
+  const backlog = overThreshold || total(start.items) > target + parts.config.max_passes * plan.leafChunkTokens;
   const maxPasses = backlog ? Math.min(parts.config.backlog_passes, parts.config.max_passes) : parts.config.max_passes;
   parts.metrics.prepareRuns++;
   const work = await prepareSteps(
@@ -64,12 +71,15 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
     { plan, maxPasses, stopAtTokens: target, signal },
     base,
   );
-  if (signal.aborted || work.steps.length <= base.length) return null;
+  if (signal.aborted) return null;
+  const grew = work.steps.length > base.length;
   // Only the newest preparation is kept; publishing checks every step against the frontier anyway.
-  s.offerPrepared(work);
+  if (grew) s.offerPrepared(work);
+  // Steps prepared earlier are published too: they never wait for a compress the host may not make.
+  const pending = s.prepared;
   // Published only when no locked call is waiting: a compress holding the lock may be waiting for this run.
-  if (backlog && !s.busy) await s.locked(() => publishBacklog(parts, store, s, work, signal));
-  return work;
+  if (backlog && pending?.steps.length && !s.busy) await s.locked(() => publishBacklog(parts, store, s, pending, signal));
+  return grew ? work : null;
 }
 
 /** Publish a backlog run's work now (inside the session's lock), unless a compress took it meanwhile. */

@@ -29,7 +29,8 @@ export async function reselect(
   const { head } = await ingest(parts, store, s, request, { times });
   const live = s.live;
   const r = s.rescue;
-  if (r && request.length > r.hostLength && JSON.stringify(request[r.hostLength - 1]) === r.hostLast) {
+  // The same request again (a retry) gets the same selection too, even if background work published meanwhile.
+  if (r && request.length >= r.hostLength && JSON.stringify(request[r.hostLength - 1]) === r.hostLast) {
     const extended = [...r.selection, ...request.slice(r.hostLength)];
     const extendedTokens = defaultTokenCounter.countMessages(extended);
     if (extendedTokens < limit) {

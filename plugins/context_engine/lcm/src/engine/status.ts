@@ -21,6 +21,7 @@ export function engineStatus(parts: EngineParts, closed: boolean): Record<string
       frontierTokens: conv.frontierTokens,
       preparedSteps: s.prepared?.steps.length ?? 0,
       preparing: s.preparing !== null,
+      draining: parts.drain.draining(s),
       lastCompaction: s.lastCompaction,
     };
   }

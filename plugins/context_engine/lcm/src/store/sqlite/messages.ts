@@ -36,10 +36,14 @@ export function getMessage(ctx: SqliteContext, id: number): StoredMessage | null
 }
 
 export function getMessagesByIds(ctx: SqliteContext, ids: readonly number[]): StoredMessage[] {
+  if (ids.length <= 1) return ids.flatMap((id) => getMessage(ctx, id) ?? []);
+  const rows = new Map<number, MessageRow>();
+  for (const r of ctx.s.messagesByIds.all(JSON.stringify(ids)) as MessageRow[]) rows.set(r.id, r);
+  // In the order asked (ids missing are left out, as one read per id did).
   const out: StoredMessage[] = [];
   for (const id of ids) {
-    const m = getMessage(ctx, id);
-    if (m) out.push(m);
+    const r = rows.get(id);
+    if (r) out.push(hydrate(ctx, r));
   }
   return out;
 }

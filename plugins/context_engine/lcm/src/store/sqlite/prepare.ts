@@ -41,6 +41,8 @@ const SQL = {
   payloadText: "SELECT CAST(data AS TEXT) AS t FROM payloads WHERE hash = ?",
   payload: "SELECT * FROM payloads WHERE hash = ?",
   messageById: (`SELECT ${msgCols} FROM messages WHERE id = ?`),
+  // A leaf summary's sources in one statement (a JSON array of ids), not one read per row.
+  messagesByIds: (`SELECT ${msgCols} FROM messages WHERE id IN (SELECT value FROM json_each(?))`),
   messageBySeq: (`SELECT ${msgCols} FROM messages WHERE conversation_id = ? AND seq = ?`),
   messageMeta: "SELECT id, conversation_id, seq, tokens, created_at FROM messages WHERE id = ?",
   rangeAsc: (`SELECT ${msgCols} FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq LIMIT ?`),
