@@ -8,9 +8,10 @@ import { pooledStoreCount } from "../src/store/pool.js";
 import { agentConversation, tempDir } from "./engine-helpers.js";
 import { NOT_SECRETS, SECRET_CORPUS } from "@context-engine/core/test";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: Array<() => unknown> = [];
+// Awaited: an engine's close finishes its background work first, and must be over before the next test counts handles.
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 const source = renderSourceMessages(agentConversation(6, 2).slice(1).map((message, seq) => ({ seq, message })));

@@ -84,10 +84,12 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     alignment = "append";
     candidates = inputs.encodeRange(0);
   } else if (options.mode === "stored") {
-    // The engine's own output (assembled from the store): nothing to add, its end is where this writer stands.
-    alignment = "position";
+    // The engine's own output (assembled from the store): nothing to add. Its end is where this writer stands
+    // only while it ends with the newest stored message: after another writer's, what follows is not all new.
+    alignment = "stored";
     candidates = [];
     alreadyStored = n;
+    cleanEnd = yield* endsWithNewestStored(inputs, storedCount);
   } else if (storedCount === 0) {
     alignment = "empty-store";
     candidates = inputs.encodeRange(0);
@@ -140,6 +142,15 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     // after it would later be taken for new ones.
     position: n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd) ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1) } : null,
   };
+}
+
+/** Whether the list's last stored kind of message is the conversation's newest stored message. */
+function* endsWithNewestStored(inputs: IngestInputs, storedCount: number): Generator<IngestNeed, boolean, unknown> {
+  let last = inputs.length - 1;
+  while (last >= 0 && !inputs.encoded(last)) last--;
+  if (last < 0 || storedCount === 0) return false;
+  const rows = (yield { kind: "loose", afterSeq: storedCount - 2, beforeSeq: storedCount, limit: 1 }) as StoredRef[];
+  return rows.length === 1 && rows[0]!.hash === inputs.encoded(last)!.looseHex;
 }
 
 /**

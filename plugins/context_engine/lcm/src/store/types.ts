@@ -151,7 +151,7 @@ export interface IngestResult {
   firstSeq: number | null;
   lastSeq: number | null;
   /** How the new inputs were found: the writer position held, or the list was reconciled with the stored history. */
-  alignment: "empty-store" | "position" | "reconciled" | "no-overlap" | "append";
+  alignment: "empty-store" | "position" | "reconciled" | "no-overlap" | "append" | "stored";
   /** The turn key was stored already: its inputs were not stored again. */
   duplicateTurn: boolean;
   /** Inputs stored although the list placed them before messages already stored (the host's list and the store disagreed). */
