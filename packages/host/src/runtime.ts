@@ -1,6 +1,7 @@
 import type { ChatModel, ChatModelRequest, ChatModelResponse, ContextEngine, Logger, TokenCounter } from "@context-engine/core";
 import type { EngineFigures } from "./compaction/engine-figures.js";
 import type { HostConfig } from "./config.js";
+import type { HookBreakers } from "./session/hook-breaker.js";
 import type { EventBus } from "./event-bus.js";
 import type { StreamDelta } from "./provider/stream.js";
 import type { FunctionTool, ToolExecutor } from "./tools.js";
@@ -48,4 +49,6 @@ export interface HostRuntime {
    * the host gave up on that has not settled yet: one pass per session.
    */
   compacting: Set<string>;
+  /** Per-session breakers for hooks that time out (see HookBreaker). */
+  hookBreakers: HookBreakers;
 }
