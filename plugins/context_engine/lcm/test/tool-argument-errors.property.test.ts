@@ -16,7 +16,7 @@ const SCHEMAS: Record<string, z.ZodType> = { lcm_grep: GrepArgsSchema, lcm_descr
 type Breakage = { kind: "drop"; key: string } | { kind: "retype"; key: string; value: unknown } | { kind: "unknown"; key: string; value: unknown };
 
 function breakage(tool: string): fc.Arbitrary<Breakage> {
-  const parameters = LCM_TOOL_SCHEMAS.find((s) => s.name === tool)!.parameters as { properties: Record<string, unknown>; required: string[] };
+  const parameters = LCM_TOOL_SCHEMAS.find((s) => s.name === tool)!.parameters as unknown as { properties: Record<string, unknown>; required: string[] };
   const keys = Object.keys(parameters.properties);
   const known = new Set(keys);
   return fc.oneof(
