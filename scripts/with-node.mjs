@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Run a package binary (vitest, tsx, …) under another Node major, for tests of host libraries
-// that need it: `node ../../scripts/with-node.mjs 24 vitest run`. The Node binary comes from the
-// npm package `node@<major>` (npx caches it). CONTEXT_ENGINE_NODE_<major> may point at a binary.
+// Run a package binary (vitest, tsx, …) under Node <major> or later, for tests of host libraries
+// that need it: `node ../../scripts/with-node.mjs 24 vitest run`. A Node already at that major or
+// later runs it itself (so the Node 22/24 legs of scripts/node-matrix.mjs test on their own Node,
+// with their own better-sqlite3 build); an older one gets the binary from the npm package
+// `node@<major>` (npx caches it). CONTEXT_ENGINE_NODE_<major> may point at a binary.
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { existsSync, readFileSync } from "node:fs";
@@ -24,7 +26,9 @@ function resolveBin(name) {
 
 const script = resolveBin(bin);
 const override = process.env[`CONTEXT_ENGINE_NODE_${major}`];
-const [cmd, pre] = override && existsSync(override) ? [override, []] : ["npx", ["-y", `node@${major}`]];
+const current = Number.parseInt(process.versions.node, 10);
+const [cmd, pre] =
+  override && existsSync(override) ? [override, []] : current >= Number(major) ? [process.execPath, []] : ["npx", ["-y", `node@${major}`]];
 const result = spawnSync(cmd, [...pre, script, ...args], { stdio: "inherit", env: process.env });
 if (result.error) {
   console.error(`with-node: could not start Node ${major}: ${result.error.message}`);

@@ -16,6 +16,8 @@ export function packageTests(overrides: TestOptions = {}) {
 
 /**
  * Type tests: `test/**\/*.test-d.ts` (expectTypeOf, @ts-expect-error), checked by tsc in vitest's
- * typecheck mode during the package's normal `vitest run`, so CI runs them with the other tests.
+ * typecheck mode during the package's normal `vitest run`, so CI runs them with the other tests. Each package
+ * that has them keeps a `tsconfig.typetest.json`: its tsconfig without project references, since with references
+ * tsc reads other packages' `.tsbuild` output and fails whenever `tsc -b` has not run (e.g. after `pnpm build`).
  */
-export const typeTests = { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" } satisfies TestOptions["typecheck"];
+export const typeTests = { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.typetest.json" } satisfies TestOptions["typecheck"];

@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-// ai@7 needs Node ≥ 22 (its tests run under Node 24 through scripts/with-node.mjs); ai@6 runs on Node 20.
+// ai@7 needs Node ≥ 22 (its tests run under Node 22 or later through scripts/with-node.mjs); ai@6 runs on any.
 const shared = { pool: "forks" as const, testTimeout: 20_000 };
 export default defineConfig({
   test: {

@@ -80,11 +80,17 @@ export function realEnginesSuite(kit: SdkKit) {
   });
 }
 
+// The probe database stays reachable for the process: on Node 24 a better-sqlite3 12.x wrapper that
+// V8 collects outside JavaScript aborts the process (see lcm's src/store/native-pin.ts).
+const probes: object[] = [];
+
 function loadLcm(): { ok: true } | { ok: false; reason: string } {
   try {
     const req = createRequireHere();
     const Database = req("better-sqlite3") as new (path: string) => { close(): void };
-    new Database(":memory:").close();
+    const probe = new Database(":memory:");
+    probes.push(probe);
+    probe.close();
     return { ok: true };
   } catch (error) {
     return { ok: false, reason: `better-sqlite3 does not load (${String(error).split("\n")[0]})` };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeArgumentProblems, type ParametersSchema } from "./argument-errors.js";
 import { exceedsDepth } from "./validate-result.js";
 
 /** A bare function schema as an engine returns it; the host wraps it as `{ type: "function", function }`. */
@@ -15,13 +16,12 @@ export function toolError(message: string, details?: Record<string, unknown>): s
   return JSON.stringify({ error: message, ...details });
 }
 
-/** Format a zod error on tool arguments as a one-line reason. */
-export function describeArgumentError(tool: string, error: z.ZodError): string {
-  const parts = error.issues.map((issue) => {
-    const where = issue.path.length ? issue.path.join(".") : "arguments";
-    return `${where}: ${issue.message}`;
-  });
-  return `invalid arguments for ${tool}: ${parts.join("; ")}`;
+/**
+ * Tool-argument problems as one line of plain words (see argument-errors.ts). Pass the arguments and
+ * the tool's JSON schema (`parameters`) to say what each property is for and which keys exist.
+ */
+export function describeArgumentError(tool: string, error: z.ZodError, input?: unknown, parameters?: ParametersSchema): string {
+  return describeArgumentProblems(tool, error, input, parameters);
 }
 
 /** Tool arguments longer than this are refused before parsing. */
@@ -34,12 +34,14 @@ export const MAX_TOOL_ARGUMENTS_DEPTH = 64;
  * against a schema. Returns the data or a JSON error string. Empty or
  * absent arguments count as `{}`; `null` too when the schema accepts `{}`,
  * otherwise the error says the arguments were null. Arguments too long or
- * too deeply nested are refused before anything parses them.
+ * too deeply nested are refused before anything parses them. With the tool's JSON schema
+ * (`parameters`, what the model was shown) errors say what each argument is for.
  */
 export function parseToolArguments<S extends z.ZodType>(
   tool: string,
   schema: S,
   raw: unknown,
+  parameters?: ParametersSchema,
 ): { ok: true; data: z.infer<S> } | { ok: false; error: string } {
   let value = raw;
   if (typeof raw === "string") {
@@ -59,8 +61,8 @@ export function parseToolArguments<S extends z.ZodType>(
   if (value === undefined || value === null) value = {};
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const reason = describeArgumentError(tool, parsed.error);
-    return { ok: false, error: toolError(wasNull ? `invalid arguments for ${tool}: the arguments are null; expected an object (${reason.slice(reason.indexOf(": ") + 2)})` : reason) };
+    const reason = describeArgumentError(tool, parsed.error, value, parameters);
+    return { ok: false, error: toolError(wasNull ? `${tool} got null for its arguments; it takes an object. ${reason}` : reason) };
   }
   return { ok: true, data: parsed.data };
 }

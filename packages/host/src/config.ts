@@ -38,11 +38,23 @@ export const HookTimeoutsSchema = z.strictObject({
 });
 
 export type HookTimeouts = z.output<typeof HookTimeoutsSchema>;
+
+/**
+ * Per-session breaker for hooks that time out (see session/hook-breaker.ts). Within a turn a hook
+ * that timed out is never awaited again; across turns, `openAfter` consecutive timeouts skip the
+ * hook for `retryAfterMs`, then one trial call decides.
+ */
+export const HookBreakerSchema = z.strictObject({
+  openAfter: z.number().int().nonnegative().default(3),
+  retryAfterMs: Ms.default(60_000),
+});
 export type BoundedHook = keyof HookTimeouts;
 
 export const HostConfigSchema = z.strictObject({
   /** Per-hook bounds in ms (config.yaml `host.hook_timeouts.<hook>`). */
   hookTimeouts: HookTimeoutsSchema.prefault({}),
+  /** config.yaml `host.hook_breaker.{open_after,retry_after_ms}`. */
+  hookBreaker: HookBreakerSchema.prefault({}),
   /** `compression.context_timeout_seconds`: host timeout for one compression pass; 0 disables. */
   contextTimeoutSeconds: z.number().finite().nonnegative().default(120),
   /**
@@ -111,6 +123,10 @@ const ConfigFileSlice = z.looseObject({
         })
         .optional()
         .nullable(),
+      hook_breaker: z
+        .strictObject({ open_after: z.number().int().nonnegative().optional(), retry_after_ms: Ms.optional() })
+        .optional()
+        .nullable(),
     })
     .optional()
     .nullable(),
@@ -152,6 +168,11 @@ export function hostConfigFromFile(config: unknown, source = "config.yaml"): Hos
       if (typeof value === "number") timeouts[camel(key) as BoundedHook] = value;
     }
     out.hookTimeouts = timeouts;
+  }
+  if (h.hook_breaker) {
+    out.hookBreaker = {};
+    if (h.hook_breaker.open_after !== undefined) out.hookBreaker.openAfter = h.hook_breaker.open_after;
+    if (h.hook_breaker.retry_after_ms !== undefined) out.hookBreaker.retryAfterMs = h.hook_breaker.retry_after_ms;
   }
   return out;
 }

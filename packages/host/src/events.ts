@@ -219,7 +219,8 @@ export interface HookFailedEvent extends Base {
   error: string;
 }
 
-export type HookFailureReason = "threw" | "timeout" | "invalid_result";
+/** `skipped`: not called, because it timed out earlier in the turn or its breaker is open (see HookBreaker). */
+export type HookFailureReason = "threw" | "timeout" | "invalid_result" | "skipped";
 
 /** A hook the host gave up on (timeout) settled after all; its outcome was ignored. */
 export interface HookLateEvent extends Base {

@@ -11,6 +11,7 @@ import type { HostEvent, HostEventListener, HostEventType } from "./events.js";
 import type { HostRuntime } from "./runtime.js";
 import { Session } from "./session/session.js";
 import type { OpenSessionOptions } from "./session/session.js";
+import { HookBreakers } from "./session/hook-breaker.js";
 import { normalizeAgentTools } from "./tools.js";
 import { MessageClock, type RecordedTime } from "./session/message-clock.js";
 import type { FunctionTool, ToolDefinition, ToolExecutor } from "./tools.js";
@@ -110,6 +111,7 @@ export class AgentHost {
       figures: new EngineFigures(engine),
       compacting: new Set(),
       clock: new MessageClock(options.messageTime),
+      hookBreakers: new HookBreakers(this.config.hookBreaker),
     };
     this.#applyThresholds(engine);
     if (this.config.sessionIdleTimeoutSeconds > 0) {

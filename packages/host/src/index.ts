@@ -3,7 +3,7 @@ export { Session, type OpenSessionOptions, type SessionEndReason } from "./sessi
 export type { TurnResult, SendOptions, SessionStatus, ManualCompactionResult } from "./session/types.js";
 export type { CompactionOutcome, CompactionRequest } from "./compaction/runner.js";
 export * from "./events.js";
-export { HostConfigSchema, HookTimeoutsSchema, resolveHostConfig, hostConfigFromFile, type HostConfig, type HostConfigInput, type HookTimeouts, type BoundedHook, type CompactionBoundaryMode } from "./config.js";
+export { HostConfigSchema, HookTimeoutsSchema, HookBreakerSchema, resolveHostConfig, hostConfigFromFile, type HostConfig, type HostConfigInput, type HookTimeouts, type BoundedHook, type CompactionBoundaryMode } from "./config.js";
 export { HostError, ContextBudgetExceededError, SessionClosedError, describeError, type HostErrorCode } from "./errors.js";
 export {
   normalizeAgentTools,

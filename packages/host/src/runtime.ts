@@ -2,6 +2,7 @@ import type { ChatModel, ChatModelRequest, ChatModelResponse, ContextEngine, Log
 import type { EngineFigures } from "./compaction/engine-figures.js";
 import type { MessageClock } from "./session/message-clock.js";
 import type { HostConfig } from "./config.js";
+import type { HookBreakers } from "./session/hook-breaker.js";
 import type { EventBus } from "./event-bus.js";
 import type { StreamDelta } from "./provider/stream.js";
 import type { FunctionTool, ToolExecutor } from "./tools.js";
@@ -51,4 +52,6 @@ export interface HostRuntime {
   compacting: Set<string>;
   /** When each message was said (`messageTimes` for the engine's hooks). */
   clock: MessageClock;
+  /** Per-session breakers for hooks that time out (see HookBreaker). */
+  hookBreakers: HookBreakers;
 }

@@ -23,7 +23,7 @@ describe("host events", () => {
         expectTypeOf(event.usage).toEqualTypeOf<Usage | null>();
         expectTypeOf(event.finalMessage).toEqualTypeOf<Message | null>();
       } else if (event.type === "hook.failed") {
-        expectTypeOf(event.reason).toEqualTypeOf<"threw" | "timeout" | "invalid_result">();
+        expectTypeOf(event.reason).toEqualTypeOf<"threw" | "timeout" | "invalid_result" | "skipped">();
       }
       expectTypeOf(event.sessionId).toEqualTypeOf<string>();
       expectTypeOf(event.at).toEqualTypeOf<number>();

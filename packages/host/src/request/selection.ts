@@ -55,7 +55,8 @@ export async function runSelection(input: SelectionInput): Promise<SelectionOutc
     returned = await bounded(runtime, input.sessionId, input.turnId, "selectContext", () => runtime.engine.selectContext(forEngine, options));
   } catch (error) {
     const failure = failureReasonOf(error);
-    return ignored(`${failure === "timeout" ? "timed out" : "threw"}: ${describeError(error)}`, failure);
+    const label = failure === "timeout" ? "timed out" : failure === "skipped" ? "skipped" : "threw";
+    return ignored(`${label}: ${describeError(error)}`, failure);
   }
   // null/undefined is the documented no-op.
   if (returned === null || returned === undefined) return ignored(selectionRejectionReason(returned) ?? "returned nothing", null);

@@ -1,6 +1,7 @@
 import { DeadlineExceededError, describeError, withDeadline } from "@context-engine/core";
 import type { HookFailureReason } from "../events.js";
 import type { HostRuntime } from "../runtime.js";
+import type { SkipReason } from "./hook-breaker.js";
 
 // Hooks through which the engine's public figures legitimately change.
 const WRITING_HOOKS = new Set(["updateFromResponse", "updateModel", "onSessionReset", "onSessionStart", "onSessionEnd"]);
@@ -15,12 +16,34 @@ export function hookTimeoutMs(runtime: HostRuntime, hook: string): number {
  * Await an engine call under its bound. Rejects with DeadlineExceededError
  * when the bound passes first; a late settle is reported as `hook.late`.
  */
-export function bounded<T>(runtime: HostRuntime, sessionId: string, turnId: string | null, hook: string, fn: () => T | Promise<T>): Promise<T> {
+export async function bounded<T>(runtime: HostRuntime, sessionId: string, turnId: string | null, hook: string, fn: () => T | Promise<T>): Promise<T> {
+  const breaker = runtime.hookBreakers.for(sessionId);
+  const skip = breaker.skipReason(hook, turnId);
+  if (skip) throw new HookSkippedError(hook, skip);
   const call = Promise.resolve().then(fn);
-  return withDeadline(call, hookTimeoutMs(runtime, hook), `context engine ${hook}`, (outcome, lateByMs) => {
-    runtime.logger.warn(`context engine ${hook} settled after the host gave up on it; its outcome was ignored`, { sessionId, outcome });
-    runtime.bus.emit({ type: "hook.late", sessionId, turnId, hook, outcome, lateByMs });
-  });
+  try {
+    const value = await withDeadline(call, hookTimeoutMs(runtime, hook), `context engine ${hook}`, (outcome, lateByMs) => {
+      runtime.logger.warn(`context engine ${hook} settled after the host gave up on it; its outcome was ignored`, { sessionId, outcome });
+      runtime.bus.emit({ type: "hook.late", sessionId, turnId, hook, outcome, lateByMs });
+    });
+    breaker.recordSettled(hook);
+    return value;
+  } catch (error) {
+    if (error instanceof DeadlineExceededError) breaker.recordTimeout(hook, turnId);
+    else breaker.recordSettled(hook);
+    throw error;
+  }
+}
+
+/** A hook call the host did not make: it timed out earlier in this turn, or its breaker is open. */
+export class HookSkippedError extends Error {
+  constructor(
+    readonly hook: string,
+    readonly skipReason: SkipReason,
+  ) {
+    super(`context engine ${hook} not called: it ${skipReason === "breaker open" ? "timed out repeatedly (breaker open; retried later)" : "timed out earlier in this turn"}`);
+    this.name = "HookSkippedError";
+  }
 }
 
 /**
@@ -73,6 +96,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 export function failureReasonOf(error: unknown): HookFailureReason {
+  if (error instanceof HookSkippedError) return "skipped";
   return error instanceof DeadlineExceededError ? "timeout" : "threw";
 }
 

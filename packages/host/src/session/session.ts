@@ -190,6 +190,7 @@ export class Session {
       await callHook(r, oldId, null, "onSessionEnd", undefined, () => r.engine.onSessionEnd(oldId, cloneMessages(this.#messages)));
       r.bus.emit({ type: "session.ended", sessionId: oldId, reason: "reset", messageCount: this.#messages.length });
       await callHook(r, oldId, null, "onSessionReset", undefined, () => r.engine.onSessionReset());
+      r.hookBreakers.forget(oldId);
       this.#id = options.sessionId ?? randomUUID();
       this.#messages = initialMessages({ ...this.#options, history: [] });
       this.#lastPromptTokens = 0;
@@ -257,6 +258,7 @@ export class Session {
       const r = this.#runtime;
       await callHook(r, this.#id, null, "onSessionEnd", undefined, () => r.engine.onSessionEnd(this.#id, cloneMessages(this.#messages)));
       r.bus.emit({ type: "session.ended", sessionId: this.#id, reason, messageCount: this.#messages.length });
+      r.hookBreakers.forget(this.#id);
       this.#onEnded(this);
     }, true);
   }

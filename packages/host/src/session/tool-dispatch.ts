@@ -47,8 +47,9 @@ export async function dispatchTool(session: TurnSession, call: ToolCall, turnId:
         }
       } catch (error) {
         ok = false;
-        const timedOut = failureReasonOf(error) === "timeout";
-        if (timedOut) reportHookFailure(runtime, sessionId, turnId, "handleToolCall", error, "timeout");
+        const reason = failureReasonOf(error);
+        const timedOut = reason === "timeout";
+        if (timedOut || reason === "skipped") reportHookFailure(runtime, sessionId, turnId, "handleToolCall", error, reason);
         errorText = timedOut ? `timed out: ${describeError(error)}` : describeError(error);
         result = toolError(`Context engine tool '${name}' failed: ${errorText}`);
       }

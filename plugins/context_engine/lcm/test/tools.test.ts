@@ -63,11 +63,26 @@ describe("argument validation", () => {
 
   it("says so when the arguments are null, a list or null-valued fields", async () => {
     const { run } = setup();
-    for (const args of [null, "null"]) expect((await run("lcm_grep", args)).error).toMatch(/lcm_grep: the arguments are null; expected an object \(query: /);
-    expect((await run("lcm_grep", [])).error).toMatch(/expected object/);
-    expect((await run("lcm_grep", { query: null })).error).toMatch(/query: .*received null/);
-    expect((await run("lcm_grep", { query: "x", roles: null })).error).toMatch(/roles: .*received null/);
-    expect((await run("lcm_expand", null)).error).toMatch(/lcm_expand: the arguments are null/);
+    for (const args of [null, "null"]) expect((await run("lcm_grep", args)).error).toMatch(/^lcm_grep got null for its arguments; it takes an object\. lcm_grep needs `query`: /);
+    expect((await run("lcm_grep", [])).error).toBe(
+      "lcm_grep takes an object of named arguments (`query` (required), `mode`, `scope`, `all_conversations`, `roles`, `since`, `before`, `sort`, `limit`, `cursor`, `ignore_case`, `recency_boost`, `exclude_in_context`); it got an empty list.",
+    );
+    expect((await run("lcm_grep", { query: null })).error).toBe("lcm_grep: `query` must be a string; it was null.");
+    expect((await run("lcm_grep", { query: "x", roles: null })).error).toMatch(/^lcm_grep: `roles` must be a list of "system", .* or "tool"; it was null\.$/);
+    expect((await run("lcm_expand", null)).error).toMatch(/^lcm_expand got null for its arguments/);
+  });
+
+  it("says in plain words what each tool expects and what it got", async () => {
+    const { run } = setup();
+    expect((await run("lcm_grep", {})).error).toBe(
+      "lcm_grep needs `query`: words or a question (full_text), or an RE2 regular expression (regex) (a string); it was missing.",
+    );
+    expect((await run("lcm_grep", { query: "x", limit: 0 })).error).toBe("lcm_grep: `limit` must be a whole number from 1 to 50; it was 0.");
+    expect((await run("lcm_grep", { query: "x", mode: "fuzzy" })).error).toBe('lcm_grep: `mode` must be one of "full_text" or "regex"; it was "fuzzy".');
+    expect((await run("lcm_grep", { qeury: "x" })).error).toMatch(/lcm_grep has no argument `qeury` \(did you mean `query`\?\); it takes `query`, `mode`/);
+    expect((await run("lcm_describe", { id: -3 })).error).toBe("lcm_describe: `id` must be a string or a whole number of at least 1; it was -3.");
+    expect((await run("lcm_expand", { id: "sum_1", max_tokens: 5 })).error).toBe("lcm_expand: `max_tokens` must be a whole number from 100 to 50000; it was 5.");
+    expect((await run("lcm_describe", {})).error).toMatch(/^lcm_describe needs `id`: a summary id \(sum_…\) or a message ref/);
   });
 });
 

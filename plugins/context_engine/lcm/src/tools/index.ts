@@ -23,6 +23,9 @@ export function lcmToolSchemas(options: { crossConversation?: boolean } = {}): T
   });
 }
 
+// The JSON schemas the model was shown: argument errors quote their descriptions and keys.
+const PARAMETERS = Object.fromEntries(LCM_TOOL_SCHEMAS.map((s) => [s.name, s.parameters])) as Record<LcmToolName, ToolSchema["parameters"]>;
+
 export function isLcmTool(name: string): name is LcmToolName {
   return (LCM_TOOL_NAMES as readonly string[]).includes(name);
 }
@@ -35,15 +38,15 @@ export async function handleLcmToolCall(store: LcmStoreDriver, name: string, arg
   try {
     switch (name) {
       case "lcm_grep": {
-        const p = parseToolArguments(name, GrepArgsSchema, args);
+        const p = parseToolArguments(name, GrepArgsSchema, args, PARAMETERS[name]);
         return p.ok ? await runGrep(store, p.data, context) : p.error;
       }
       case "lcm_describe": {
-        const p = parseToolArguments(name, DescribeArgsSchema, args);
+        const p = parseToolArguments(name, DescribeArgsSchema, args, PARAMETERS[name]);
         return p.ok ? await runDescribe(store, p.data, context) : p.error;
       }
       case "lcm_expand": {
-        const p = parseToolArguments(name, ExpandArgsSchema, args);
+        const p = parseToolArguments(name, ExpandArgsSchema, args, PARAMETERS[name]);
         return p.ok ? await runExpand(store, p.data, context) : p.error;
       }
       default:
