@@ -1,3 +1,4 @@
+import { closestName } from "./closest-name.js";
 import type { z } from "zod";
 
 /**
@@ -175,7 +176,7 @@ function plural(words: string): string {
 
 function unknownKeys(tool: string, keys: readonly string[], accepted: readonly string[]): string {
   const parts = keys.map((key) => {
-    const close = closest(key, accepted);
+    const close = closestName(key, accepted);
     return `\`${key}\`${close ? ` (did you mean \`${close}\`?)` : ""}`;
   });
   const takes = accepted.length ? `; it takes ${accepted.map((k) => `\`${k}\``).join(", ")}` : "";
@@ -247,26 +248,3 @@ function plainMessage(message: string): string {
   return message.replace(/^Invalid input: /, "");
 }
 
-/** The accepted key within edit distance 2 (or differing only in case), if any. */
-function closest(key: string, accepted: readonly string[]): string | null {
-  let best: [string, number] | null = null;
-  for (const k of accepted) {
-    const d = k.toLowerCase() === key.toLowerCase() ? 0 : distance(key, k);
-    if (d <= 2 && (!best || d < best[1])) best = [k, d];
-  }
-  return best ? best[0] : null;
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const saved = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = saved;
-    }
-  }
-  return row[b.length]!;
-}

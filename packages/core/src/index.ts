@@ -8,6 +8,7 @@ export * from "./engine.js";
 export * from "./message-times.js";
 export * from "./tool-schema.js";
 export { describeArgumentProblems, type ParametersSchema } from "./argument-errors.js";
+export { closestName } from "./closest-name.js";
 export * from "./tokens/types.js";
 export { createMessageCounter } from "./tokens/message-tokens.js";
 export { createEstimator, defaultTokenCounter, estimateTextTokens } from "./tokens/estimator.js";

@@ -1,3 +1,4 @@
+import { closestName } from "@context-engine/core";
 import type { ConfigProblem } from "./problems.js";
 import { formatKeyPath } from "./problems.js";
 import type { YamlSource } from "./yaml-source.js";
@@ -90,7 +91,7 @@ function has(root: unknown, path: readonly PropertyKey[]): boolean {
 }
 
 function unknownKeyMessage(key: string, known: readonly string[] | undefined): string {
-  const close = known ? closest(key, known) : null;
+  const close = known ? closestName(key, known) : null;
   return `unknown key "${key}"${close ? ` (did you mean "${close}"?)` : ""}`;
 }
 
@@ -98,29 +99,6 @@ function knownList(known: readonly string[] | undefined): string {
   return known && known.length ? `one of ${known.join(", ")}` : "one of the documented keys";
 }
 
-/** The known key within edit distance 2 (or a case-insensitive match), if any. */
-function closest(key: string, known: readonly string[]): string | null {
-  let best: [string, number] | null = null;
-  for (const k of known) {
-    const d = k.toLowerCase() === key.toLowerCase() ? 0 : distance(key, k);
-    if (d <= 2 && (!best || d < best[1])) best = [k, d];
-  }
-  return best ? best[0] : null;
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
-}
 
 function expectedOf(issue: IssueLike): string | undefined {
   switch (issue.code) {
