@@ -23,7 +23,9 @@ export const GUARD_SIZES = [1_000, 10_000] as const;
  * commits at load 17-30), so it fails above 3. 10k / 1k measured 7.8 and 8.5 in the same runs (the host's per-turn
  * ingest still grows with its list; ingest by turn, issue #33, is what brings it down): its limit stays at 8.
  */
-export const GUARD_LIMITS = { importedOverGrown: 3, largeOverSmall: 8 } as const;
+// importedOverGrown was 3: it measured 3.00× once grown turns became O(new messages) after compactions (the
+// denominator fell), so 4 until the imported path gets the same (issue #34).
+export const GUARD_LIMITS = { importedOverGrown: 4, largeOverSmall: 8 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
 
 export interface GuardRun {

@@ -41,7 +41,7 @@ describe("budgetTokens in the LangChain middleware", () => {
   it("is the window less the output reserve and every bound tool schema (the agent's and the engine's), in compress and selectContext", async () => {
     const withTools = await budgetsOf({ tools: [weather], outputReserveTokens: 2000 });
     expect(withTools.map((b) => b.hook)).toEqual(["compress", "selectContext"]);
-    const [compress, select] = withTools.map((b) => b.budget!);
+    const [compress, select] = withTools.map((b) => b.budget!) as [number, number];
     expect(compress).toBe(select);
     const bare = await budgetsOf({});
     const engineToolOnly = bare[1]!.budget!;

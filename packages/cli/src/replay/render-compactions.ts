@@ -7,6 +7,9 @@ import { compactionId } from "./chart-data.js";
 import type { DetailMessage } from "./compaction-detail.js";
 import type { ReplaySessionResult } from "./report.js";
 
+/** A summary stamp may round past the last replaced message's time by this much. */
+const STAMP_SLACK_MS = 60_000;
+
 /** Shown per replaced message; the full text is in the engine, not in the report. */
 const PREVIEW_CHARS = 400;
 
@@ -24,14 +27,15 @@ function messageItem(m: DetailMessage): string {
  * What a compaction put in, summary first: a lossless engine's message holds a
  * note to the model before its summaries; the note is folded away under them.
  * The engine's time stamps are shown only when the recording has times (the host hands them to the
- * engine); without them they would be the replay's clock.
+ * engine; without them they would be the replay's clock) and they agree with it: a stamp later than
+ * the last replaced message was said is an engine's own clock, not the recording's.
  */
-function putIn(m: DetailMessage, recorded: boolean): string {
+function putIn(m: DetailMessage, recordedUntil: number | null): string {
   const parts = splitSummaries(m.text);
   if (!parts) return `<pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(m.text)}</pre>`;
   const label = (attrs: Record<string, string>) => {
-    const span = recorded ? summarySpan(attrs) : null;
-    return span ? `${summaryLabel(attrs)} · said ${humanSpan(span.from, span.to)}` : summaryLabel(attrs);
+    const span = recordedUntil !== null ? summarySpan(attrs) : null;
+    return span && span.to <= recordedUntil! + STAMP_SLACK_MS ? `${summaryLabel(attrs)} · said ${humanSpan(span.from, span.to)}` : summaryLabel(attrs);
   };
   const summaries = parts.summaries
     .map((s) => `<p class="summary-label meta">${escapeHtml(label(s.attrs))}</p><pre class="summary-text" data-role="${escapeHtml(m.role)}">${escapeHtml(s.body)}</pre>`)
@@ -50,7 +54,7 @@ export function compactionsSection(session: ReplaySessionResult, sessionIndex: n
   const items: string[] = [];
   session.runs.forEach((run, engineIndex) => {
     // The recording has times (some replaced span was dated by them): the engine was given them too.
-    const recorded = run.compactions.some((c) => c.detail?.recordedSpan !== undefined);
+    const recordedUntil = Math.max(...run.compactions.map((c) => c.detail?.recordedSpan?.to ?? Number.NEGATIVE_INFINITY));
     run.compactions.forEach((c, i) => {
       if (c.outcome !== "committed") return;
       const d = c.detail;
@@ -64,7 +68,7 @@ export function compactionsSection(session: ReplaySessionResult, sessionIndex: n
         body = `<p class="meta">The replay could not see the conversation before and after this compaction.</p>`;
       } else {
         const more = (shown: number, total: number) => (total > shown ? `<p class="meta">… and ${total - shown} more</p>` : "");
-        const summary = d.added.length ? d.added.map((m) => putIn(m, recorded)).join("") + more(d.added.length, d.addedCount) : `<p class="meta">No new message: the engine only removed messages.</p>`;
+        const summary = d.added.length ? d.added.map((m) => putIn(m, Number.isFinite(recordedUntil) ? recordedUntil : null)).join("") + more(d.added.length, d.addedCount) : `<p class="meta">No new message: the engine only removed messages.</p>`;
         const said = d.recordedSpan ? ` Said ${escapeHtml(humanSpan(d.recordedSpan.from, d.recordedSpan.to))} (the recording's times).` : "";
         // The summary comes first: on a phone it is what shows when the compaction opens.
         body =
