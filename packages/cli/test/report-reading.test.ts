@@ -103,6 +103,8 @@ describe.skipIf(!hasChromium)("the HTML report reads plainly (headless Chromium)
         const target = page.locator("#session-6 details.session-details");
         expect(await target.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
         await links.nth(1).click();
+        // The link unfolds it from the page's hashchange handler: wait for it rather than race it on a busy machine.
+        await page.waitForFunction(() => (document.querySelector("#session-6 details.session-details") as HTMLDetailsElement | null)?.open === true, null, { timeout: 10_000 });
         expect(await target.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
         expect(await page.locator("#session-6 ul.problems").isVisible()).toBe(true);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
