@@ -396,23 +396,24 @@ export class LcmEngine extends ContextEngine {
   }
 
   override async onSessionEnd(sessionId: string, messages: readonly Message[]): Promise<void> {
-    let s = this.#sessions.peek(sessionId);
-    let store = this.#handle.current;
+    const peeked = this.#sessions.peek(sessionId);
+    const current = this.#handle.current;
+    let opened = peeked && current ? { store: current, s: peeked } : null;
     // A session this process never opened (it restarted since) still has its final list stored: what the
     // host changed after its last turn (its own summary of the history) is kept too.
-    if ((!s || !store) && messages.length) {
+    if (!opened && messages.length) {
       try {
-        ({ store, s } = await this.#session(sessionId));
+        opened = await this.#session(sessionId);
       } catch (error) {
         this.#storeFailed("onSessionEnd", error);
         return;
       }
     }
-    if (!s || !store) return;
+    if (!opened) return;
+    const { store, s } = opened;
     try {
-      const [open, session] = [store, s];
-      await session.locked(async () => {
-        if (messages.length) await ingest(this.#parts, open, session, messages);
+      await s.locked(async () => {
+        if (messages.length) await ingest(this.#parts, store, s, messages);
       });
     } catch (error) {
       this.#storeFailed("onSessionEnd", error);

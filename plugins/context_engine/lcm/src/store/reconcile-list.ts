@@ -27,7 +27,9 @@ export function* reconcile(
   // Two ordered matches, each completed the same way; the one that proves more telling messages stored (then
   // more messages) wins. They agree on most lists, and then the second is not completed.
   const longest = matchHistoryThenTurn(real, exact, weak, stored, keyFrom, false);
-  const telling = matchHistoryThenTurn(real, exact, weak, stored, keyFrom, true);
+  // Telling items first differs from the longest match only where the list mixes weak and telling messages.
+  const mixed = weak.includes(true) && weak.includes(false);
+  const telling = mixed ? matchHistoryThenTurn(real, exact, weak, stored, keyFrom, true) : longest;
   let best = yield* completeMatch(inputs, real, stored, storedCount, keyFrom, seen, longest);
   if (!sameMatch(longest, telling)) {
     const other = yield* completeMatch(inputs, real, stored, storedCount, keyFrom, seen, telling);

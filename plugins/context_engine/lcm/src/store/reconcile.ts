@@ -63,6 +63,9 @@ export function matchTellingFirst(list: readonly string[], weak: readonly boolea
   ).forEach((p, k) => {
     out[telling[k]!] = p;
   });
+  // The seq of the next matched telling item at or after each position (one pass, not a scan per run).
+  const nextAnchor = new Float64Array(list.length + 1).fill(Number.POSITIVE_INFINITY);
+  for (let k = list.length - 1; k >= 0; k--) nextAnchor[k] = out[k]! >= 0 ? seqs[out[k]!]! : nextAnchor[k + 1]!;
   let j = 0;
   let below = -1;
   while (j < list.length) {
@@ -73,13 +76,7 @@ export function matchTellingFirst(list: readonly string[], weak: readonly boolea
     }
     const from = j;
     while (j < list.length && weak[j]) j++;
-    let above = Number.POSITIVE_INFINITY;
-    for (let k = j; k < list.length; k++) {
-      if (out[k]! >= 0) {
-        above = seqs[out[k]!]!;
-        break;
-      }
-    }
+    const above = nextAnchor[j]!;
     const lo = indexAbove(seqs, below);
     const hi = indexAbove(seqs, above - 1);
     matchInOrder(list.slice(from, j), stored.slice(lo, hi)).forEach((p, k) => {
