@@ -35,6 +35,17 @@ export function* reconcile(
     const other = yield* completeMatch(inputs, real, stored, storedCount, keyFrom, seen, telling);
     if (scoreOf(other.seqOf, weak) > scoreOf(best.seqOf, weak)) best = other;
   }
+  // A match that passes over this writer's own newest messages and then shows new ones is a short repeat
+  // matched to an older copy (a host never drops its latest messages while it grows its list): the match
+  // anchored on the writer's own newest stored message is tried, and wins when it skips none.
+  const skipped = seen ? ownSkipped(best.seqOf, stored, best.ids, seen) : 0;
+  if (skipped > 0) {
+    const anchored = matchToOwnTail(exact, stored, real, keyFrom, seen!);
+    if (anchored) {
+      const other = yield* completeMatch(inputs, real, stored, storedCount, keyFrom, seen, anchored);
+      if (ownSkipped(other.seqOf, stored, other.ids, seen!) < skipped) best = other;
+    }
+  }
   const { seqOf } = best;
   for (const [i, id] of best.ids) ids.set(i, id);
   keepToolRoundsWhole(inputs, real, seqOf, ids);
@@ -96,6 +107,65 @@ function* completeMatch(
   if (seen) matchStoredOutOfOrder(inputs, real, stored, seqOf, ids, keyFrom);
   if (keyFrom !== null) dropTurnMatchesBehindHistory(real, seqOf, ids, keyFrom);
   return { seqOf, ids };
+}
+
+/**
+ * This writer's own stored messages (of the list's hashes) after the list's
+ * last match, left unmatched although the list shows new messages after it.
+ */
+function ownSkipped(seqOf: Int32Array, stored: readonly StoredRef[], ids: Map<number, number>, seen: NonNullable<IngestOptions["seenIds"]>): number {
+  let last = -1;
+  for (let j = 0; j < seqOf.length; j++) if (seqOf[j]! >= 0) last = j;
+  if (last < 0 || last === seqOf.length - 1) return 0;
+  const lastSeq = seqOf[last]!;
+  const used = new Set(ids.values());
+  let n = 0;
+  for (const r of stored) if (r.seq > lastSeq && seen.has(r.id) && !used.has(r.id)) n++;
+  return n;
+}
+
+/**
+ * The ordered match that ends on this writer's newest stored message: the
+ * list's last copy of it, and backwards from there while the list and the
+ * writer's stored messages agree; the list before that is matched in order
+ * against what is stored before, the named turn (if any) against nothing
+ * older than the anchor. Null when the list does not show that message.
+ */
+function matchToOwnTail(
+  exact: readonly string[],
+  stored: readonly StoredRef[],
+  real: readonly number[],
+  keyFrom: number | null,
+  seen: NonNullable<IngestOptions["seenIds"]>,
+): Int32Array | null {
+  let p = stored.length - 1;
+  while (p >= 0 && !seen.has(stored[p]!.id)) p--;
+  if (p < 0) return null;
+  const turnAt = keyFrom === null ? -1 : real.findIndex((i) => i >= keyFrom);
+  const split = turnAt < 0 ? real.length : turnAt;
+  let k = -1;
+  for (let j = split - 1; j >= 0 && k < 0; j--) if (exact[j] === stored[p]!.hash) k = j;
+  if (k < 0) return null;
+  const out = new Int32Array(real.length).fill(-1);
+  const anchor = p;
+  while (k >= 0 && p >= 0) {
+    if (!seen.has(stored[p]!.id)) {
+      p--;
+      continue;
+    }
+    if (exact[k] !== stored[p]!.hash) break;
+    out[k--] = p--;
+  }
+  matchInOrder(exact.slice(0, k + 1), stored.slice(0, p + 1).map((r) => r.hash)).forEach((q, j) => {
+    if (q >= 0) out[j] = q;
+  });
+  if (split < real.length) {
+    const after = stored.slice(anchor + 1);
+    matchInOrder(exact.slice(split), after.map((r) => r.hash)).forEach((q, j) => {
+      if (q >= 0) out[split + j] = anchor + 1 + q;
+    });
+  }
+  return out;
 }
 
 function sameMatch(a: Int32Array, b: Int32Array): boolean {
