@@ -172,6 +172,43 @@ describe("the scheduled drain of a long history", () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect(await other.handleToolCall("lcm_grep", { query: "CANARY_53_0" }, { sessionId: "two" })).toContain("CANARY_53_0");
   }, 180_000);
+
+  it("a drain claim is held by one owner at a time, renewed by it, and freed by release or expiry", async () => {
+    const engine = sharedStore().open({ chatModel: new FakeSummarizer() });
+    await engine.onSessionStart("claims");
+    const store = engine.store;
+    const id = (await store.conversation("claims")).id;
+    expect(await store.claimDrain!(id, "a", 1_000, 0)).toBe(true);
+    expect(await store.claimDrain!(id, "b", 1_000, 500)).toBe(false);
+    expect(await store.claimDrain!(id, "a", 1_000, 900)).toBe(true); // renewed: now held until 1,900
+    expect(await store.claimDrain!(id, "b", 1_000, 1_500)).toBe(false);
+    // "a" died without releasing: its claim blocks nobody past its expiry
+    expect(await store.claimDrain!(id, "b", 1_000, 1_900)).toBe(true);
+    await store.releaseDrain!(id, "a"); // not the holder: nothing happens
+    expect(await store.claimDrain!(id, "a", 1_000, 2_000)).toBe(false);
+    await store.releaseDrain!(id, "b");
+    expect(await store.claimDrain!(id, "a", 1_000, 2_000)).toBe(true);
+  });
+
+  it("two engines on one store draining one conversation: the second waits on the first's claim and computes nothing", async () => {
+    const store = sharedStore();
+    const first = new FakeSummarizer();
+    const second = new FakeSummarizer();
+    const draining = store.open({ chatModel: first, config: { backlog_passes: 2 } });
+    await firstTurn(draining, "dup", history(10_000, 61));
+    const threshold = draining.thresholdTokens;
+    expect(await frontierTokens(draining, "dup")).toBeGreaterThan(threshold);
+    // A second process opens the same conversation while the first drains: its hook starts its own drain.
+    const other = store.open({ chatModel: second, config: { backlog_passes: 2 } });
+    await other.onSessionStart("dup");
+    await Promise.all([draining.whenIdle("dup"), other.whenIdle("dup")]);
+    await vi.waitFor(async () => expect(await frontierTokens(draining, "dup")).toBeLessThan(threshold), { timeout: 120_000, interval: 100 });
+    const waited = (other.getStatus() as unknown as { lcm: { drainClaimWaits: number } }).lcm.drainClaimWaits;
+    expect(waited).toBeGreaterThan(0);
+    expect(counters(other).drainRuns, "the second engine's drain runs").toBe(0);
+    expect(second.calls, "the second engine's summariser calls").toBe(0);
+    expect(first.calls).toBeGreaterThan(0);
+  }, 240_000);
 });
 
 /** The stored frontier as a freshly opened engine reads it (then closed, so it drains nothing itself). */

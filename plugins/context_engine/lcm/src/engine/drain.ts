@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { describeError } from "@context-engine/core";
 import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
@@ -8,6 +9,13 @@ import type { EngineSession } from "./session.js";
 const STALLED_RUNS = 3;
 /** The shortest pause between runs: the event loop always gets a turn. */
 const MIN_PAUSE_MS = 1;
+/**
+ * How long a drain claim holds without renewal (each run renews it): longer than a run of `backlog_passes`
+ * summaries takes, short enough that a process that died holding it delays the others by minutes at most.
+ */
+export const DRAIN_CLAIM_MS = 120_000;
+/** The wait before asking again when another process holds the claim. */
+const CLAIM_RETRY_MS = 1_000;
 
 /**
  * The scheduled drain of a session whose published frontier is over the
@@ -27,6 +35,8 @@ const MIN_PAUSE_MS = 1;
  * when the engine closes.
  */
 export class BacklogDrain {
+  /** This engine's name on a drain claim (store.claimDrain): other processes sharing the store wait while it drains. */
+  readonly #owner = randomUUID();
   readonly #running = new Map<EngineSession, Promise<void>>();
   /** Pauses in progress: unref'd (they never keep a process alive) unless someone awaits `idle()`. */
   readonly #pauses = new Set<NodeJS.Timeout>();
@@ -102,25 +112,49 @@ export class BacklogDrain {
     const stopped = () => signal.aborted || parts.isClosed();
     let last = s.snapshot.frontierTokens;
     let stalled = 0;
+    let waited = false;
     parts.metrics.drains++;
-    while (!stopped()) {
-      const cpuBefore = process.cpuUsage();
-      startPreparing(parts, store, s);
-      await s.preparing;
-      if (stopped()) return;
-      const conv = await store.getConversation(s.conversationId);
-      if (!conv) return;
-      s.noteConversation(conv);
-      if (conv.frontierTokens < parts.budgets.drainAt()) return;
-      stalled = conv.frontierTokens < last ? 0 : stalled + 1;
-      last = conv.frontierTokens;
-      if (stalled >= STALLED_RUNS) {
-        parts.logger.debug("lcm: background drain made no progress; the next hook tries again", { sessionId: s.sessionId, frontierTokens: last });
-        return;
+    try {
+      while (!stopped()) {
+        const cpuBefore = process.cpuUsage();
+        if (!((await store.claimDrain?.(s.conversationId, this.#owner, DRAIN_CLAIM_MS)) ?? true)) {
+          // Another process drains this conversation: the summaries computed here would be thrown away.
+          parts.metrics.drainClaimWaits++;
+          if (++stalled >= STALLED_RUNS) return;
+          await this.#pause(CLAIM_RETRY_MS, signal);
+          waited = true;
+          continue;
+        }
+        // The claim was another's until now: its holder may have drained the backlog meanwhile.
+        if (waited && !(await this.#stillOver(parts, store, s))) return;
+        waited = false;
+        startPreparing(parts, store, s);
+        await s.preparing;
+        if (stopped()) return;
+        const conv = await store.getConversation(s.conversationId);
+        if (!conv) return;
+        s.noteConversation(conv);
+        if (conv.frontierTokens < parts.budgets.drainAt()) return;
+        stalled = conv.frontierTokens < last ? 0 : stalled + 1;
+        last = conv.frontierTokens;
+        if (stalled >= STALLED_RUNS) {
+          parts.logger.debug("lcm: background drain made no progress; the next hook tries again", { sessionId: s.sessionId, frontierTokens: last });
+          return;
+        }
+        parts.metrics.drainRuns++;
+        await this.#pause(pauseAfter(process.cpuUsage(cpuBefore), parts.config.drain_cpu_share), signal);
       }
-      parts.metrics.drainRuns++;
-      await this.#pause(pauseAfter(process.cpuUsage(cpuBefore), parts.config.drain_cpu_share), signal);
+    } finally {
+      // close() waits for the drain before closing the store; a release that fails leaves the claim to expire.
+      await Promise.resolve(store.releaseDrain?.(s.conversationId, this.#owner)).catch(() => {});
     }
+  }
+
+  async #stillOver(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): Promise<boolean> {
+    const conv = await store.getConversation(s.conversationId);
+    if (!conv) return false;
+    s.noteConversation(conv);
+    return conv.frontierTokens >= parts.budgets.drainAt();
   }
 }
 

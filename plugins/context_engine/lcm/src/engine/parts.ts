@@ -25,6 +25,8 @@ export interface EngineMetrics {
   /** Scheduled drains started (a frontier over the threshold with no compress needed), and their runs. */
   drains: number;
   drainRuns: number;
+  /** Drain runs skipped because another process held the conversation's drain claim. */
+  drainClaimWaits: number;
 }
 
 /** What the engine's parts (turn path, preparation, compress, selection) share: one per engine instance. */
@@ -46,7 +48,7 @@ export interface EngineParts {
 }
 
 export function newMetrics(): EngineMetrics {
-  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0, drains: 0, drainRuns: 0 };
+  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0, drains: 0, drainRuns: 0, drainClaimWaits: 0 };
 }
 
 /** The summariser an engine's config and context describe. */

@@ -466,6 +466,14 @@ export type LcmStoreDriver = Omit<Awaitable<LcmStore>, "transaction"> & {
    * every publish is a compare-and-swap) runs `fn` directly.
    */
   withCompactionLock?<T>(conversationId: number, fn: (lock: CompactionLock) => Promise<T>): Promise<{ value: T } | null>;
+  /**
+   * Claim the background drain of a conversation for `owner` until `now + ttlMs` (renewing its own claim).
+   * False while another owner's claim has not expired: that process computes the summaries, this one
+   * waits. A claimer that crashed blocks nobody past its expiry. A driver without it lets every process drain.
+   */
+  claimDrain?(conversationId: number, owner: string, ttlMs: number, now?: number): MaybePromise<boolean>;
+  /** Give up `owner`'s claim (no-op when it holds none). */
+  releaseDrain?(conversationId: number, owner: string): MaybePromise<void>;
 };
 
 export interface CompactionLock {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, hasTrigramIndex } from "../../src/store/postgres/migrations.js";
 import { withConversationLock } from "../../src/store/postgres/locks.js";
+import { HAS_CJK_SQL, MESSAGE_VECTOR } from "../../src/store/postgres/layout.js";
 import { conversationUsagePg, deleteConversationPg } from "../../src/store/postgres/retention.js";
 import { parsePostgresOptions } from "../../src/store/postgres/options.js";
 import type { PostgresConnection } from "../../src/store/postgres/connect.js";
@@ -82,13 +83,13 @@ describe.skipIf(!reachable)("PostgreSQL store: schema, immutability, locks, hard
     expect(again.rowCount).toBe(0);
   });
 
-  it("ranks full-text matches with ts_rank_cd over the GIN index, and prefilters substrings with pg_trgm", async () => {
+  it("ranks full-text matches with ts_rank_cd over the GIN index; CJK substrings use the CJK trigram index", async () => {
     const t = await fresh();
     const c = await t.open();
     await migratePostgres(c);
     await seed(c, "s");
     const ranked = await c.pool.query<{ body: string; rank: number }>(
-      "SELECT body, ts_rank_cd(search, q, 32) AS rank FROM messages, phraseto_tsquery('lcm_search', lcm_fold($1)) q WHERE search @@ q ORDER BY rank DESC",
+      `SELECT body, ts_rank_cd(${MESSAGE_VECTOR}, q, 32) AS rank FROM messages m, phraseto_tsquery('lcm_search', lcm_fold($1)) q WHERE ${MESSAGE_VECTOR} @@ q ORDER BY rank DESC`,
       ["timing"],
     );
     expect(ranked.rows.map((r) => r.body)).toEqual(["the payment service keeps timing out"]);
@@ -96,6 +97,14 @@ describe.skipIf(!reachable)("PostgreSQL store: schema, immutability, locks, hard
     expect(ranked.rows[0]!.rank).toBeLessThan(1); // normalisation 32: rank / (rank + 1), comparable across stores after scaling
     const sub = await c.pool.query("SELECT body FROM messages WHERE body ILIKE $1", ["%ment serv%"]);
     expect(sub.rows).toHaveLength(1);
+    // the planner reaches both indexes through the expressions the search module writes
+    const plan = async (sql: string) =>
+      c.transaction(async (x) => {
+        await x.query("SET LOCAL enable_seqscan = off");
+        return (await x.query(`EXPLAIN ${sql}`)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      });
+    expect(await plan(`SELECT id FROM messages m WHERE ${MESSAGE_VECTOR} @@ phraseto_tsquery('lcm_search', lcm_fold('timing'))`)).toContain("messages_search");
+    expect(await plan(`SELECT id FROM messages m WHERE ${HAS_CJK_SQL} AND lcm_cjk(m.body) LIKE '%決済サービス%'`)).toContain("messages_cjk");
   });
 
   it("lets one process at a time hold a conversation's compaction lock, and frees it when the holder's connection dies", async () => {

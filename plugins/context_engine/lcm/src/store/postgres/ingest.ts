@@ -5,6 +5,7 @@ import type { Redactor } from "../../redact/types.js";
 import { encodeMessage } from "../codec.js";
 import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
+import { restoreMessage, storedMessageJson } from "./layout.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import type { IngestOptions, IngestResult } from "../types.js";
 
@@ -60,11 +61,11 @@ async function answer(c: PoolClient, deps: IngestDeps, conversationId: number, n
     );
     return rows.map((r): StoredRef => ({ id: Number(r.id), seq: r.seq, hash: r.hash }));
   }
-  const { rows } = await c.query<{ id: string; seq: number; message: string }>(
-    "SELECT id, seq, message::text AS message FROM messages WHERE conversation_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4",
+  const { rows } = await c.query<{ id: string; seq: number; message: string; body: string; role: string; tool_call_id: string | null }>(
+    "SELECT id, seq, message::text AS message, body, role, tool_call_id FROM messages WHERE conversation_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4",
     [conversationId, need.afterSeq, need.beforeSeq, need.limit],
   );
-  return rows.map((r): StoredRef => ({ id: Number(r.id), seq: r.seq, hash: encodeMessage(JSON.parse(r.message), deps.redactor).looseHex }));
+  return rows.map((r): StoredRef => ({ id: Number(r.id), seq: r.seq, hash: encodeMessage(restoreMessage(JSON.parse(r.message), { body: r.body, role: r.role, toolCallId: r.tool_call_id }), deps.redactor).looseHex }));
 }
 
 /** Rows per INSERT: one round trip per chunk instead of one per message (a bulk import stays in bounded statements). */
@@ -95,7 +96,7 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
         conversationId,
         rows.map((r) => r.seq),
         rows.map((r) => r.e.role),
-        rows.map((r) => JSON.stringify(r.e.message)),
+        rows.map((r) => storedMessageJson(r.e.message, r.body)),
         rows.map((r) => r.body),
         rows.map((r) => r.t),
         rows.map((r) => r.createdAt),

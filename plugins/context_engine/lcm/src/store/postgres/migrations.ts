@@ -1,5 +1,7 @@
 import type { PoolClient } from "pg";
 import type { PostgresConnection } from "./connect.js";
+import { migrateToSingleText } from "./layout.js";
+import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
 
 /**
  * Versioned migrations of the PostgreSQL schema, applied in order, each once,
@@ -180,6 +182,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       await client.query("CREATE INDEX writer_positions_conv ON writer_positions (conversation_id, id)");
     },
   },
+  {
+    version: 5,
+    name: "message text stored once: content left out of the json, expression full-text index, trigram index over CJK only",
+    up: migrateToSingleText,
+  },
+  {
+    version: 6,
+    name: "drain claims: one process at a time summarises a conversation's backlog",
+    async up(client) {
+      await client.query(DRAIN_CLAIMS_TABLE);
+    },
+  },
 ];
 
 /**
@@ -248,8 +262,8 @@ export async function migratePostgres(conn: PostgresConnection, migrations: read
   });
 }
 
-/** Whether the trigram index exists (pg_trgm was available when migration 2 ran). */
+/** Whether the CJK trigram index exists (pg_trgm was available when migration 5 ran). */
 export async function hasTrigramIndex(conn: PostgresConnection): Promise<boolean> {
-  const { rows } = await conn.pool.query("SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'messages_trgm'", [conn.options.schema]);
+  const { rows } = await conn.pool.query("SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'messages_cjk'", [conn.options.schema]);
   return rows.length > 0;
 }

@@ -19,6 +19,7 @@ export async function deleteConversationPg(conn: PostgresConnection, conversatio
     await c.query("DELETE FROM frontier WHERE conversation_id = $1", [conversationId]);
     await c.query("DELETE FROM ingest_keys WHERE conversation_id = $1", [conversationId]);
     await c.query("DELETE FROM writer_positions WHERE conversation_id = $1", [conversationId]);
+    await c.query("DELETE FROM drain_claims WHERE conversation_id = $1", [conversationId]);
     await c.query("DELETE FROM summary_messages WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = $1)", [conversationId]);
     await c.query("DELETE FROM summary_children WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = $1)", [conversationId]);
     const summaries = (await c.query("DELETE FROM summaries WHERE conversation_id = $1", [conversationId])).rowCount ?? 0;

@@ -12,6 +12,7 @@ import type {
   SummaryTextRow,
 } from "../search-types.js";
 import { rankSql, toTsQuery } from "./tsquery.js";
+import { cjkRuns, HAS_CJK_SQL, MESSAGE_VECTOR } from "./layout.js";
 
 /**
  * PostgreSQL text cannot hold NUL: drop it from every text parameter. Message bodies are stored
@@ -75,10 +76,11 @@ const summaryRow = (r: Record<string, unknown>): SummaryTextRow => ({
 });
 
 /**
- * The LCM search operations on PostgreSQL: `tsvector` + GIN for full text
- * (ranked by `ts_rank_cd`, see `rankSql`), `ILIKE` (served by the pg_trgm
- * index when present) for CJK and substring tests. Every write indexes at
- * once (generated columns), so nothing is ever pending.
+ * The LCM search operations on PostgreSQL: an expression GIN index over the
+ * folded body's `tsvector` for full text (ranked by `ts_rank_cd` over the
+ * vectors of the matched rows, see `rankSql` and layout.ts), `ILIKE` for CJK
+ * and substring tests (CJK served by the trigram index over the CJK text when
+ * pg_trgm is present). Every write indexes at once, so nothing is ever pending.
  */
 export class PostgresSearchStore implements LcmSearchStore {
   readonly #pool: Pool;
@@ -107,8 +109,9 @@ export class PostgresSearchStore implements LcmSearchStore {
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
     const { rows } = await this.#query(
-      `SELECT m.id AS rowid, ${rankSql("m.search", q)} AS score, m.created_at FROM messages m WHERE m.search @@ ${q}${w}
-       ORDER BY score DESC, m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
+      `SELECT x.rowid, ${rankSql("x.v", q)} AS score, x.created_at FROM (
+         SELECT m.id AS rowid, ${MESSAGE_VECTOR} AS v, m.created_at FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q}${w} OFFSET 0) x
+       ORDER BY score DESC, x.rowid DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
       p.values,
     );
     return rows.map(scored);
@@ -119,7 +122,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
     const { rows } = await this.#query(
-      `SELECT m.id AS rowid, 0 AS score, m.created_at FROM messages m WHERE m.search @@ ${q}${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
+      `SELECT m.id AS rowid, 0 AS score, m.created_at FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q}${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
       p.values,
     );
     return rows.map(scored);
@@ -131,8 +134,11 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const w = messageWhere(filter, p);
     const like = terms.map((t) => ` AND m.body ILIKE ${p.add(likeEscape(t))}`).join("");
+    // Each CJK run of a term occurs in the CJK-only text too: that is what the (partial) trigram index covers.
+    const runs = terms.flatMap(cjkRuns);
+    const cjk = runs.length ? ` AND ${HAS_CJK_SQL}${runs.map((r) => ` AND lcm_cjk(m.body) LIKE ${p.add(likeEscape(r))}`).join("")}` : "";
     const { rows } = await this.#query(
-      `SELECT m.id AS rowid, 1 AS score, m.created_at FROM messages m WHERE TRUE${w}${like} ORDER BY m.id DESC LIMIT ${p.add(limit)}`,
+      `SELECT m.id AS rowid, 1 AS score, m.created_at FROM messages m WHERE TRUE${w}${cjk}${like} ORDER BY m.id DESC LIMIT ${p.add(limit)}`,
       p.values,
     );
     return rows.map(scored);
@@ -143,7 +149,8 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const q = tsq(expression, p);
     const { rows } = await this.#query(
-      `SELECT m.id AS rowid, ${rankSql("m.search", q)} AS score FROM messages m WHERE m.id = ANY(${p.add(ids)}::bigint[]) AND m.search @@ ${q}`,
+      `SELECT x.rowid, ${rankSql("x.v", q)} AS score FROM (
+         SELECT m.id AS rowid, ${MESSAGE_VECTOR} AS v FROM messages m WHERE m.id = ANY(${p.add(ids)}::bigint[]) OFFSET 0) x WHERE x.v @@ ${q}`,
       p.values,
     );
     return new Map(rows.map((r) => [Number(r.rowid), Number(r.score)]));
@@ -169,7 +176,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const q = tsq(expression, p);
     const { rows } = await this.#query(
       `SELECT 1 FROM summaries s WHERE s.rid = ${p.add(summaryRowid)} AND s.search @@ ${q}
-         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq AND m.search @@ ${q})`,
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq AND ${MESSAGE_VECTOR} @@ ${q})`,
       p.values,
     );
     return rows.length > 0;
@@ -178,7 +185,7 @@ export class PostgresSearchStore implements LcmSearchStore {
   async documentFrequency(expression: string): Promise<number> {
     const p = new Params();
     const q = tsq(expression, p);
-    return Number((await this.#query(`SELECT count(*) AS n FROM messages m WHERE m.search @@ ${q}`, p.values)).rows[0].n);
+    return Number((await this.#query(`SELECT count(*) AS n FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q}`, p.values)).rows[0].n);
   }
 
   async messageCorpus(): Promise<MessageCorpusStats> {
@@ -234,7 +241,7 @@ export class PostgresSearchStore implements LcmSearchStore {
   ): Promise<ScanRow[]> {
     // One window per call (the caller bounds it); a cursor-free read is enough at these sizes.
     const p = new Params();
-    const word = narrow.word ? ` AND m.search @@ ${tsq(narrow.word, p)}` : "";
+    const word = narrow.word ? ` AND ${MESSAGE_VECTOR} @@ ${tsq(narrow.word, p)}` : "";
     const w = messageWhere(filter, p);
     const literal = narrow.literal ? ` AND m.body ILIKE ${p.add(likeEscape(narrow.literal))}` : "";
     const { rows } = await this.#query(

@@ -34,6 +34,8 @@ import { PostgresSearchStore } from "./search.js";
 import type { LcmSearchStore } from "../search-types.js";
 import { connectPostgres, type PostgresConnection } from "./connect.js";
 import { ingestPg } from "./ingest.js";
+import { restoreMessage } from "./layout.js";
+import { CLAIM_DRAIN_SQL, RELEASE_DRAIN_SQL } from "../drain-claims.js";
 import { withConversationLock } from "./locks.js";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
 import type { PostgresStoreOptions } from "./options.js";
@@ -220,6 +222,14 @@ export class PostgresLcmStore implements LcmStoreDriver {
     return withConversationLock(this.#conn, conversationId, fn);
   }
 
+  async claimDrain(conversationId: number, owner: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+    return (await this.#conn.pool.query(CLAIM_DRAIN_SQL, [conversationId, owner, now + ttlMs, now])).rows.length > 0;
+  }
+
+  async releaseDrain(conversationId: number, owner: string): Promise<void> {
+    await this.#conn.pool.query(RELEASE_DRAIN_SQL, [conversationId, owner]);
+  }
+
   getFrontierTail(conversationId: number, maxTokens: number, options: { minItems?: number } = {}): Promise<FrontierItem[]> {
     return f.getFrontierTailPg(this.#conn.pool, conversationId, maxTokens, options.minItems ?? 0);
   }
@@ -296,7 +306,7 @@ function toStored(r: Record<string, unknown>): StoredMessage {
     conversationId: Number(r.conversation_id),
     seq: Number(r.seq),
     role: r.role as Role,
-    message: r.message as Message,
+    message: restoreMessage(r.message, { body: String(r.body), role: String(r.role), toolCallId: (r.tool_call_id as string | null) ?? null }),
     text: String(r.body),
     tokens: Number(r.tokens),
     createdAt: Number(r.created_at),

@@ -51,6 +51,7 @@ function deleteInTransaction(db: Database.Database, conversationId: number): Del
   stmt(db, "DELETE FROM frontier WHERE conversation_id = ?").run(conversationId);
   stmt(db, "DELETE FROM ingest_keys WHERE conversation_id = ?").run(conversationId);
   stmt(db, "DELETE FROM writer_positions WHERE conversation_id = ?").run(conversationId);
+  stmt(db, "DELETE FROM drain_claims WHERE conversation_id = ?").run(conversationId);
   stmt(db, "DELETE FROM summary_messages WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
   stmt(db, "DELETE FROM summary_children WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
   const summaries = stmt(db, "DELETE FROM summaries WHERE conversation_id = ?").run(conversationId).changes;

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { FLAG_CJK } from "../codec.js";
 import { registerCjkText } from "./cjk-text.js";
+import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
 
 /**
  * Versioned migrations, tracked in `PRAGMA user_version`. Each runs in its own
@@ -203,6 +204,7 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   { version: 6, description: "the trigram index holds the CJK runs of a message only, not its whole body", up: cjkRunsOnly },
+  { version: 7, description: "drain claims: one process at a time summarises a conversation's backlog", up: (db) => db.exec(DRAIN_CLAIMS_TABLE) },
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { CLAIM_DRAIN_SQL, RELEASE_DRAIN_SQL, sqliteParams } from "../drain-claims.js";
 import { HashMemo } from "../hash-memo.js";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -270,6 +271,14 @@ export class SqliteLcmStore implements LcmStore {
 
   inFrontier(conversationId: number, item: FrontierItemKey): boolean {
     return fr.inFrontier(this.#ctx, conversationId, item);
+  }
+
+  claimDrain(conversationId: number, owner: string, ttlMs: number, now = Date.now()): boolean {
+    return this.#write(() => this.#ctx.db.prepare(sqliteParams(CLAIM_DRAIN_SQL)).get(conversationId, owner, now + ttlMs, now) !== undefined);
+  }
+
+  releaseDrain(conversationId: number, owner: string): void {
+    this.#write(() => this.#ctx.db.prepare(sqliteParams(RELEASE_DRAIN_SQL)).run(conversationId, owner));
   }
 
   // ---------------------------------------------------------------- payloads, indexing, maintenance
