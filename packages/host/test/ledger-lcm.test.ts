@@ -49,6 +49,24 @@ function multisetMinus(a: readonly Message[], b: readonly Message[]): Message[] 
 }
 
 describe("the compaction ledger with LCM", () => {
+  it("restore of a summary id expands it in place through lcm_expand: the same messages the ledger recorded as removed", async (ctx) => {
+    if (!engine) return ctx.skip();
+    server.reset().script(() => ({ content: "ok" }));
+    const { host } = makeHost(server, { engine });
+    const session = await host.openSession({ model: "test-model", contextLength: 16_000, systemPrompt: "sys", history: deployKeyHistory(), dataDir: join(home, "data2") });
+    expect((await session.compress()).status).toBe("committed");
+    const entry = session.compactions()[0]!;
+    const summary = entry.inserted.map((p) => p.message).find((m) => /<summary\s[^>]*id="(sum_[^"]+)"/.test(String(m.content)))!;
+    const id = /<summary\s[^>]*id="(sum_[^"]+)"/.exec(String(summary.content))![1]!;
+    const before = session.messages.slice();
+    const result = await session.restore(id);
+    expect(result.status).toBe("restored");
+    if (result.status !== "restored") return;
+    expect(result.entry.compactions).toEqual([id]);
+    expect(sorted(multisetMinus(session.messages, before))).toEqual(sorted(entry.removed.map((r) => r.message)));
+    expect((await session.send("and now?")).status).toBe("completed");
+  });
+
   it("records several LCM compactions as sent, keeps pins through them, and undo/restore give back exactly what left", async (ctx) => {
     if (!engine) return ctx.skip();
     server.reset().script(() => ({ content: "ok" }));

@@ -5,7 +5,7 @@ import { preview } from "./message-text.js";
 
 /** `/undo` and `/restore <id>`: put what a compaction removed back, or say by how much it does not fit. */
 export async function restoreCommand(ctx: ChatContext, name: "/undo" | "/restore", arg: string): Promise<string> {
-  const id = name === "/restore" ? ledgerId(arg) : null;
+  const id = name === "/restore" ? (ledgerId(arg) ?? (arg.trim() || null)) : null;
   if (name === "/restore" && !id) return "usage: /restore <id>   (a compaction id such as c2, or its number, from /compactions)";
   const result = id === null ? await ctx.session.undo() : await ctx.session.restore(id);
   return restoreText(name, result);

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
+import { expandSummaryInPlace } from "./expand-restore.js";
 import { addPin, listPins, removePin, restoreCompaction } from "./ledger-ops.js";
 import type { LedgerView, PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
 import { runTurn } from "./turn/run-turn.js";
@@ -306,7 +307,13 @@ export class Session {
 
   /** `/restore <id>`: undo compaction `id`; later ones stay applied where they do not overlap it. */
   restore(id: string): Promise<RestoreResult> {
-    return this.#enqueue(async () => restoreCompaction(this.#ledgerView(), id));
+    return this.#enqueue(async () => {
+      const view = this.#ledgerView();
+      const fromLedger = restoreCompaction(view, id);
+      // A summary id the ledger does not know: expanded in place through the engine's published expand tool.
+      if (fromLedger.status !== "unknown_id") return fromLedger;
+      return (await expandSummaryInPlace(view, id, this.engineTools)) ?? fromLedger;
+    });
   }
 
   /** `/pin`: keep `text` (or message `{ index }`'s text) verbatim in every request from now on. */
