@@ -33,6 +33,16 @@ export function messageDigest(message: Message): string {
   return createHash("sha256").update(canonicalMessage(message)).digest("hex").slice(0, 16);
 }
 
+/** `messageDigest` remembered by message object, for one operation that looks the same messages up many times. */
+export function digestMemo(): (message: Message) => string {
+  const known = new WeakMap<Message, string>();
+  return (message) => {
+    let digest = known.get(message);
+    if (digest === undefined) known.set(message, (digest = messageDigest(message)));
+    return digest;
+  };
+}
+
 export interface PrefixImpact {
   /** UTF-8 bytes of the message list before the compaction, serialised as a request carries it. */
   bytesBefore: number;

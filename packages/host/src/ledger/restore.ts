@@ -1,5 +1,5 @@
 import type { Message } from "@context-engine/core";
-import { messageDigest } from "./digest.js";
+import { digestMemo } from "./digest.js";
 import { isPinsBlock } from "./pins-block.js";
 import type { LedgerCompaction } from "./types.js";
 
@@ -21,6 +21,7 @@ export interface Unfolded {
  */
 export function unfoldCompaction(live: readonly Message[], target: LedgerCompaction, active: readonly LedgerCompaction[]): Unfolded {
   const list = live.slice();
+  const messageDigest = digestMemo();
   const done: string[] = [];
   let back = 0;
   const order = new Map(active.map((e, i) => [e.id, i] as const));
@@ -28,12 +29,12 @@ export function unfoldCompaction(live: readonly Message[], target: LedgerCompact
 
   const unfold = (entry: LedgerCompaction) => {
     if (done.includes(entry.id)) return;
-    for (const digest of neededDigests(entry)) {
+    for (const digest of neededDigests(entry, messageDigest)) {
       if (present(digest)) continue;
       const cover = active.find((f) => (order.get(f.id) ?? -1) > (order.get(entry.id) ?? -1) && !done.includes(f.id) && f.removed.some((r) => messageDigest(r.message) === digest));
       if (cover) unfold(cover);
     }
-    back += putBack(list, entry);
+    back += putBack(list, entry, messageDigest);
     done.push(entry.id);
   };
   unfold(target);
@@ -41,13 +42,13 @@ export function unfoldCompaction(live: readonly Message[], target: LedgerCompact
 }
 
 /** What must be in the list for an entry to be undone in place: its inserted messages and the messages it kept. */
-function neededDigests(entry: LedgerCompaction): string[] {
+function neededDigests(entry: LedgerCompaction, messageDigest: (m: Message) => string): string[] {
   const removed = new Set(entry.removed.map((r) => r.index));
   return [...entry.inserted.map((p) => messageDigest(p.message)), ...entry.before.filter((_, i) => !removed.has(i))];
 }
 
 /** Replace one entry's inserted messages by its removed ones, in place; returns how many came back. */
-function putBack(list: Message[], entry: LedgerCompaction): number {
+function putBack(list: Message[], entry: LedgerCompaction, messageDigest: (m: Message) => string): number {
   let firstInserted = -1;
   for (const p of entry.inserted) {
     const digest = messageDigest(p.message);
@@ -67,14 +68,14 @@ function putBack(list: Message[], entry: LedgerCompaction): number {
   }
   // Earlier runs first: the list up to each anchor then holds what the list before did, so counting equal messages finds the right one.
   for (const anchor of [...runs.keys()].sort((a, b) => a - b)) {
-    const at = anchorPosition(list, entry, anchor, firstInserted);
+    const at = anchorPosition(list, entry, anchor, firstInserted, messageDigest);
     list.splice(at, 0, ...runs.get(anchor)!);
   }
   return entry.removed.length;
 }
 
 /** Where a run of originals goes: right after the message that preceded it, else where the summary was, else after the head. */
-function anchorPosition(list: readonly Message[], entry: LedgerCompaction, anchor: number, firstInserted: number): number {
+function anchorPosition(list: readonly Message[], entry: LedgerCompaction, anchor: number, firstInserted: number, messageDigest: (m: Message) => string): number {
   if (anchor >= 0) {
     const digest = entry.before[anchor]!;
     // The same occurrence of that content as in the list before (equal messages, e.g. two "ok", are told apart by count).
