@@ -47,6 +47,12 @@ describe.skipIf(ptyMissing !== null)("the compaction ledger, /undo, /restore and
     expect(String(pinsBlocks(sent)[0]!.content)).toContain(PIN);
     expect(JSON.stringify(sent)).not.toContain('"content":"topic 2:');
 
+    // A window too small for the originals: refused with the figure, nothing changed.
+    await say(term, "/model gpt-4o-mini 500", "context window 500 tokens");
+    const refused = await say(term, "/undo", /do not fit the window: ~[\d,]+ tokens needed, [\d,]+ available, over by [\d,]+\. Nothing was\s+changed\./);
+    const [, needed, available, over] = /~([\d,]+) tokens needed, ([\d,]+) available, over by ([\d,]+)/.exec(refused)!.map((x) => Number(String(x).replace(/,/g, "")));
+    expect(needed! - available!).toBe(over);
+    await say(term, "/model gpt-4o-mini 16000", "context window 16,000 tokens");
     await say(term, "/undo", /Restored c1: \d+ messages? back in the context/);
     await say(term, "/compactions", "(undone)");
     await say(term, "/restore c7", "no compaction c7");
