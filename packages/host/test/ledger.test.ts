@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContextCompressor } from "@context-engine/compressor";
@@ -211,5 +211,24 @@ describe("pins", () => {
     }
     expect(session.pins()).toEqual([]);
     expect(session.messages.some(isPinsBlock)).toBe(false);
+  });
+});
+
+describe("a damaged ledger file", () => {
+  it("does not stop the session: it is left untouched, named with its line and field, and the session keeps its ledger in memory", async () => {
+    server.script(() => ({ content: "ok" }));
+    const dir = mkdtempSync(join(tmpdir(), "ce-ledger-bad-"));
+    dirs.push(dir);
+    const file = join(dir, "bad-chat.ledger.jsonl");
+    const damaged = `{"kind":"pin","id":"e1","sessionId":"bad-chat","at":"2026-01-01T00:00:00Z","pinId":"p1","text":"x","blockTokens":5}\n{"kind":"compaction","id":"c1"}\n`;
+    writeFileSync(file, damaged);
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+    const { host } = makeHost(server, { engine: new ContextCompressor({ contextLength: 200_000, model: "test-model" }), logger });
+    const session = await host.openSession({ sessionId: "bad-chat", model: "test-model", contextLength: 200_000, history: chat(10, "d"), ledgerDir: dir });
+    expect(warnings.join("\n")).toMatch(/bad-chat\.ledger\.jsonl: line 2: not a ledger entry \(\w+: /);
+    expect((await session.compress()).status).toBe("committed");
+    expect(session.compactions()).toHaveLength(1);
+    expect(readFileSync(file, "utf8")).toBe(damaged);
   });
 });

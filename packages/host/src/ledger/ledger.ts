@@ -30,8 +30,8 @@ export class SessionLedger {
 
   constructor(file: string | null, logger: Logger) {
     this.#logger = logger;
-    this.#file = file ? new LedgerFile(file) : null;
-    this.#entries = this.#file ? this.#file.load() : [];
+    this.#file = null;
+    this.reopen(file);
   }
 
   get entries(): readonly LedgerEntry[] {
@@ -41,7 +41,14 @@ export class SessionLedger {
   /** Start over (a reset session is another conversation), with its own file. */
   reopen(file: string | null): void {
     this.#file = file ? new LedgerFile(file) : null;
-    this.#entries = this.#file ? this.#file.load() : [];
+    try {
+      this.#entries = this.#file ? this.#file.load() : [];
+    } catch (error) {
+      // A damaged ledger never stops the session: it is left as it is (nothing appended to it) and this one is kept in memory.
+      this.#logger.warn(`the compaction ledger cannot be read; this session keeps a new one in memory: ${(error as Error).message}`, { file });
+      this.#file = null;
+      this.#entries = [];
+    }
   }
 
   compactions(): LedgerCompaction[] {
