@@ -9,9 +9,10 @@ import { BROKEN_ENGINES } from "./engines/broken-engines.js";
 import { MORE_BROKEN_ENGINES } from "./engines/broken-engines-2.js";
 import { RULE_BROKEN_ENGINES } from "./engines/broken-engines-3.js";
 import { STATE_BROKEN_ENGINES } from "./engines/broken-engines-4.js";
+import { PIN_BROKEN_ENGINES } from "./engines/broken-engines-5.js";
 import { OUTSIDER_ENGINES } from "./engines/outsider-engines.js";
 
-const ALL_BROKEN = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES, ...RULE_BROKEN_ENGINES, ...STATE_BROKEN_ENGINES];
+const ALL_BROKEN = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES, ...RULE_BROKEN_ENGINES, ...STATE_BROKEN_ENGINES, ...PIN_BROKEN_ENGINES];
 
 interface AssertionResult {
   ancestorTitles: string[];

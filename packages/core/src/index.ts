@@ -21,3 +21,4 @@ export * from "./error-causes.js";
 export * from "./validate-result.js";
 export * from "./summary-acceptance.js";
 export * from "./redact/index.js";
+export * from "./pins.js";

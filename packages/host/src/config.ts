@@ -76,6 +76,8 @@ export const HostConfigSchema = z.strictObject({
   /** `compression.model_thresholds`, assigned to the engine before the first `updateModel`. */
   modelThresholds: z.record(z.string(), z.number().finite()).optional(),
   compactionBoundary: z.enum(["notify", "end-and-start", "none"]).default("notify"),
+  /** Pins (`session.pin`): the pins block may take at most this share of the context window (`host.pins.max_share`). */
+  pins: z.strictObject({ maxShare: z.number().finite().gt(0).max(1).default(0.1) }).prefault({}),
   /** End sessions idle this long (onSessionEnd with reason `expired`); 0 never. */
   sessionIdleTimeoutSeconds: z.number().finite().nonnegative().default(0),
 });
@@ -109,6 +111,7 @@ const ConfigFileSlice = z.looseObject({
       max_retries: z.number().int().nonnegative().optional(),
       output_reserve_tokens: z.number().int().nonnegative().optional(),
       session_idle_timeout_seconds: z.number().finite().nonnegative().optional(),
+      pins: z.strictObject({ max_share: z.number().finite().gt(0).max(1).optional() }).optional().nullable(),
       hook_timeouts: z
         .strictObject({
           select_context: Ms.optional(),
@@ -162,6 +165,7 @@ export function hostConfigFromFile(config: unknown, source = "config.yaml"): Hos
   if (h.max_retries !== undefined) out.maxRetries = h.max_retries;
   if (h.output_reserve_tokens !== undefined) out.outputReserveTokens = h.output_reserve_tokens;
   if (h.session_idle_timeout_seconds !== undefined) out.sessionIdleTimeoutSeconds = h.session_idle_timeout_seconds;
+  if (h.pins?.max_share !== undefined) out.pins = { maxShare: h.pins.max_share };
   if (h.hook_timeouts) {
     const timeouts: Partial<HookTimeouts> = {};
     for (const [key, value] of Object.entries(h.hook_timeouts)) {

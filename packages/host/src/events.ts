@@ -130,6 +130,27 @@ export interface CompactionCommittedEvent extends Base {
   tokensAfter: number;
   messagesBefore: number;
   messagesAfter: number;
+  /** The compaction's id in the session's ledger (`session.compactions()`). */
+  ledgerId?: string;
+}
+/** `session.undo()` / `session.restore(id)` put a compaction's removed messages back. */
+export interface CompactionRestoredEvent extends Base {
+  type: "compaction.restored";
+  /** The ledger's restore entry id (`r1`, …). */
+  ledgerId: string;
+  /** The compactions undone (a later one that covered the target's summary included). */
+  compactions: string[];
+  messagesBack: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+/** A pin was added or removed (`session.pin` / `session.unpin`). */
+export interface PinsChangedEvent extends Base {
+  type: "pins.changed";
+  change: "pin" | "unpin";
+  pinId: string;
+  pins: number;
+  blockTokens: number;
 }
 export interface CompactionUnchangedEvent extends Base {
   type: "compaction.unchanged";
@@ -265,6 +286,8 @@ export type HostEvent =
   | CompactionFailedEvent
   | CompactionDiscardedEvent
   | CompactionBlockedEvent
+  | CompactionRestoredEvent
+  | PinsChangedEvent
   | ToolResultsPrunedEvent
   | EngineToolCalledEvent
   | ToolCalledEvent

@@ -5,6 +5,7 @@ import { formatInt } from "../format/numbers.js";
 import type { CompactionLog } from "./compactions.js";
 import { compactionsView } from "./compactions-view.js";
 import { contextView } from "./context-view.js";
+import { pinCommand, pinsView, restoreCommand, unpinCommand } from "./ledger-commands.js";
 import { indent, share } from "./message-text.js";
 
 export interface ChatContext {
@@ -40,6 +41,16 @@ async function chatCommandOutput(line: string, ctx: ChatContext): Promise<string
       return compactionsView(ctx, arg);
     case "/expand":
       return expand(ctx, arg);
+    case "/undo":
+      return restoreCommand(ctx, "/undo", arg);
+    case "/restore":
+      return restoreCommand(ctx, "/restore", arg);
+    case "/pin":
+      return pinCommand(ctx, rest.length ? line.trim().slice(name!.length).trim() : "");
+    case "/unpin":
+      return unpinCommand(ctx, arg);
+    case "/pins":
+      return pinsView(ctx);
     default:
       return null;
   }
@@ -47,7 +58,11 @@ async function chatCommandOutput(line: string, ctx: ChatContext): Promise<string
 
 export const CHAT_COMMAND_HELP: ReadonlyArray<[string, string]> = [
   ["/context", "what the model will see next: messages, summaries, tokens by part"],
-  ["/compactions [n]", "what each compaction removed and the summary that replaced it"],
+  ["/compactions [id]", "the compaction ledger: what each compaction removed and what replaced it"],
+  ["/undo", "put back what the last compaction removed (when it fits the window)"],
+  ["/restore <id>", "put back what compaction <id> removed; later ones stay where they do not overlap"],
+  ["/pin <text|#n>", "keep text (or message n of /context) verbatim in every request"],
+  ["/unpin <id>, /pins", "drop a pin; list the pins with their token cost"],
   ["/expand <id>", "get an original back from the lossless engine (lcm_expand)"],
   ["/multi", "type a multi-line message; end it with a line holding only /end"],
   ["/exit, /quit", "leave (also Ctrl-D; Ctrl-C twice at the prompt)"],

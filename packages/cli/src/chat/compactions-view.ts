@@ -2,6 +2,7 @@ import { contentText } from "@context-engine/core";
 import { renderFitTable, type FitCell } from "../format/fit-table.js";
 import { formatDuration, formatInt } from "../format/numbers.js";
 import { triggerLabel, triggerPhrase } from "../format/triggers.js";
+import type { LedgerCompaction } from "@context-engine/host";
 import type { ChatContext } from "./commands.js";
 import type { CompactionRecord } from "./compactions.js";
 import { indent, preview, shownTime, summaryText } from "./message-text.js";
@@ -25,16 +26,20 @@ export function compactionsView(ctx: ChatContext, arg: string): string {
   if (records.length === 0) return "No compaction yet in this session. /compress runs one now.";
   // Piped output has no edge; tables still keep a readable width.
   const width = Math.min(ctx.width(), 120);
-  if (!arg) return `${compactionList(records, width)}\n/compactions <n> shows what one removed and its summary in full.`;
-  const n = Number(arg);
+  if (!arg) return `${compactionList(records, width, ctx)}\n/compactions <n> shows what one removed and its summary in full; /undo or /restore <n> puts it back.`;
+  const n = Number(/^c(\d+)$/i.exec(arg)?.[1] ?? arg);
   const r = records.find((x) => x.number === n);
   if (!r) return `/compactions: no compaction #${arg}; there are ${records.length} (1–${records.length}).`;
+  const entry = ctx.session.compactions().find((e) => e.id === (r.ledgerId ?? `c${r.number}`));
+  // The ledger keeps what left whole (also across a resume); the record's previews are the fallback.
+  const removed = entry ? entry.removed.map((p) => p.message) : r.removed;
   const lines = [
     `Compaction #${r.number} (${triggerPhrase(r.trigger)}, ${shownTime(r.at)}${r.restored ? ", before this chat was resumed" : ""}): ` +
       `~${formatInt(r.tokensBefore)} → ~${formatInt(r.tokensAfter)} tokens, ${r.messagesBefore} → ${r.messagesAfter} messages`,
+    ...(entry ? [ledgerLine(ctx, entry)] : []),
     "",
-    `Removed from the context (${r.removed.length}):`,
-    ...r.removed.map((m) => `  - ${m.role}: ${preview(m, Math.max(20, width - 6 - m.role.length))}`),
+    `Removed from the context (${removed.length}):`,
+    ...removed.map((m) => `  - ${m.role}: ${preview(m, Math.max(20, width - 6 - m.role.length))}`),
     "",
     `Put in its place (${r.added.length}):`,
     ...r.added.map((m) => indent(summaryText(contentText(m.content), engineTime) || JSON.stringify(m.content), "  | ")),
@@ -43,10 +48,22 @@ export function compactionsView(ctx: ChatContext, arg: string): string {
   return lines.join("\n");
 }
 
-function compactionList(records: readonly CompactionRecord[], width: number): string {
+/** Ledger facts of one compaction: its id, engine, focus, cache impact and whether it was put back. */
+function ledgerLine(ctx: ChatContext, e: LedgerCompaction): string {
+  const restore = ctx.session.ledger().find((x) => x.kind === "restore" && x.compactions.includes(e.id));
+  const kept = e.cache.bytesBefore > 0 ? Math.round((e.cache.identicalPrefixBytes / e.cache.bytesBefore) * 100) : 0;
+  return (
+    `Ledger ${e.id} · engine ${e.engine}${e.focusTopic ? ` · focus "${e.focusTopic}"` : ""} · ` +
+    `prompt cache: ${formatInt(e.cache.identicalPrefixBytes)} of ${formatInt(e.cache.bytesBefore)} request bytes unchanged (${kept}%) · ` +
+    (restore ? `put back by ${restore.id}` : `/restore ${e.id} puts it back`)
+  );
+}
+
+function compactionList(records: readonly CompactionRecord[], width: number, ctx: ChatContext): string {
+  const undone = new Set(ctx.session.ledger().flatMap((x) => (x.kind === "restore" ? x.compactions : [])));
   const rows = records.map((r) => [
     String(r.number),
-    triggerLabel(r.trigger),
+    `${triggerLabel(r.trigger)}${undone.has(r.ledgerId ?? `c${r.number}`) ? " (undone)" : ""}`,
     `~${formatInt(r.tokensBefore)} → ~${formatInt(r.tokensAfter)}`,
     `${r.messagesBefore} → ${r.messagesAfter}`,
     String(r.removed.length),

@@ -20,6 +20,8 @@ export interface CompactionRecord {
   summaryIds: string[];
   /** Read back from the transcript of a resumed chat (its removed messages are previews). */
   restored?: boolean;
+  /** Its id in the session's ledger (`c1`, …; `session.compactions()`), where the removed messages are kept whole. */
+  ledgerId?: string;
 }
 
 const key = (m: Message) => JSON.stringify(m);
@@ -72,6 +74,7 @@ export class CompactionLog {
         removed: before.filter((m) => !afterKeys.has(key(m))),
         added,
         summaryIds: [...new Set(added.flatMap((m) => [...contentText(m.content).matchAll(/<summary\s[^>]*id="([^"]+)"/g)].map((x) => x[1]!)))],
+        ...(event.ledgerId ? { ledgerId: event.ledgerId } : {}),
       });
       this.#before = null;
       return this.records.at(-1)!;

@@ -16,6 +16,8 @@ export interface ChatSetupOptions {
   systemPrompt: string | undefined;
   sessionId: string;
   history: Message[];
+  /** Where the session keeps its compaction ledger (beside the transcripts); absent: in memory only. */
+  ledgerDir?: string;
   /** When a history message was said (a resumed chat's transcript), so engines see those times, not now. */
   historyTime?: (message: Message) => number | null;
   /** Logs of the host itself (its events are shown instead): verbose only. */
@@ -103,6 +105,7 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
     ...(resolved.baseURL ? { baseUrl: resolved.baseURL } : {}),
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.history.length > 0 ? { history: o.history } : {}),
+    ...(o.ledgerDir ? { ledgerDir: o.ledgerDir } : {}),
     ...(l.initContext.dataDir ? { dataDir: l.initContext.dataDir } : {}),
     platform: "cli",
   });

@@ -45,6 +45,7 @@ const CompactionLineSchema = z.looseObject({
   removed: z.array(z.object({ role: z.string(), content: z.string() })),
   added: z.array(MessageSchema),
   summaryIds: z.array(z.string()).optional().default([]),
+  ledgerId: z.string().optional(),
 });
 const ContextLineSchema = z.looseObject({ type: z.literal("context"), messages: z.array(MessageSchema) });
 const LineSchema = z.discriminatedUnion("type", [MessageLineSchema, CompactionLineSchema, ContextLineSchema]);
@@ -84,6 +85,9 @@ export interface LoadedTranscript {
   saidAt(message: Message): number | null;
 }
 
+/** The host's compaction ledger of a chat, kept beside its transcript (`<id>.ledger.jsonl`): not a chat. */
+const LEDGER_SUFFIX = ".ledger.jsonl";
+
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Whether a value can be a chat id (what `fileOf` accepts): never a path. */
@@ -118,8 +122,8 @@ export class TranscriptStore {
   /** One entry of the compaction ledger (what it removed as previews: the messages themselves are in the transcript). */
   appendCompaction(id: string, r: CompactionRecord): void {
     const removed = r.removed.map((m) => ({ role: m.role, content: preview(m, REMOVED_PREVIEW) }));
-    const { number, trigger, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, added, summaryIds } = r;
-    const line = { type: "compaction", at: r.at.toISOString(), number, trigger, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, removed, added, summaryIds };
+    const { number, trigger, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, added, summaryIds, ledgerId } = r;
+    const line = { type: "compaction", at: r.at.toISOString(), number, trigger, tokensBefore, tokensAfter, messagesBefore, messagesAfter, durationMs, removed, added, summaryIds, ...(ledgerId ? { ledgerId } : {}) };
     appendFileSync(this.fileOf(id), `${JSON.stringify(line)}\n`);
   }
 
@@ -150,7 +154,7 @@ export class TranscriptStore {
   ids(): string[] {
     if (!existsSync(this.dir)) return [];
     return readdirSync(this.dir)
-      .filter((name) => name.endsWith(".jsonl") && ID.test(name.slice(0, -6)))
+      .filter((name) => name.endsWith(".jsonl") && !name.endsWith(LEDGER_SUFFIX) && ID.test(name.slice(0, -6)))
       .map((name) => ({ id: name.slice(0, -6), at: statSync(join(this.dir, name)).mtimeMs }))
       .sort((a, b) => b.at - a.at)
       .map((e) => e.id);
@@ -161,7 +165,7 @@ export class TranscriptStore {
     if (!existsSync(this.dir)) return [];
     const out: TranscriptSummary[] = [];
     for (const name of readdirSync(this.dir)) {
-      if (!name.endsWith(".jsonl")) continue;
+      if (!name.endsWith(".jsonl") || name.endsWith(LEDGER_SUFFIX)) continue;
       const file = join(this.dir, name);
       try {
         const loaded = parseTranscript(readFileSync(file, "utf8"), file);
@@ -247,6 +251,7 @@ function ledgerRecord(e: z.infer<typeof CompactionLineSchema>): CompactionRecord
     removed: e.removed as Message[],
     added: e.added as Message[],
     summaryIds,
+    ...(e.ledgerId ? { ledgerId: e.ledgerId } : {}),
     restored: true,
   };
 }

@@ -85,7 +85,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const onEvent = (event: HostEvent) => {
     const record = compactions?.observe(event);
     if (record) journal?.compacted(record);
-    if (event.type === "tool_results.pruned") journal?.changed();
+    if (event.type === "tool_results.pruned" || event.type === "compaction.restored" || event.type === "pins.changed") journal?.changed();
     if (event.type === "provider.request") lastRequest = { messages: event.messages, estimatedTokens: event.estimatedTokens, selection: event.selection };
     if (event.type === "provider.request") return view?.request();
     if (event.type === "provider.delta") return;
@@ -110,6 +110,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     sessionId,
     ...(resume ? { historyTime: resume.saidAt } : {}),
     history,
+    ...(store ? { ledgerDir: store.dir } : {}),
     hostLogger,
     engineLogger,
     onEvent,
@@ -179,6 +180,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         if (trimmed === "/exit" || trimmed === "/quit") return "exit";
         ctx.transcriptFile = store ? store.fileOf(session.id) : null;
         const ours = await runChatCommand(trimmed, ctx);
+        // /undo, /restore, /pin changed the list: a resume continues from it.
+        if (ours !== null) journal?.saveContext();
         if (ours !== null) return ours;
         const command = host.parseSlashCommand(trimmed);
         if (!command) return null;

@@ -34,7 +34,23 @@ export interface CompactionMetric {
   reason?: string;
   /** What a committed compaction replaced and the summary it put in, when the replay could see both lists. */
   detail?: CompactionDetail;
+  /** The host ledger's entry for a committed compaction. */
+  ledger?: CompactionLedgerFacts;
 }
+
+/** The host ledger's facts of one committed compaction (`session.compactions()`). */
+export interface CompactionLedgerFacts {
+  /** `c1`, `c2`, … in the session's ledger. */
+  id: string;
+  engine: string;
+  focusTopic: string | null;
+  /** Messages that left the context (the ledger keeps them whole) and messages put in. */
+  removed: number;
+  inserted: number;
+  /** Prompt-cache impact: bytes of the request prefix identical before and after. */
+  cache: { bytesBefore: number; bytesAfter: number; identicalPrefixBytes: number };
+}
+
 
 export interface PruneMetric {
   /** The request number the pruning preceded. */
@@ -150,6 +166,7 @@ export class MetricsCollector {
           ...(obs.trigger ? { trigger: obs.trigger } : {}),
           ...(obs.reason ? { reason: obs.reason } : {}),
           ...(obs.detail ? { detail: obs.detail } : {}),
+          ...(obs.ledger ? { ledger: obs.ledger } : {}),
         });
         if (obs.outcome === "committed") this.#compactedSinceLast = true;
         break;

@@ -1,5 +1,6 @@
 import type { Message } from "@context-engine/core";
 import type { CompactionDetail } from "./compaction-detail.js";
+import type { CompactionLedgerFacts } from "./metrics.js";
 
 /**
  * What the replay records of one engine's run, normalised from the host's
@@ -32,6 +33,8 @@ export type ReplayObservation =
       reason?: string;
       /** The span replaced and the summary put in (committed compactions seen with both lists). */
       detail?: CompactionDetail;
+      /** The host ledger's entry for it. */
+      ledger?: CompactionLedgerFacts;
     }
   /** The host refused to send a request that did not fit the window (it ends the turn). */
   | { type: "refused"; turn: number; tokens: number }

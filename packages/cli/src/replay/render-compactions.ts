@@ -5,6 +5,7 @@ import { splitSummaries, summaryLabel, summarySpan } from "../format/summary-tex
 import { triggerPhrase } from "../format/triggers.js";
 import { compactionId } from "./chart-data.js";
 import type { DetailMessage } from "./compaction-detail.js";
+import type { CompactionLedgerFacts } from "./metrics.js";
 import type { ReplaySessionResult } from "./report.js";
 
 /** A summary stamp may round past the last replaced message's time by this much. */
@@ -63,16 +64,17 @@ export function compactionsSection(session: ReplaySessionResult, sessionIndex: n
       const head =
         `<span class="swatch" style="background:${colorOf(run.engine)}"></span><strong>${escapeHtml(run.engine)}</strong> · before request ${c.beforeRequest} ` +
         `(turn ${c.turn + 1}${c.trigger ? `, ${escapeHtml(triggerPhrase(c.trigger))}` : ""}) · <span class="tokens">${tokens}${saved}</span> · ${escapeHtml(formatDuration(c.durationMs))}`;
+      const ledger = c.ledger ? ledgerNote(c.ledger) : "";
       let body: string;
       if (!d) {
-        body = `<p class="meta">The replay could not see the conversation before and after this compaction.</p>`;
+        body = `${ledger}<p class="meta">The replay could not see the conversation before and after this compaction.</p>`;
       } else {
         const more = (shown: number, total: number) => (total > shown ? `<p class="meta">… and ${total - shown} more</p>` : "");
         const summary = d.added.length ? d.added.map((m) => putIn(m, Number.isFinite(recordedUntil) ? recordedUntil : null)).join("") + more(d.added.length, d.addedCount) : `<p class="meta">No new message: the engine only removed messages.</p>`;
         const said = d.recordedSpan ? ` Said ${escapeHtml(humanSpan(d.recordedSpan.from, d.recordedSpan.to))} (the recording's times).` : "";
         // The summary comes first: on a phone it is what shows when the compaction opens.
         body =
-          `<h4>Summary put in</h4>${summary}` +
+          `<h4>Summary put in</h4>${summary}${ledger}` +
           `<p class="meta">${d.messagesBefore} → ${d.messagesAfter} messages; ${d.replacedCount} replaced (${formatInt(d.replacedTokens)} tokens), ${d.addedCount} put in.${said}</p>` +
           `<h4>Span replaced</h4>${d.replaced.length ? `<ol class="replaced">${d.replaced.map(messageItem).join("")}</ol>${more(d.replaced.length, d.replacedCount)}` : `<p class="meta">Nothing removed.</p>`}`;
       }
@@ -104,5 +106,15 @@ export function evidenceSection(session: ReplaySessionResult, colorOf: (engine: 
     `<h3>Evidence recall (the data's questions)</h3><div class="table-wrap"><table class="evidence"><thead><tr><th>engine</th><th>questions</th>` +
     `<th>evidence turns in the final context</th><th>questions with all evidence in context</th><th>evidence turns recoverable</th><th>questions recoverable</th></tr></thead>` +
     `<tbody>${rows.join("")}</tbody></table></div>`
+  );
+}
+
+/** The host ledger's line for one compaction: its id, what left, and how much of the cached prefix survived. */
+function ledgerNote(l: CompactionLedgerFacts): string {
+  const kept = l.cache.bytesBefore > 0 ? formatShare(l.cache.identicalPrefixBytes / l.cache.bytesBefore) : "–";
+  const focus = l.focusTopic ? `, focus “${escapeHtml(l.focusTopic)}”` : "";
+  return (
+    `<p class="meta ledger">Ledger ${escapeHtml(l.id)} (${escapeHtml(l.engine)}${focus}): ${l.removed} message${l.removed === 1 ? "" : "s"} left the context, kept whole in the ledger; ${l.inserted} put in. ` +
+    `Prompt cache: ${formatInt(l.cache.identicalPrefixBytes)} of ${formatInt(l.cache.bytesBefore)} request bytes identical before and after (${kept}).</p>`
   );
 }

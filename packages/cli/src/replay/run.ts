@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ContextEngine, Logger, Message, TokenCounter } from "@context-engine/core";
 import { silentLogger } from "@context-engine/core";
-import { AgentHost, type HostConfigInput, type HostEvent } from "@context-engine/host";
+import { AgentHost, type HostConfigInput, type HostEvent, type LedgerCompaction } from "@context-engine/host";
 import type { RecordedSession } from "@context-engine/sessions";
 import { splitSession } from "@context-engine/sessions";
 import { diffCompaction, recordedTimes, replayClock } from "./compaction-detail.js";
@@ -139,7 +139,7 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
   const observe = (obs: ReplayObservation) => collector.observe(obs);
   let lastRequest: readonly Message[] = [];
   // The session's list before a compaction: diffed with the list after it for the report.
-  let liveSession: { readonly messages: readonly Message[] } | null = null;
+  let liveSession: { readonly messages: readonly Message[]; compactions(): LedgerCompaction[] } | null = null;
   let beforeCompaction: readonly Message[] | null = null;
   // Summaries are dated by when the recording says their messages were said, not by the replay's clock.
   const timeOf = recordedTimes(session.messages, session.times);
@@ -149,6 +149,10 @@ async function replayOne(options: RunReplayOptions, session: RecordedSession, en
     const obs = toObservation(event, turn);
     if (obs?.type === "compaction" && event.type === "compaction.committed" && beforeCompaction && liveSession) {
       obs.detail = diffCompaction(beforeCompaction, liveSession.messages, (m) => options.counter.countMessage(m), timeOf);
+    }
+    if (obs?.type === "compaction" && event.type === "compaction.committed" && liveSession) {
+      const entry = liveSession.compactions().find((e) => e.id === event.ledgerId);
+      if (entry) obs.ledger = { id: entry.id, engine: entry.engine, focusTopic: entry.focusTopic, removed: entry.removed.length, inserted: entry.inserted.length, cache: entry.cache };
     }
     if (event.type.startsWith("compaction.") && event.type !== "compaction.started") beforeCompaction = null;
     if (obs) observe(obs);

@@ -11,6 +11,13 @@ import type { HostRuntime } from "../runtime.js";
 import { collectEngineTools } from "../tools.js";
 import type { FunctionTool } from "../tools.js";
 import { callHook, callHookSync } from "./engine-calls.js";
+import { join } from "node:path";
+import { SessionLedger } from "../ledger/ledger.js";
+import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
+import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
+import { expandSummaryInPlace } from "./expand-restore.js";
+import { addPin, listPins, removePin, restoreCompaction } from "./ledger-ops.js";
+import type { LedgerView, PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
 import { runTurn } from "./turn/run-turn.js";
 import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
 
@@ -31,6 +38,13 @@ export interface OpenSessionOptions {
   systemPrompt?: string;
   /** Earlier messages to resume from (after the system prompt). */
   history?: Message[];
+  /**
+   * Where the compaction ledger is kept: `<ledgerDir>/<session id>.ledger.jsonl`,
+   * read back when it exists (a resumed session keeps its ledger and pins). Absent: in memory only.
+   */
+  ledgerDir?: string;
+  /** Pins to start with when the ledger holds none (texts, pinned verbatim). */
+  pins?: string[];
 }
 
 export type SessionEndReason = "end" | "reset" | "expired" | "close";
@@ -65,6 +79,8 @@ export class Session {
   /** The last turn's `onTurnComplete`, running after its answer was returned; awaited before the next operation. */
   #observation: Promise<void> = Promise.resolve();
   readonly #onEnded: (session: Session) => void;
+  readonly #ledger: SessionLedger;
+  #pins: Pin[] = [];
 
   /** @internal Use `AgentHost.openSession`. */
   constructor(runtime: HostRuntime, options: OpenSessionOptions, onEnded: (session: Session) => void) {
@@ -73,7 +89,14 @@ export class Session {
     this.#id = options.sessionId ?? randomUUID();
     this.#model = options.model;
     this.#contextLength = options.contextLength ?? 0;
-    this.#messages = initialMessages(options);
+    this.#ledger = new SessionLedger(this.#ledgerFile(), runtime.logger);
+    this.#pins = this.#ledger.pins();
+    if (this.#pins.length === 0 && options.pins) {
+      const at = new Date().toISOString();
+      this.#pins = options.pins.filter((t) => t.trim()).map((text, i) => ({ id: `p${i + 1}`, text, at }));
+    }
+    // A resumed history may carry an older pins block: the current one replaces it.
+    this.#messages = placePins(initialMessages(options), pinsBlock(this.#pins)).messages;
     for (const m of this.#messages) runtime.clock.stampHistory(m);
     this.#onEnded = onEnded;
     this.#promptCache = promptCacheEnabled(runtime.config.promptCache, this.#model);
@@ -196,6 +219,10 @@ export class Session {
       this.#lastPromptTokens = 0;
       this.#turns = 0;
       this.#compactions = 0;
+      // Another conversation: its own ledger, and no pins.
+      this.#ledger.reopen(this.#ledgerFile());
+      this.#pins = this.#ledger.pins();
+      this.#messages = placePins(this.#messages, pinsBlock(this.#pins)).messages;
       await callHook(r, this.#id, null, "onSessionStart", undefined, () =>
         r.engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "reset", oldSessionId: oldId }),
       );
@@ -263,7 +290,83 @@ export class Session {
     }, true);
   }
 
+  /** Every committed compaction of this session, oldest first (restored ones included; see `ledger()`). */
+  compactions(): LedgerCompaction[] {
+    return this.#ledger.compactions();
+  }
+
+  /** The whole ledger: compactions, restores and pin changes, in order. */
+  ledger(): readonly LedgerEntry[] {
+    return this.#ledger.entries;
+  }
+
+  /** `/undo`: put back what the last compaction still applied removed, when it fits the window. */
+  undo(): Promise<RestoreResult> {
+    return this.#enqueue(async () => restoreCompaction(this.#ledgerView(), null));
+  }
+
+  /** `/restore <id>`: undo compaction `id`; later ones stay applied where they do not overlap it. */
+  restore(id: string): Promise<RestoreResult> {
+    return this.#enqueue(async () => {
+      const view = this.#ledgerView();
+      const fromLedger = restoreCompaction(view, id);
+      // A summary id the ledger does not know: expanded in place through the engine's published expand tool.
+      if (fromLedger.status !== "unknown_id") return fromLedger;
+      return (await expandSummaryInPlace(view, id, this.engineTools)) ?? fromLedger;
+    });
+  }
+
+  /** `/pin`: keep `text` (or message `{ index }`'s text) verbatim in every request from now on. */
+  pin(input: PinInput): Promise<PinResult> {
+    return this.#enqueue(async () => addPin(this.#ledgerView(), input));
+  }
+
+  unpin(id: string): Promise<UnpinResult> {
+    return this.#enqueue(async () => removePin(this.#ledgerView(), id));
+  }
+
+  /** The pins, in the order they sit in the pins block, with their token cost. */
+  pins(): PinInfo[] {
+    return listPins(this.#ledgerView());
+  }
+
   // ---- internals ---------------------------------------------------------------
+
+  #ledgerFile(): string | null {
+    return this.#options.ledgerDir ? join(this.#options.ledgerDir, `${this.#id}.ledger.jsonl`) : null;
+  }
+
+  #ledgerView(): LedgerView {
+    const self = this;
+    return {
+      id: self.#id,
+      runtime: self.#runtime,
+      get messages() {
+        return self.#messages;
+      },
+      contextLength: self.#contextLength,
+      inputBudget: self.#inputBudget(),
+      ledger: self.#ledger,
+      get pins() {
+        return self.#pins;
+      },
+      set pins(pins: Pin[]) {
+        self.#pins = pins;
+      },
+      setMessages(messages: Message[]) {
+        self.#messages = messages;
+        // Measured usage no longer describes the list: estimate until the next response.
+        self.#lastPromptTokens = 0;
+      },
+    };
+  }
+
+  /** The list with the host's pins block in place, whatever a pass or a trim did to it. */
+  #withPins(messages: Message[]): Message[] {
+    const placed = placePins(messages, pinsBlock(this.#pins));
+    if (placed.changed && this.#pins.length > 0) this.#runtime.logger.warn("the engine changed or dropped the pins block; the host put it back", { sessionId: this.#id });
+    return placed.messages;
+  }
 
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
     if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
@@ -371,8 +474,19 @@ export class Session {
       await callHook(r, this.#id, request.turnId, "onSessionEnd", undefined, () => engine.onSessionEnd(this.#id, cloneMessages(before)));
     }
     // The host owns the committed list from here on.
-    this.#messages = outcome.messages.slice();
+    this.#messages = this.#withPins(outcome.messages.slice());
     this.#compactions++;
+    const entry = this.#ledger.recordCompaction({
+      sessionId: this.#id,
+      engine: safeEngineName(r),
+      trigger: request.trigger,
+      focusTopic: request.focusTopic,
+      durationMs: outcome.durationMs,
+      tokensBefore: outcome.tokensBefore,
+      tokensAfter: outcome.tokensAfter,
+      before,
+      after: this.#messages,
+    });
     // "Compression just ran; wait for real usage."
     this.#lastPromptTokens = -1;
     try {
@@ -395,6 +509,7 @@ export class Session {
       tokensAfter: outcome.tokensAfter,
       messagesBefore: before.length,
       messagesAfter: this.#messages.length,
+      ledgerId: entry.id,
     });
     if (mode !== "none") {
       await callHook(r, this.#id, request.turnId, "onSessionStart", undefined, () =>
@@ -448,7 +563,7 @@ export class Session {
       },
       compact: (request, signal) => self.#compact(request, signal),
       replaceMessages: (messages) => {
-        self.#messages = messages.slice();
+        self.#messages = self.#withPins(messages.slice());
       },
     };
   }

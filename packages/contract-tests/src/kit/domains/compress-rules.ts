@@ -9,6 +9,7 @@ import { countTokens } from "../util.js";
 import { registerDiscardedPass } from "./discarded-pass.js";
 import { registerForce } from "./compress-force.js";
 import { overThreshold } from "./over-threshold.js";
+import { registerPinsHead } from "./pins-head.js";
 
 const isSystem = (m: Message) => m.role === "system" || m.role === "developer";
 
@@ -31,6 +32,7 @@ export function registerCompressRules(h: Harness): void {
 
   registerForce(h);
   registerDiscardedPass(h);
+  registerPinsHead(h);
 
   it("raises compressionCount by exactly one per compaction", async () => {
     const { engine, sessionId, messages, tokens } = await overThreshold(h);

@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import type { Message } from "@context-engine/core";
+import { isPinsBlock } from "./pins-block.js";
+
+/** Stands for the pins block in digests: a pin added later must not make older entries' anchors unfindable. */
+const PINS_KEY = "pins-block";
+
+/**
+ * A message's canonical form: keys sorted, `cache_control` markers and
+ * undefined fields dropped (a moved cache breakpoint is not a different message).
+ */
+export function canonicalMessage(message: Message): string {
+  return JSON.stringify(canonical(message));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value as Record<string, unknown>).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (key === "cache_control" || v === undefined) continue;
+      out[key] = canonical(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A short stable digest of one message (16 hex digits), the pins block as one fixed key. */
+export function messageDigest(message: Message): string {
+  if (isPinsBlock(message)) return PINS_KEY;
+  return createHash("sha256").update(canonicalMessage(message)).digest("hex").slice(0, 16);
+}
+
+/** `messageDigest` remembered by message object, for one operation that looks the same messages up many times. */
+export function digestMemo(): (message: Message) => string {
+  const known = new WeakMap<Message, string>();
+  return (message) => {
+    let digest = known.get(message);
+    if (digest === undefined) known.set(message, (digest = messageDigest(message)));
+    return digest;
+  };
+}
+
+export interface PrefixImpact {
+  /** UTF-8 bytes of the message list before the compaction, serialised as a request carries it. */
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Leading bytes the two serialisations share: what a provider's prefix cache can still serve. */
+  identicalPrefixBytes: number;
+}
+
+/** How much of the request prefix stays byte-identical across a change of the message list. */
+export function prefixImpact(before: readonly Message[], after: readonly Message[]): PrefixImpact {
+  const a = Buffer.from(JSON.stringify(before.map(canonical)), "utf8");
+  const b = Buffer.from(JSON.stringify(after.map(canonical)), "utf8");
+  const limit = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < limit && a[i] === b[i]) i++;
+  return { bytesBefore: a.length, bytesAfter: b.length, identicalPrefixBytes: i };
+}
+
+/**
+ * Which messages of `before` are gone from `after` and which of `after` are
+ * new, keeping order: the common start and end are matched first (what a
+ * compaction keeps), then the longest common subsequence of the middle, so
+ * equal messages (two "ok" answers) are matched to the right occurrence.
+ */
+export function alignLists(before: readonly Message[], after: readonly Message[]): { removed: number[]; inserted: number[] } {
+  const a = before.map(canonicalMessage);
+  const b = after.map(canonicalMessage);
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const midA = a.slice(head, a.length - tail);
+  const midB = b.slice(head, b.length - tail);
+  const keptA = new Set<number>();
+  const keptB = new Set<number>();
+  if (midA.length > 0 && midB.length > 0) {
+    // LCS table over the middle only (usually a few messages: the summary against what it replaced).
+    const n = midA.length;
+    const m = midB.length;
+    const table = new Int32Array((n + 1) * (m + 1));
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        table[i * (m + 1) + j] = midA[i] === midB[j] ? table[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(table[(i + 1) * (m + 1) + j]!, table[i * (m + 1) + j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+      if (midA[i] === midB[j]) {
+        keptA.add(i++);
+        keptB.add(j++);
+      } else if (table[(i + 1) * (m + 1) + j]! >= table[i * (m + 1) + j + 1]!) i++;
+      else j++;
+    }
+  }
+  const removed = midA.flatMap((_, i) => (keptA.has(i) ? [] : [head + i]));
+  const inserted = midB.flatMap((_, j) => (keptB.has(j) ? [] : [head + j]));
+  return { removed, inserted };
+}

@@ -1,0 +1,129 @@
+import type { Logger, Message } from "@context-engine/core";
+import type { CompactionTrigger } from "../events.js";
+import { alignLists, messageDigest, prefixImpact } from "./digest.js";
+import { LedgerFile } from "./ledger-file.js";
+import type { Pin } from "./pins-block.js";
+import type { LedgerCompaction, LedgerEntry, LedgerPinChange, LedgerRestore } from "./types.js";
+
+export interface CompactionFacts {
+  sessionId: string;
+  engine: string;
+  trigger: CompactionTrigger;
+  focusTopic: string | null;
+  durationMs: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  before: readonly Message[];
+  after: readonly Message[];
+}
+
+/**
+ * One session's compaction ledger: every committed compaction, restore and
+ * pin change, in order, kept in memory and (when the session has a file)
+ * appended to `<dir>/<session id>.ledger.jsonl` as it happens. A write that
+ * fails is logged; the session goes on.
+ */
+export class SessionLedger {
+  #entries: LedgerEntry[] = [];
+  #file: LedgerFile | null;
+  readonly #logger: Logger;
+
+  constructor(file: string | null, logger: Logger) {
+    this.#logger = logger;
+    this.#file = null;
+    this.reopen(file);
+  }
+
+  get entries(): readonly LedgerEntry[] {
+    return this.#entries;
+  }
+
+  /** Start over (a reset session is another conversation), with its own file. */
+  reopen(file: string | null): void {
+    this.#file = file ? new LedgerFile(file) : null;
+    try {
+      this.#entries = this.#file ? this.#file.load() : [];
+    } catch (error) {
+      // A damaged ledger never stops the session: it is left as it is (nothing appended to it) and this one is kept in memory.
+      this.#logger.warn(`the compaction ledger cannot be read; this session keeps a new one in memory: ${(error as Error).message}`, { file });
+      this.#file = null;
+      this.#entries = [];
+    }
+  }
+
+  compactions(): LedgerCompaction[] {
+    return this.#entries.filter((e): e is LedgerCompaction => e.kind === "compaction");
+  }
+
+  /** Compactions not undone by a restore, oldest first. */
+  active(): LedgerCompaction[] {
+    const undone = new Set(this.#entries.flatMap((e) => (e.kind === "restore" ? e.compactions : [])));
+    return this.compactions().filter((e) => !undone.has(e.id));
+  }
+
+  /** The pins as the ledger's pin and unpin entries leave them (a resumed session's pins). */
+  pins(): Pin[] {
+    const pins = new Map<string, Pin>();
+    for (const e of this.#entries) {
+      if (e.kind === "pin") pins.set(e.pinId, { id: e.pinId, text: e.text, at: e.at });
+      else if (e.kind === "unpin") pins.delete(e.pinId);
+    }
+    return [...pins.values()];
+  }
+
+  recordCompaction(f: CompactionFacts): LedgerCompaction {
+    const aligned = alignLists(f.before, f.after);
+    const removed = aligned.removed.map((index) => ({ index, message: structuredClone(f.before[index]!) }));
+    const inserted = aligned.inserted.map((index) => ({ index, message: structuredClone(f.after[index]!) }));
+    const entry: LedgerCompaction = {
+      kind: "compaction",
+      id: `c${this.#count("compaction") + 1}`,
+      sessionId: f.sessionId,
+      engine: f.engine,
+      trigger: f.trigger,
+      focusTopic: f.focusTopic,
+      at: new Date().toISOString(),
+      durationMs: f.durationMs,
+      tokensBefore: f.tokensBefore,
+      tokensAfter: f.tokensAfter,
+      messagesBefore: f.before.length,
+      messagesAfter: f.after.length,
+      removed,
+      inserted,
+      before: f.before.map(messageDigest),
+      after: f.after.map(messageDigest),
+      cache: prefixImpact(f.before, f.after),
+    };
+    return this.#add(entry);
+  }
+
+  recordRestore(r: Omit<LedgerRestore, "kind" | "id" | "at" | "cache"> & { before: readonly Message[]; after: readonly Message[] }): LedgerRestore {
+    const { before, after, ...facts } = r;
+    const entry: LedgerRestore = { kind: "restore", id: `r${this.#count("restore") + 1}`, at: new Date().toISOString(), ...facts, cache: prefixImpact(before, after) };
+    return this.#add(entry);
+  }
+
+  recordPin(change: Omit<LedgerPinChange, "id" | "at">): LedgerPinChange {
+    const count = this.#entries.filter((e) => e.kind === "pin" || e.kind === "unpin").length;
+    return this.#add({ ...change, id: `e${count + 1}`, at: new Date().toISOString() });
+  }
+
+  /** The largest pin number used so far (pin ids are never reused). */
+  lastPinNumber(): number {
+    return Math.max(0, ...this.#entries.flatMap((e) => (e.kind === "pin" ? [Number(e.pinId.slice(1)) || 0] : [])));
+  }
+
+  #count(kind: LedgerEntry["kind"]): number {
+    return this.#entries.filter((e) => e.kind === kind).length;
+  }
+
+  #add<T extends LedgerEntry>(entry: T): T {
+    this.#entries.push(entry);
+    try {
+      this.#file?.append(entry);
+    } catch (error) {
+      this.#logger.warn("the compaction ledger could not be written; it is kept in memory", { file: this.#file?.file, error: (error as Error).message });
+    }
+    return entry;
+  }
+}
