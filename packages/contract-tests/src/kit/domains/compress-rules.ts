@@ -8,6 +8,7 @@ import { newSessionId, startSession, usageFor } from "../session.js";
 import { countTokens } from "../util.js";
 import { registerDiscardedPass } from "./discarded-pass.js";
 import { registerForce } from "./compress-force.js";
+import { registerCompressCuts } from "./compress-cuts.js";
 import { overThreshold } from "./over-threshold.js";
 
 const isSystem = (m: Message) => m.role === "system" || m.role === "developer";
@@ -30,6 +31,7 @@ export function registerCompressRules(h: Harness): void {
   }, h.timeout * 2);
 
   registerForce(h);
+  registerCompressCuts(h);
   registerDiscardedPass(h);
 
   it("raises compressionCount by exactly one per compaction", async () => {
