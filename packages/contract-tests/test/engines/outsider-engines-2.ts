@@ -4,7 +4,7 @@
 // rule broken subtly. `caughtBy` was filled in after the first run: the kit checks of that rule that fail.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { contentText, type CompressOptions, type EngineInitContext, type EngineStatus, type Message, type SelectContextOptions, type TurnCompleteMeta, type Usage, type UpdateModelOptions } from "@context-engine/core";
+import { contentText, raceAbort, type CompressOptions, type EngineInitContext, type EngineStatus, type Message, type SelectContextOptions, type TurnCompleteMeta, type Usage, type UpdateModelOptions } from "@context-engine/core";
 import { RetrievalEngine, WindowSummaryEngine } from "./outsider-2-base.js";
 import { JournalEngine } from "./outsider-legal-2.js";
 
@@ -94,6 +94,22 @@ class SummaryFileOnAnswer extends JournalEngine {
     if (!this.dataDir) return;
     mkdirSync(this.dataDir, { recursive: true });
     writeFileSync(join(this.dataDir, `summary-${sessionId.replace(/[^\w-]/g, "_")}.md`), summary);
+  }
+}
+
+/**
+ * Returns as soon as the host aborts (the signal is raced), but lets the model call run on and caches
+ * its answer to dataDir when it arrives, so a retry of the same pass is cheap.
+ */
+class DetachedSummaryCache extends JournalEngine {
+  protected override summarise(middle: Message[], previous: string | undefined, focus: string | undefined, signal?: AbortSignal) {
+    const work = super.summarise(middle, previous, focus);
+    void work.then((summary) => {
+      if (!this.dataDir) return;
+      mkdirSync(this.dataDir, { recursive: true });
+      writeFileSync(join(this.dataDir, "summary-cache.md"), summary);
+    });
+    return signal ? raceAbort(work, signal).catch(() => "") : work;
   }
 }
 
@@ -256,6 +272,7 @@ export const OUTSIDER_ENGINES_2: OutsiderEngine2[] = [
   { defect: "outsider2-summary-by-system-prompt", rule: "session-state", caughtBy: ["concurrency > ", "compress > a completed pass the host drops"], firstRun: "caught", create: make(SummaryBySystemPrompt) },
   { defect: "outsider2-shared-turn-index", rule: "session-state", caughtBy: ["concurrency > "], firstRun: "late", create: make(SharedTurnIndex) },
   { defect: "outsider2-summary-file-on-answer", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "caught", create: make(SummaryFileOnAnswer) },
+  { defect: "outsider2-detached-summary-cache", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "late", create: make(DetachedSummaryCache) },
   { defect: "outsider2-buffered-summaries-flushed", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "caught", create: make(BufferedSummariesFlushedAtEnd) },
   { defect: "outsider2-counts-pass-at-start", rule: "discarded-pass", caughtBy: [ABORTED], firstRun: "caught", create: make(CountsPassAtStart) },
   { defect: "outsider2-cooldown-from-late-answer", rule: "discarded-pass", caughtBy: [ABORTED], firstRun: "late", create: make(CooldownFromLateAnswer) },

@@ -14,7 +14,11 @@ import { registerDiscardedReads } from "./discarded-reads.js";
 // Whatever that pass produced must never reach durable state on its own: not to dataDir while it
 // runs, and not at a later flush (session end, release). A later pass the host commits may reuse the
 // work (LCM replays prepared summaries onto the same messages); that pass's commit publishes it.
-export const LATE_MS = 300;
+// The late answer needs only to come after the abort (20 ms in): its timer starts when the engine asks
+// the model, after the abort's timer was set, so it always fires later.
+export const LATE_MS = 150;
+/** How long an engine's own continuation after the late answer may take to publish (file writes included). */
+const AFTER_ANSWER_MS = 100;
 
 /** The files under `dir` whose bytes contain `marker`. */
 function filesHolding(dir: string, marker: string): string[] {
@@ -33,6 +37,8 @@ function filesHolding(dir: string, marker: string): string[] {
 /** A summary model whose every request is kept, so a check can see what the engine showed it. */
 export interface SeeingModel extends ChatModel {
   readonly prompts: string[];
+  /** Resolves once the first (late) answer has been handed to the engine. */
+  readonly answered: Promise<void>;
 }
 
 /**
@@ -43,19 +49,26 @@ export function firstAnswerOnce(marker: string, delayMs: number): SeeingModel {
   const normal = createScriptedChatModel();
   const prompts: string[] = [];
   let calls = 0;
+  let markAnswered = () => {};
+  const answered = new Promise<void>((resolve) => (markAnswered = resolve));
   return {
     model: "late-model",
     prompts,
+    answered,
     async complete(request) {
       prompts.push(JSON.stringify(request.messages));
       if (calls++ > 0) return normal.complete(request);
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      markAnswered();
       return { message: { role: "assistant", content: `## Summary\n${marker}` }, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } };
     },
   };
 }
 
-/** Start a pass, abort it 20 ms in as a host timeout does, and wait until the late answer has arrived. */
+/**
+ * Start a pass, abort it 20 ms in as a host timeout does, and wait until the late answer has reached
+ * the engine, also when the engine returned at the abort (work it left running may publish then).
+ */
 export async function discardedPass(h: Harness, marker: string) {
   const dataDir = h.tempDir();
   const model = firstAnswerOnce(marker, LATE_MS);
@@ -72,7 +85,8 @@ export async function discardedPass(h: Harness, marker: string) {
   );
   setTimeout(() => controller.abort(new Error("host timeout")), 20).unref?.();
   await settleWithin(pending, LATE_MS + h.abortGraceMs);
-  await new Promise((r) => setTimeout(r, 100));
+  await settleWithin(model.answered, LATE_MS + h.abortGraceMs);
+  await new Promise((r) => setTimeout(r, AFTER_ANSWER_MS));
   // A pass that completed before the abort (a synchronous engine, one that never asked the model) was
   // not cut short: what it counted, it counted for a pass that did run to the end.
   return { ...run, messages: kept, dataDir, model, before, abortedMidPass: !finishedFirst };
