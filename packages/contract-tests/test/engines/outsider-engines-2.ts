@@ -126,6 +126,17 @@ class BufferedSummariesFlushedAtEnd extends JournalEngine {
   }
 }
 
+/** Buffers each summary as it arrives and journals the buffer when the turn completes. */
+class SummariesFlushedAtTurnEnd extends JournalEngine {
+  private readonly pending: string[] = [];
+  protected override onSummaryReady(_sessionId: string, summary: string) {
+    this.pending.push(summary);
+  }
+  override onTurnComplete(_messages: readonly Message[], _usage?: Usage | null, meta?: TurnCompleteMeta) {
+    this.appendJournal(meta?.sessionId ?? "default", this.pending.splice(0));
+  }
+}
+
 /** Counts the pass when it starts, so an aborted pass still raises compressionCount. */
 class CountsPassAtStart extends WindowSummaryEngine {
   protected override beforeSummary() {
@@ -274,6 +285,7 @@ export const OUTSIDER_ENGINES_2: OutsiderEngine2[] = [
   { defect: "outsider2-summary-file-on-answer", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "caught", create: make(SummaryFileOnAnswer) },
   { defect: "outsider2-detached-summary-cache", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "late", create: make(DetachedSummaryCache) },
   { defect: "outsider2-buffered-summaries-flushed", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "caught", create: make(BufferedSummariesFlushedAtEnd) },
+  { defect: "outsider2-flushed-at-turn-end", rule: "discarded-pass", caughtBy: [DISCARDED], firstRun: "late", create: make(SummariesFlushedAtTurnEnd) },
   { defect: "outsider2-counts-pass-at-start", rule: "discarded-pass", caughtBy: [ABORTED], firstRun: "caught", create: make(CountsPassAtStart) },
   { defect: "outsider2-cooldown-from-late-answer", rule: "discarded-pass", caughtBy: [ABORTED], firstRun: "late", create: make(CooldownFromLateAnswer) },
   { defect: "outsider2-turn-normalised-in-place", rule: "input-mutation", caughtBy: ["onTurnComplete > does not mutate", "onTurnComplete > never changes"], firstRun: "caught", create: make(TurnNormalisedInPlace) },

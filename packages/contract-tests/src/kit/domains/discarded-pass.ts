@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import type { Harness } from "../harness.js";
+import { usageFor } from "../session.js";
 import { settleWithin } from "../util.js";
 import { overThreshold } from "./over-threshold.js";
 import { registerDiscardedReads } from "./discarded-reads.js";
@@ -100,12 +101,13 @@ export function registerDiscardedPass(h: Harness): void {
     expect(filesHolding(dataDir, marker), "the summary of a pass the host aborted reached dataDir: check signal.aborted after every await and publish only when the pass completes (the host discards an aborted pass)").toEqual([]);
   }, h.timeout + LATE_MS + 2 * h.abortGraceMs);
 
-  it("a discarded pass reaches no durable state, at the session's end or on release either", async () => {
+  it("a discarded pass reaches no durable state, when the turn completes, at the session's end or on release either", async () => {
     const marker = `DISCARDED-PASS-SUMMARY-${process.pid}-${Date.now()}`;
     const { engine, sessionId, messages, dataDir } = await discardedPass(h, marker);
-    // The host kept its own list and ends the session with it; then the engine is released.
+    // The host kept its own list: the turn completes on it, the session ends with it, the engine is released.
+    await engine.onTurnComplete(cloneMessages(messages), usageFor(messages), { sessionId, turnId: `${sessionId}-after-discard` });
     await engine.onSessionEnd(sessionId, messages);
     await h.dispose(engine);
-    expect(filesHolding(dataDir, marker), "the summary of a pass the host discarded reached dataDir when the session ended or the engine was released: never queue a pass's results for a later flush before the pass completes unaborted").toEqual([]);
+    expect(filesHolding(dataDir, marker), "the summary of a pass the host discarded reached dataDir when the turn completed, the session ended or the engine was released: never queue a pass's results for a later flush before the pass completes unaborted").toEqual([]);
   }, h.timeout + LATE_MS + 2 * h.abortGraceMs);
 }
