@@ -86,6 +86,16 @@ class SharedTurnIndex extends RetrievalEngine {
   }
 }
 
+/** Keeps selections stable for the prompt cache by reusing the last one for a request of the same shape. */
+class SelectionCacheByShape extends RetrievalEngine {
+  private readonly cache = new Map<string, Message[] | null>();
+  override selectContext(requestMessages: Message[], options: SelectContextOptions = {}) {
+    const shape = `${requestMessages.map((m) => m.role[0]).join("")}:${options.budgetTokens ?? 0}`;
+    if (!this.cache.has(shape)) this.cache.set(shape, super.selectContext(requestMessages, options));
+    return this.cache.get(shape) ?? null;
+  }
+}
+
 // --- discarded-pass: durable state published from a pass the host may still discard ---
 
 /** Crash safety: writes each summary to dataDir as soon as the model answers, before the abort check. */
@@ -282,6 +292,7 @@ export const OUTSIDER_ENGINES_2: OutsiderEngine2[] = [
   { defect: "outsider2-instance-iterative-summary", rule: "session-state", caughtBy: ["concurrency > ", "compress > a completed pass the host drops"], firstRun: "caught", create: make(InstanceIterativeSummary) },
   { defect: "outsider2-summary-by-system-prompt", rule: "session-state", caughtBy: ["concurrency > ", "compress > a completed pass the host drops"], firstRun: "caught", create: make(SummaryBySystemPrompt) },
   { defect: "outsider2-shared-turn-index", rule: "session-state", caughtBy: ["concurrency > "], firstRun: "late", create: make(SharedTurnIndex) },
+  { defect: "outsider2-selection-cache-by-shape", rule: "session-state", caughtBy: ["concurrency > "], firstRun: "late", create: make(SelectionCacheByShape) },
   { defect: "outsider2-summary-file-on-answer", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "caught", create: make(SummaryFileOnAnswer) },
   { defect: "outsider2-detached-summary-cache", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "late", create: make(DetachedSummaryCache) },
   { defect: "outsider2-buffered-summaries-flushed", rule: "discarded-pass", caughtBy: [ABORTED, DISCARDED], firstRun: "caught", create: make(BufferedSummariesFlushedAtEnd) },
