@@ -11,6 +11,7 @@ import { RULE_BROKEN_ENGINES } from "./engines/broken-engines-3.js";
 import { STATE_BROKEN_ENGINES } from "./engines/broken-engines-4.js";
 import { PIN_BROKEN_ENGINES } from "./engines/broken-engines-5.js";
 import { OUTSIDER_ENGINES } from "./engines/outsider-engines.js";
+import { OUTSIDER_ENGINES_2 } from "./engines/outsider-engines-2.js";
 
 const ALL_BROKEN = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES, ...RULE_BROKEN_ENGINES, ...STATE_BROKEN_ENGINES, ...PIN_BROKEN_ENGINES];
 
@@ -33,7 +34,7 @@ function runBrokenEngines(): Map<string, AssertionResult[]> {
     cwd: join(here, ".."),
     encoding: "utf8",
     env: { ...process.env, FORCE_COLOR: "0" },
-    // 87 suites in four shards: about a minute alone, several on a loaded 2-core machine.
+    // 107 suites in four shards: about a minute alone, several on a loaded 2-core machine.
     timeout: 600_000,
   });
   let json: { testResults: Array<{ assertionResults: AssertionResult[] }> };
@@ -103,6 +104,26 @@ describe("broken engines written from scratch, as an outside author would, are c
         expect(failed.length).toBeGreaterThan(0);
         return;
       }
+      expect(failed.filter((name) => outsider.caughtBy.some((prefix) => name.startsWith(prefix))), `${outsider.defect}: failed only ${failed.join("; ")}`).not.toEqual([]);
+      caught.push(outsider.defect);
+    });
+  }
+});
+
+describe("the second outsider round (written blind, one rule each) is caught by the checks of the rule it breaks", () => {
+  const results = brokenResults();
+  const caught: string[] = [];
+  afterAll(() => {
+    const blind = OUTSIDER_ENGINES_2.filter((o) => o.firstRun !== "late");
+    const before = blind.filter((o) => o.firstRun === "caught").length;
+    const now = caught.filter((d) => blind.some((o) => o.defect === d)).length;
+    console.info(`[contract-tests] outsider round 2: ${caught.length}/${OUTSIDER_ENGINES_2.length} caught; blind ones ${now}/${blind.length} (${before}/${blind.length} before this round's checks)`);
+  });
+  for (const outsider of OUTSIDER_ENGINES_2) {
+    it(`${outsider.defect} (${outsider.rule}) fails one of: ${outsider.caughtBy.join(" | ")}`, () => {
+      const suite = results.get(`broken:${outsider.defect}`) ?? [];
+      expect(suite.length, `no results for broken:${outsider.defect}`).toBeGreaterThan(0);
+      const failed = suite.filter((r) => r.status === "failed").map((r) => `${r.ancestorTitles.slice(1).join(" > ")} > ${r.title}`);
       expect(failed.filter((name) => outsider.caughtBy.some((prefix) => name.startsWith(prefix))), `${outsider.defect}: failed only ${failed.join("; ")}`).not.toEqual([]);
       caught.push(outsider.defect);
     });

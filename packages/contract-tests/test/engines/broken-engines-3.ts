@@ -109,7 +109,7 @@ const C = "compress > ";
 export const RULE_BROKEN_ENGINES: BrokenEngine[] = [
   { defect: "force-ignored-under-threshold", aimedAt: `${C}force: a manual compress compacts although the host's figure is under the threshold`, create: ref(ThresholdGuardIgnoresForce) },
   { defect: "force-ignored-after-summary", aimedAt: `${C}force: a manual compress compacts a conversation that already holds a summary`, create: ref(SummaryGuardIgnoresForce) },
-  { defect: "flushes-discarded-summary", aimedAt: `${C}a discarded pass reaches no durable state, at the session's end or on release either`, create: ref(FlushesDiscardedSummary) },
+  { defect: "flushes-discarded-summary", aimedAt: `${C}a discarded pass reaches no durable state, when the turn completes, at the session's end or on release either`, create: ref(FlushesDiscardedSummary) },
   { defect: "instance-previous-summary", aimedAt: "concurrency > a session's pass never sees another open session's pass, whatever the order", create: ref(InstancePreviousSummary) },
   { defect: "clears-previous-turn-list", aimedAt: "onTurnComplete > never changes a list it received earlier, on later calls either", create: ref(ClearsPreviousTurnList) },
   { defect: "marks-previous-turn-messages", aimedAt: "onTurnComplete > never changes a list it received earlier, on later calls either", create: ref(MarksPreviousTurnMessages) },

@@ -7,13 +7,22 @@ import { RULE_BROKEN_ENGINES } from "../engines/broken-engines-3.js";
 import { STATE_BROKEN_ENGINES } from "../engines/broken-engines-4.js";
 import { PIN_BROKEN_ENGINES } from "../engines/broken-engines-5.js";
 import { OUTSIDER_ENGINES } from "../engines/outsider-engines.js";
+import { OUTSIDER_ENGINES_2 } from "../engines/outsider-engines-2.js";
 
 export const SHARDS = 4;
 
 /** Every broken engine whose index falls in shard `shard` of SHARDS, each as its own kit suite. */
 export function describeBrokenShard(shard: number): void {
   // The outsiders (written from scratch, not on the reference engine) run through the same kit.
-  const all = [...BROKEN_ENGINES, ...MORE_BROKEN_ENGINES, ...RULE_BROKEN_ENGINES, ...STATE_BROKEN_ENGINES, ...PIN_BROKEN_ENGINES, ...OUTSIDER_ENGINES];
+  const all = [
+    ...BROKEN_ENGINES,
+    ...MORE_BROKEN_ENGINES,
+    ...RULE_BROKEN_ENGINES,
+    ...STATE_BROKEN_ENGINES,
+    ...PIN_BROKEN_ENGINES,
+    ...OUTSIDER_ENGINES,
+    ...OUTSIDER_ENGINES_2,
+  ];
   all.forEach((broken, i) => {
     if (i % SHARDS !== shard) return;
     describeContextEngineContract({

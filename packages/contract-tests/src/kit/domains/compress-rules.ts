@@ -8,6 +8,7 @@ import { newSessionId, startSession, usageFor } from "../session.js";
 import { countTokens } from "../util.js";
 import { registerDiscardedPass } from "./discarded-pass.js";
 import { registerForce } from "./compress-force.js";
+import { registerCompressCuts } from "./compress-cuts.js";
 import { overThreshold } from "./over-threshold.js";
 import { registerPinsHead } from "./pins-head.js";
 
@@ -31,6 +32,7 @@ export function registerCompressRules(h: Harness): void {
   }, h.timeout * 2);
 
   registerForce(h);
+  registerCompressCuts(h);
   registerDiscardedPass(h);
   registerPinsHead(h);
 

@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { it } from "../it.js";
 import { cloneMessages } from "../../fixtures/clone.js";
 import type { Harness } from "../harness.js";
+import { usageFor } from "../session.js";
 import { settleWithin } from "../util.js";
 import { overThreshold } from "./over-threshold.js";
 import { registerDiscardedReads } from "./discarded-reads.js";
@@ -14,7 +15,11 @@ import { registerDiscardedReads } from "./discarded-reads.js";
 // Whatever that pass produced must never reach durable state on its own: not to dataDir while it
 // runs, and not at a later flush (session end, release). A later pass the host commits may reuse the
 // work (LCM replays prepared summaries onto the same messages); that pass's commit publishes it.
-export const LATE_MS = 300;
+// The late answer needs only to come after the abort (20 ms in): its timer starts when the engine asks
+// the model, after the abort's timer was set, so it always fires later.
+export const LATE_MS = 150;
+/** How long an engine's own continuation after the late answer may take to publish (file writes included). */
+const AFTER_ANSWER_MS = 100;
 
 /** The files under `dir` whose bytes contain `marker`. */
 function filesHolding(dir: string, marker: string): string[] {
@@ -33,6 +38,8 @@ function filesHolding(dir: string, marker: string): string[] {
 /** A summary model whose every request is kept, so a check can see what the engine showed it. */
 export interface SeeingModel extends ChatModel {
   readonly prompts: string[];
+  /** Resolves once the first (late) answer has been handed to the engine. */
+  readonly answered: Promise<void>;
 }
 
 /**
@@ -43,19 +50,26 @@ export function firstAnswerOnce(marker: string, delayMs: number): SeeingModel {
   const normal = createScriptedChatModel();
   const prompts: string[] = [];
   let calls = 0;
+  let markAnswered = () => {};
+  const answered = new Promise<void>((resolve) => (markAnswered = resolve));
   return {
     model: "late-model",
     prompts,
+    answered,
     async complete(request) {
       prompts.push(JSON.stringify(request.messages));
       if (calls++ > 0) return normal.complete(request);
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      markAnswered();
       return { message: { role: "assistant", content: `## Summary\n${marker}` }, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } };
     },
   };
 }
 
-/** Start a pass, abort it 20 ms in as a host timeout does, and wait until the late answer has arrived. */
+/**
+ * Start a pass, abort it 20 ms in as a host timeout does, and wait until the late answer has reached
+ * the engine, also when the engine returned at the abort (work it left running may publish then).
+ */
 export async function discardedPass(h: Harness, marker: string) {
   const dataDir = h.tempDir();
   const model = firstAnswerOnce(marker, LATE_MS);
@@ -72,7 +86,8 @@ export async function discardedPass(h: Harness, marker: string) {
   );
   setTimeout(() => controller.abort(new Error("host timeout")), 20).unref?.();
   await settleWithin(pending, LATE_MS + h.abortGraceMs);
-  await new Promise((r) => setTimeout(r, 100));
+  await settleWithin(model.answered, LATE_MS + h.abortGraceMs);
+  await new Promise((r) => setTimeout(r, AFTER_ANSWER_MS));
   // A pass that completed before the abort (a synchronous engine, one that never asked the model) was
   // not cut short: what it counted, it counted for a pass that did run to the end.
   return { ...run, messages: kept, dataDir, model, before, abortedMidPass: !finishedFirst };
@@ -86,12 +101,13 @@ export function registerDiscardedPass(h: Harness): void {
     expect(filesHolding(dataDir, marker), "the summary of a pass the host aborted reached dataDir: check signal.aborted after every await and publish only when the pass completes (the host discards an aborted pass)").toEqual([]);
   }, h.timeout + LATE_MS + 2 * h.abortGraceMs);
 
-  it("a discarded pass reaches no durable state, at the session's end or on release either", async () => {
+  it("a discarded pass reaches no durable state, when the turn completes, at the session's end or on release either", async () => {
     const marker = `DISCARDED-PASS-SUMMARY-${process.pid}-${Date.now()}`;
     const { engine, sessionId, messages, dataDir } = await discardedPass(h, marker);
-    // The host kept its own list and ends the session with it; then the engine is released.
+    // The host kept its own list: the turn completes on it, the session ends with it, the engine is released.
+    await engine.onTurnComplete(cloneMessages(messages), usageFor(messages), { sessionId, turnId: `${sessionId}-after-discard` });
     await engine.onSessionEnd(sessionId, messages);
     await h.dispose(engine);
-    expect(filesHolding(dataDir, marker), "the summary of a pass the host discarded reached dataDir when the session ended or the engine was released: never queue a pass's results for a later flush before the pass completes unaborted").toEqual([]);
+    expect(filesHolding(dataDir, marker), "the summary of a pass the host discarded reached dataDir when the turn completed, the session ended or the engine was released: never queue a pass's results for a later flush before the pass completes unaborted").toEqual([]);
   }, h.timeout + LATE_MS + 2 * h.abortGraceMs);
 }

@@ -7,6 +7,7 @@ import type { Harness } from "../harness.js";
 import { newSessionId, startSession, turnEnds, usageFor } from "../session.js";
 import { exampleArguments, toolSchemasOf } from "../tool-args.js";
 import { describeError } from "../util.js";
+import { registerLifecycleContinues } from "./lifecycle-keeps.js";
 
 /** Run one step and turn a throw into a failure that names the step. */
 async function step<T>(what: string, run: () => T | Promise<T>): Promise<T> {
@@ -84,4 +85,6 @@ export function registerLifecycle(h: Harness): void {
     const again = await step("compress after an in-place boundary", () => engine.compress(after, { sessionId: newId, force: true }));
     expect(Array.isArray(again), "compress after an in-place boundary must return a list").toBe(true);
   }, h.timeout);
+
+  registerLifecycleContinues(h);
 }

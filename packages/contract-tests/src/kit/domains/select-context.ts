@@ -6,6 +6,7 @@ import { fixtures } from "../../fixtures/conversations.js";
 import type { Harness } from "../harness.js";
 import { newSessionId, replayTurns, startSession } from "../session.js";
 import { deepEqual, snapshot } from "../util.js";
+import { registerSelectAccepted } from "./select-accepted.js";
 
 interface Scenario {
   label: string;
@@ -87,6 +88,8 @@ export function registerSelectContext(h: Harness): void {
       expect(s.incoming, `selectContext (${s.label}) changed incomingMessage`).toEqual(before.incoming);
     }
   }, h.timeout);
+
+  registerSelectAccepted(h, engineWithHistory);
 
   it("is the inherited no-op when not implemented", async (ctx) => {
     const caps = await h.capabilities();
