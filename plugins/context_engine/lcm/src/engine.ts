@@ -247,7 +247,7 @@ export class LcmEngine extends ContextEngine {
       return await s.locked(async () => {
         const out = await runCompress(this.#parts, store, s, messages, options, started);
         this.#storeOk();
-        void this.#handle.refreshStats();
+        this.#handle.scheduleStatsRefresh();
         if (!out.changed) return messages;
         // A pass bounded by max_passes can leave a long history over the threshold: the drain takes it from here.
         this.#parts.drain.check(this.#parts, store, s);

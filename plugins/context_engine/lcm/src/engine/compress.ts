@@ -6,6 +6,7 @@ import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
 import { plannerItems, publishWork } from "./plan-view.js";
 import { runDeps } from "./preparation.js";
+import { sameJson } from "./same-json.js";
 import type { EngineSession } from "./session.js";
 import { assemble, headTokens, ingest } from "./turn.js";
 
@@ -56,7 +57,8 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
     durationMs: Date.now() - started,
     summariesPublished: outcome.published,
     staleSteps: outcome.stale,
-    tokensBefore: defaultTokenCounter.countMessages(messages),
+    // The host's own count when it gives one: counting its whole list again is a walk over every message.
+    tokensBefore: options.currentTokens ?? defaultTokenCounter.countMessages(messages),
     tokensAfter: result.tokens,
     omittedItems: result.omittedItems,
     ...(locked ? {} : { skipped: "another process holds this conversation's compaction lock" }),
@@ -118,8 +120,6 @@ async function compactionPass(
 
 function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i] && JSON.stringify(a[i]) !== JSON.stringify(b[i])) return false;
-  }
+  for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
   return true;
 }

@@ -16,6 +16,8 @@ export type DatabaseFigures = Pick<StoreStats, "path" | "fileBytes" | "conversat
 
 /** After a failed open, the next hook tries again no sooner than this. */
 const RETRY_AFTER_MS = 5_000;
+/** Database figures for getStatus are read at most this often (their counts read whole tables). */
+const STATS_EVERY_MS = 1_000;
 
 /**
  * The engine's lease on its store: opened on first use (constructing an
@@ -133,13 +135,21 @@ export class StoreHandle {
   }
 
   #lastRefresh = 0;
+  #refreshTimer: NodeJS.Timeout | null = null;
 
-  /** A refresh off the caller's path, at most once a second. */
+  /**
+   * A refresh off the caller's path (its counts read whole tables), at most once a second; a call
+   * inside the second gets one refresh at its end, so the figures catch up with the last change.
+   */
   scheduleStatsRefresh(): void {
-    const now = Date.now();
-    if (now - this.#lastRefresh < 1_000) return;
-    this.#lastRefresh = now;
-    void this.refreshStats();
+    if (this.#refreshTimer || this.#closed) return;
+    const wait = Math.max(0, this.#lastRefresh + STATS_EVERY_MS - Date.now());
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = null;
+      this.#lastRefresh = Date.now();
+      void this.refreshStats();
+    }, wait);
+    this.#refreshTimer.unref();
   }
 
   async refreshStats(): Promise<void> {
@@ -160,6 +170,8 @@ export class StoreHandle {
   /** Give the lease back (the handle closes with its last holder). */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#refreshTimer) clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = null;
     const lease = this.#lease;
     this.#lease = null;
     await this.#opening?.catch(() => undefined);
