@@ -446,7 +446,10 @@ export class LcmEngine extends ContextEngine {
 
   /** From figures kept in memory: never a store call. */
   override getStatus(): EngineStatus {
-    return { ...super.getStatus(), lcm: engineStatus(this.#parts, this.#closed) };
+    const e = this.#parts.embeddings;
+    // Top level, in words, for hosts that show it (`/engine`); the details are under lcm.retrieval.
+    const retrieval = e ? `hybrid (words + ${e.model} vectors)${e.status().degraded ? ", degraded to words" : ""}` : "words (BM25)";
+    return { ...super.getStatus(), retrieval, lcm: engineStatus(this.#parts, this.#closed) };
   }
 }
 

@@ -147,6 +147,7 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
       expect(status.retrieval).toMatchObject({ retrieval: "hybrid", model: "toy-1" });
       expect(status.retrieval.vectors).toMatch(kind === "sqlite" ? /sqlite-vec|exact scan/ : /exact scan \(PostgreSQL|pgvector/);
       expect(e.engine.describe().retrieval).toMatch(/hybrid/);
+      expect(e.engine.getStatus().retrieval).toBe("hybrid (words + toy-1 vectors)");
       expect(e.engine.getToolSchemas()[0]!.parameters).toMatchObject({ properties: { mode: { enum: ["full_text", "regex", "semantic"] } } });
     } finally {
       await e.cleanup();
@@ -161,6 +162,7 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
       expect(res.mode).toBe("full_text");
       expect(res.hits.some((h) => h.snippet.includes("puppy"))).toBe(false);
       expect(e.engine.describe().retrieval).toMatch(/^words/);
+      expect(e.engine.getStatus().retrieval).toBe("words (BM25)");
       expect((e.engine.getStatus().lcm as { retrieval: unknown }).retrieval).toEqual({ retrieval: "words" });
       expect(e.engine.getToolSchemas()[0]!.parameters).toMatchObject({ properties: { mode: { enum: ["full_text", "regex"] } } });
       const semantic = await grep(e.engine, { query: "Melanie", mode: "semantic" });
