@@ -1,6 +1,6 @@
 import type { Logger, Message } from "@context-engine/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LcmEngine } from "../src/index.js";
+import { exportConversation, importConversation, LcmEngine } from "../src/index.js";
 import { parseConfig } from "../src/config.js";
 import { EmbeddingClient } from "../src/embeddings/client.js";
 import { EmbeddingsConfigSchema } from "../src/embeddings/config.js";
@@ -205,6 +205,26 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
     } finally {
       server.delayMs = 0;
       await e.cleanup();
+    }
+  });
+
+  run("an export carries no vectors; the imported conversation is embedded again in the background", async () => {
+    const from = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1" });
+    const to = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1" });
+    try {
+      await from.engine.onTurnComplete(conversation(), null, { sessionId: "s" });
+      await from.engine.whenIdle("s");
+      const doc = await exportConversation(await from.engine.openStore(), "s");
+      expect(JSON.stringify(doc)).not.toMatch(/vector|embedding/i);
+      await importConversation(await to.engine.openStore(), doc, { as: "s" });
+      await to.engine.onSessionStart("s");
+      await to.engine.whenIdle("s");
+      expect(await vectorRows(to.engine, "toy-1")).toBe(6);
+      const res = await grep(to.engine, { query: "adopt", mode: "semantic" });
+      expect(res.hits[0]!.snippet).toContain("puppy");
+    } finally {
+      await from.cleanup();
+      await to.cleanup();
     }
   });
 
