@@ -5,7 +5,7 @@ import { parseConfig } from "../src/config.js";
 import { EmbeddingClient } from "../src/embeddings/client.js";
 import { EmbeddingsConfigSchema } from "../src/embeddings/config.js";
 import { vectorIndexOf } from "../src/embeddings/index-of.js";
-import { tempDir } from "./engine-helpers.js";
+import { agentConversation, tempDir } from "./engine-helpers.js";
 import { startToyServer, type ToyServer } from "./embeddings/toy-embedder.js";
 import { dropSchema, POSTGRES_URL, postgresReachable, randomSchema } from "./postgres/server.js";
 
@@ -204,6 +204,26 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
       expect(res.notes?.join(" ")).toMatch(/ranked by words alone/);
     } finally {
       server.delayMs = 0;
+      await e.cleanup();
+    }
+  });
+
+  run("summaries are embedded too and found by meaning, in the same list as messages", async () => {
+    const e = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1" });
+    try {
+      const history = agentConversation(40, 3);
+      await e.engine.compress(history, { sessionId: "s", force: true });
+      await e.engine.onSessionStart("s");
+      await e.engine.whenIdle("s");
+      const store = await e.engine.openStore();
+      const summaries = await store.listSummaries((await store.findConversation("s"))!.id);
+      expect(summaries.length).toBeGreaterThan(0);
+      const res = await grep(e.engine, { query: summaries[0]!.content.slice(0, 200), mode: "semantic", scope: "summaries" });
+      expect(res.hits.length).toBeGreaterThan(0);
+      expect(res.hits.every((h) => h.type === "summary")).toBe(true);
+      const both = await grep(e.engine, { query: summaries[0]!.content.slice(0, 200), mode: "semantic", limit: 50 });
+      expect(new Set(both.hits.map((h) => h.type))).toEqual(new Set(["message", "summary"]));
+    } finally {
       await e.cleanup();
     }
   });
