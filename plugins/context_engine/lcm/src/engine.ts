@@ -161,6 +161,7 @@ export class LcmEngine extends ContextEngine {
   /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#parts.embeddings?.stop();
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
     await Promise.allSettled([...pending, this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);

@@ -248,6 +248,23 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
     }
   });
 
+  run("closing the engine stops a background request in flight instead of waiting for it", async () => {
+    const e = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1", timeout_ms: 120_000 });
+    server.delayMs = 30_000;
+    try {
+      const before = server.answered;
+      const sent = server.requests.length;
+      await e.engine.onTurnComplete(conversation(), null, { sessionId: "s" });
+      while (server.requests.length === sent) await new Promise((r) => setTimeout(r, 10));
+      await e.engine.close();
+      // Closed while the provider still held its answer: the request was aborted, not awaited.
+      expect(server.answered).toBe(before);
+    } finally {
+      server.delayMs = 0;
+      await e.cleanup();
+    }
+  });
+
   run("a new model re-embeds the history; forgetting the session deletes its vectors", async () => {
     const first = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1" });
     await first.engine.onTurnComplete(conversation(), null, { sessionId: "s" });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { EmbeddingsConfig } from "./config.js";
 
 /** Why an embedding request failed: `auth`/`bad_request` are not retried, the others are. */
-export type EmbeddingErrorKind = "auth" | "bad_request" | "rate_limit" | "server_error" | "network" | "timeout" | "bad_answer";
+export type EmbeddingErrorKind = "auth" | "bad_request" | "rate_limit" | "server_error" | "network" | "timeout" | "bad_answer" | "aborted";
 
 export class EmbeddingError extends Error {
   override readonly name = "EmbeddingError";
@@ -27,6 +27,8 @@ export interface EmbedOptions {
   timeoutMs: number;
   /** Attempts after the first (0 on the query path: it falls back to words instead of waiting). */
   retries: number;
+  /** Stops the request and its retries (the engine closing). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -59,21 +61,22 @@ export class EmbeddingClient {
     if (texts.length === 0) return [];
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#once(texts, options.timeoutMs);
+        return await this.#once(texts, options.timeoutMs, options.signal);
       } catch (error) {
+        if (options.signal?.aborted) throw new EmbeddingError("aborted", "embedding stopped: the engine is closing");
         const e = toEmbeddingError(error);
         if (e.kind === "auth" || e.kind === "bad_request" || attempt >= Math.min(options.retries, RETRY_DELAYS_MS.length)) throw e;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
+        await sleep(RETRY_DELAYS_MS[attempt]!, options.signal);
       }
     }
   }
 
-  async #once(texts: readonly string[], timeoutMs: number): Promise<Float32Array[]> {
+  async #once(texts: readonly string[], timeoutMs: number, stop: AbortSignal | undefined): Promise<Float32Array[]> {
     const body: Record<string, unknown> = { model: this.config.model, input: texts, encoding_format: "float" };
     if (this.config.dimensions !== undefined) body.dimensions = this.config.dimensions;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    const response = await fetch(this.#url, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(this.#url, { method: "POST", headers, body: JSON.stringify(body), signal: stop ? AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
     if (!response.ok) throw httpError(response.status, text);
     let json: unknown;
@@ -116,4 +119,14 @@ function toEmbeddingError(error: unknown): EmbeddingError {
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   return new EmbeddingError("network", `the embeddings endpoint could not be reached (${why})`);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
 }

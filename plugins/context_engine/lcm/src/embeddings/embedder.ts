@@ -45,6 +45,8 @@ export class Embeddings {
   #blockedUntil = 0;
   #lastError: string | null = null;
   #reported = false;
+  /** Aborted by `stop()`: in-flight requests end at once when the engine closes. */
+  readonly #stop = new AbortController();
 
   constructor(
     readonly config: EmbeddingsConfig,
@@ -80,6 +82,11 @@ export class Embeddings {
     });
   }
 
+  /** Abort in-flight requests (the engine is closing); `idle()` then resolves promptly. */
+  stop(): void {
+    this.#stop.abort();
+  }
+
   /** Resolves when the current pass (if any) has stopped. */
   async idle(): Promise<void> {
     while (this.#running) await this.#running;
@@ -90,7 +97,7 @@ export class Embeddings {
     if (Date.now() < this.#blockedUntil) return { error: `embedding provider unavailable (${this.#lastError ?? "failing"})` };
     try {
       this.#requests++;
-      const [vector] = await this.client.embed([text.slice(0, MAX_INPUT_CHARS)], { timeoutMs: this.config.query_timeout_ms, retries: 0 });
+      const [vector] = await this.client.embed([text.slice(0, MAX_INPUT_CHARS)], { timeoutMs: this.config.query_timeout_ms, retries: 0, signal: this.#stop.signal });
       this.#succeeded();
       return { vector: vector! };
     } catch (error) {
@@ -139,7 +146,7 @@ export class Embeddings {
     this.#requests++;
     const vectors = await this.client.embed(
       todo.map((it) => texts.get(key(it))!.slice(0, MAX_INPUT_CHARS)),
-      { timeoutMs: this.config.timeout_ms, retries: 2 },
+      { timeoutMs: this.config.timeout_ms, retries: 2, signal: this.#stop.signal },
     );
     this.#succeeded();
     const byKey = new Map(todo.map((it, i) => [key(it), vectors[i]!]));

@@ -44,6 +44,8 @@ export interface ToyServer {
   failNext(n: number, status?: number): void;
   /** Hold every answer this long (timeouts). */
   delayMs: number;
+  /** Answers written (successful or not). */
+  answered: number;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startToyServer(dims = 32): Promise<ToyServer> {
     baseUrl: "",
     requests: [],
     delayMs: 0,
+    answered: 0,
     failNext(n, status = 500) {
       failures = n;
       failStatus = status;
@@ -76,6 +79,7 @@ export async function startToyServer(dims = 32): Promise<ToyServer> {
     const input = Array.isArray(body.input) ? body.input : [body.input];
     state.requests.push({ model: body.model, input, auth: req.headers.authorization });
     if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+    state.answered++;
     if (failures > 0) {
       failures--;
       res.writeHead(failStatus, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "toy failure" } }));
