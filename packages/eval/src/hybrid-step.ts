@@ -20,8 +20,12 @@ export async function runHybridStep(convs: readonly LocomoConversation[], locomo
   try {
     for (const conv of convs) {
       const t = performance.now();
-      runs.push(await evalHybridConversation(conv, server.baseUrl));
-      process.stderr.write(`hybrid ${conv.id}: ${((performance.now() - t) / 1000).toFixed(1)} s, ${server.stats.texts} texts embedded so far\n`);
+      const run = await evalHybridConversation(conv, server.baseUrl);
+      runs.push(run);
+      const one = summarizeHybrid([run]);
+      process.stderr.write(
+        `hybrid ${conv.id}: ${((performance.now() - t) / 1000).toFixed(1)} s, ${server.stats.texts} texts embedded so far; recall@10 semantic_raw ${one.semantic_raw.all}, hybrid_words ${one.hybrid_words.all}, hybrid_raw ${one.hybrid_raw.all}\n`,
+      );
     }
   } finally {
     await server.close();
