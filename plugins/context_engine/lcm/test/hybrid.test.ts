@@ -140,6 +140,10 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
       const refs = hybrid.hits.map((h) => h.snippet);
       expect(refs.some((s) => s.includes("puppy"))).toBe(true);
       expect(refs.some((s) => s.includes("Melanie"))).toBe(true);
+      // Nothing the word index can search for (it refuses such a query): the vectors still answer, with a note.
+      const noWords = await grep(e.engine, { query: "?! …" });
+      expect(noWords.error, JSON.stringify(noWords)).toBeUndefined();
+      expect(noWords.notes?.join(" ")).toMatch(/ranked by meaning alone/);
       const semantic = await grep(e.engine, { query: "adopt", mode: "semantic" });
       expect(semantic.mode).toBe("semantic");
       expect(semantic.hits[0]!.snippet).toContain("puppy");

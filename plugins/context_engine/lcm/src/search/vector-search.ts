@@ -58,10 +58,10 @@ export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQue
   let complete = true;
   let lexical: SearchHit[] = [];
   if (mode === "full_text") {
-    const words0 = await searchHistory(store, { ...words, cursor: null, limit: Math.min(MAX_DEPTH, depth) });
-    lexical = words0.hits;
-    complete = words0.complete;
-    notes.push(...words0.notes);
+    const words0 = await wordsOrNull(() => searchHistory(store, { ...words, cursor: null, limit: Math.min(MAX_DEPTH, depth) }), notes);
+    lexical = words0?.hits ?? [];
+    complete = words0?.complete ?? true;
+    if (words0) notes.push(...words0.notes);
   }
   const fused = reciprocalRankFusion([
     ...(lexical.length ? [{ keys: lexical.map((h) => h.ref), weight: embeddings.config.lexical_weight }] : []),
@@ -116,4 +116,16 @@ async function notInContext(search: LcmSearchStore, store: LcmStoreDriver, match
     out.push(m);
   }
   return out;
+}
+
+/** The word ranking, or null (with a note) when the query has no searchable words: the vectors still answer. */
+async function wordsOrNull(run: () => Promise<SearchResult>, notes: string[]): Promise<SearchResult | null> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!message.startsWith("query has no searchable words")) throw error;
+    notes.push("the query has no searchable words: ranked by meaning alone");
+    return null;
+  }
 }
