@@ -8,6 +8,7 @@ import { readLocomo } from "./locomo-data.js";
 import { evalConversation, type ConversationRun } from "./locomo.js";
 import { renderTables, summarizeCoding, summarizeLocomo } from "./report.js";
 import { findDataDir } from "./data-dir.js";
+import { runHybridStep } from "./hybrid-step.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
@@ -17,10 +18,12 @@ interface Args {
   sessions: number;
   out: string;
   only: "all" | "locomo" | "coding";
+  /** The optional hybrid retrieval step (on when its model package is installed). */
+  hybrid: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { conversations: Infinity, sessions: Infinity, out: join(here, "..", "latest.json"), only: "all" };
+  const args: Args = { conversations: Infinity, sessions: Infinity, out: join(here, "..", "latest.json"), only: "all", hybrid: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -35,8 +38,9 @@ function parseArgs(argv: readonly string[]): Args {
       const v = next();
       if (v !== "locomo" && v !== "coding" && v !== "all") throw new Error(`--only expects locomo, coding or all, got ${v}`);
       args.only = v;
-    } else if (a === "--") continue;
-    else throw new Error(`unknown argument ${a} (expected --conversations N, --sessions N, --only locomo|coding, --out FILE)`);
+    } else if (a === "--no-hybrid") args.hybrid = false;
+    else if (a === "--") continue;
+    else throw new Error(`unknown argument ${a} (expected --conversations N, --sessions N, --only locomo|coding, --out FILE, --no-hybrid)`);
   }
   return args;
 }
@@ -49,10 +53,11 @@ async function main(): Promise<void> {
   const dataDir = findDataDir(repoRoot);
   const started = performance.now();
   let locomoRuns: ConversationRun[] = [];
+  let convs: ReturnType<typeof readLocomo> = [];
   let codingRuns: SessionCodingRun[] = [];
   if (args.only !== "coding") {
     const file = join(dataDir, "locomo", "locomo7.json");
-    const convs = readLocomo(existsSync(file) ? file : join(dataDir, "locomo", "locomo10.json")).slice(0, args.conversations);
+    convs = readLocomo(existsSync(file) ? file : join(dataDir, "locomo", "locomo10.json")).slice(0, args.conversations);
     for (const conv of convs) {
       const t = performance.now();
       locomoRuns.push(await evalConversation(conv));
@@ -73,7 +78,8 @@ async function main(): Promise<void> {
   }
   const locomo = locomoRuns.length ? summarizeLocomo(locomoRuns) : null;
   const coding = codingRuns.length ? summarizeCoding(codingRuns) : null;
-  const table = renderTables(locomo, coding);
+  const hybrid = locomo && args.hybrid ? await runHybridStep(convs, locomo) : null;
+  const table = renderTables(locomo, coding) + (hybrid?.table ?? "");
   const result = {
     schema: "context-engine/eval@1",
     date: new Date().toISOString(),
@@ -81,6 +87,7 @@ async function main(): Promise<void> {
     seconds: Math.round((performance.now() - started) / 1000),
     locomo,
     coding,
+    ...(hybrid ? { hybrid: hybrid.json } : {}),
     perConversation: locomoRuns.map((r) => ({ id: r.id, turns: r.turns, compactions: r.compactions, finalTokens: r.finalTokens })),
     perSession: codingRuns,
   };

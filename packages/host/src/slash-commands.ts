@@ -116,7 +116,9 @@ export async function runSlashCommand(
     case "engine": {
       const s = session.status();
       const tools = s.engineTools.length ? s.engineTools.join(", ") : "none";
-      return { command, output: `Context engine: ${s.engine} (tools: ${tools})` };
+      // An engine may say how its search retrieves (`getStatus().retrieval`, e.g. LCM: words, or words and vectors).
+      const retrieval = typeof s.engineStatus?.retrieval === "string" ? `; retrieval: ${s.engineStatus.retrieval}` : "";
+      return { command, output: `Context engine: ${s.engine} (tools: ${tools}${retrieval})` };
     }
     case "help":
       return {

@@ -98,6 +98,10 @@ describe("session lifecycle", () => {
     expect(status.status).toMatchObject({ engine: "selecting", model: "test-model", contextLength: 8000, engineTools: ["ctx_search"] });
     expect(status.output).toMatch(/engine selecting/);
     expect((await runSlashCommand(session, parseSlashCommand("/engine")!)).output).toBe("Context engine: selecting (tools: ctx_search)");
+    // An engine that says how its search retrieves (getStatus().retrieval) has it shown.
+    const plain = engine.getStatus.bind(engine);
+    engine.getStatus = () => ({ ...plain(), retrieval: "hybrid (words + m vectors)" });
+    expect((await runSlashCommand(session, parseSlashCommand("/engine")!)).output).toBe("Context engine: selecting (tools: ctx_search; retrieval: hybrid (words + m vectors))");
   });
 
   it("fails open on throwing lifecycle hooks", async () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RedactionConfigSchema } from "./redact/index.js";
 import { RetentionPolicySchema } from "./retention/index.js";
+import { EmbeddingsConfigSchema } from "./embeddings/config.js";
 import { SchemaNameSchema, TimeoutMsSchema } from "./store/postgres/options.js";
 
 /**
@@ -102,6 +103,8 @@ const fields = {
   cross_conversation: z.boolean().default(false),
   /** Size/age/count policy applied when the store opens and when a session ends; nothing is deleted when unset. */
   retention: RetentionPolicySchema.optional(),
+  /** An OpenAI-compatible embeddings endpoint: lcm_grep then fuses word and vector rankings (see README "Hybrid retrieval"). Off when unset. */
+  embeddings: EmbeddingsConfigSchema.optional(),
 };
 
 export const configSchema = z.strictObject(fields).superRefine((c, ctx) => {

@@ -26,6 +26,7 @@ import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
 import { IndexDrain } from "./engine/index-drain.js";
 import { BacklogDrain } from "./engine/drain.js";
+import { Embeddings } from "./embeddings/embedder.js";
 import { startPreparing } from "./engine/preparation.js";
 import { reselect } from "./engine/selection.js";
 import { DEFAULT_SESSION, SessionRegistry } from "./engine/sessions.js";
@@ -108,6 +109,7 @@ export class LcmEngine extends ContextEngine {
       metrics: newMetrics(),
       indexing: new IndexDrain(this.#logger, () => this.#closed),
       drain: new BacklogDrain(),
+      embeddings: this.config.embeddings ? new Embeddings(this.config.embeddings, this.#logger, () => this.#closed, ctx.env ?? process.env) : null,
       isClosed: () => this.#closed,
     };
   }
@@ -149,15 +151,20 @@ export class LcmEngine extends ContextEngine {
   /** What `plugins info` shows beyond the name: the store in use (never a password). */
   describe(): Record<string, string> {
     const d = this.#handle.description;
-    return { store: d.kind === "postgres" ? `PostgreSQL ${d.location} (schema ${d.schema})` : `SQLite ${d.location}` };
+    const e = this.#parts.embeddings;
+    return {
+      store: d.kind === "postgres" ? `PostgreSQL ${d.location} (schema ${d.schema})` : `SQLite ${d.location}`,
+      retrieval: e ? `hybrid: words (BM25) + vectors (${e.model} at ${e.client.url})` : "words (BM25); no embedding provider configured",
+    };
   }
 
   /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#parts.embeddings?.stop();
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
-    await Promise.allSettled([...pending, this.#parts.indexing.idle(), this.#parts.drain.idle()]);
+    await Promise.allSettled([...pending, this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);
     await this.#handle.close();
   }
 
@@ -181,6 +188,8 @@ export class LcmEngine extends ContextEngine {
     const s = await this.#sessions.get(store, sessionId);
     // A frontier left over the threshold (an import, a restart mid-drain) is drained without waiting for a compress.
     this.#parts.drain.kick(this.#parts, store, s);
+    // Messages and summaries not embedded yet (a restart, summaries published since) are embedded off the hook's path.
+    this.#parts.embeddings?.kick(store);
     return { store, s };
   }
 
@@ -330,6 +339,7 @@ export class LcmEngine extends ContextEngine {
     if (s?.preparing) await s.preparing;
     if (s) await this.#parts.drain.idle(s);
     await this.#parts.indexing.idle();
+    await this.#parts.embeddings?.idle();
   }
 
   #schemaTokens: number | null = null;
@@ -357,7 +367,7 @@ export class LcmEngine extends ContextEngine {
   // ---------------------------------------------------------------- tools
 
   override getToolSchemas(): ToolSchema[] {
-    return lcmToolSchemas({ crossConversation: this.config.cross_conversation });
+    return lcmToolSchemas({ crossConversation: this.config.cross_conversation, semantic: this.#parts.embeddings !== null });
   }
 
   override async handleToolCall(name: string, args: unknown, options: ToolCallOptions = {}): Promise<string> {
@@ -370,6 +380,7 @@ export class LcmEngine extends ContextEngine {
         return await handleLcmToolCall(store, name, args, {
           conversationId: s.conversationId,
           allowCrossConversation: this.config.cross_conversation,
+          embeddings: this.#parts.embeddings,
         });
       });
     } catch (error) {
@@ -436,7 +447,10 @@ export class LcmEngine extends ContextEngine {
 
   /** From figures kept in memory: never a store call. */
   override getStatus(): EngineStatus {
-    return { ...super.getStatus(), lcm: engineStatus(this.#parts, this.#closed) };
+    const e = this.#parts.embeddings;
+    // Top level, in words, for hosts that show it (`/engine`); the details are under lcm.retrieval.
+    const retrieval = e ? `hybrid (words + ${e.model} vectors)${e.status().degraded ? ", degraded to words" : ""}` : "words (BM25)";
+    return { ...super.getStatus(), retrieval, lcm: engineStatus(this.#parts, this.#closed) };
   }
 }
 

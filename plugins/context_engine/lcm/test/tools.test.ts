@@ -78,7 +78,7 @@ describe("argument validation", () => {
       "lcm_grep needs `query`: words or a question (full_text), or an RE2 regular expression (regex) (a string); it was missing.",
     );
     expect((await run("lcm_grep", { query: "x", limit: 0 })).error).toBe("lcm_grep: `limit` must be a whole number from 1 to 50; it was 0.");
-    expect((await run("lcm_grep", { query: "x", mode: "fuzzy" })).error).toBe('lcm_grep: `mode` must be one of "full_text" or "regex"; it was "fuzzy".');
+    expect((await run("lcm_grep", { query: "x", mode: "fuzzy" })).error).toBe('lcm_grep: `mode` must be one of "full_text", "regex" or "semantic"; it was "fuzzy".');
     expect((await run("lcm_grep", { qeury: "x" })).error).toMatch(/lcm_grep has no argument `qeury` \(did you mean `query`\?\); it takes `query`, `mode`/);
     expect((await run("lcm_describe", { id: -3 })).error).toBe("lcm_describe: `id` must be a string or a whole number of at least 1; it was -3.");
     expect((await run("lcm_expand", { id: "sum_1", max_tokens: 5 })).error).toBe("lcm_expand: `max_tokens` must be a whole number from 100 to 50000; it was 5.");

@@ -7,6 +7,7 @@ import type { BacklogDrain } from "./drain.js";
 import type { IndexDrain } from "./index-drain.js";
 import type { SessionRegistry } from "./sessions.js";
 import type { ShapeBook } from "./shapes.js";
+import type { Embeddings } from "../embeddings/embedder.js";
 import type { StoreHandle } from "./store-handle.js";
 
 /** Counters shown by `getStatus().lcm`. */
@@ -44,6 +45,8 @@ export interface EngineParts {
   readonly indexing: IndexDrain;
   /** Backlogs over the threshold, summarised and published off the hook path. */
   readonly drain: BacklogDrain;
+  /** Hybrid retrieval's background embedding and query vectors; null without `embeddings` config. */
+  readonly embeddings: Embeddings | null;
   isClosed(): boolean;
 }
 

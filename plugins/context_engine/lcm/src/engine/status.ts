@@ -4,6 +4,7 @@ import type { EngineParts } from "./parts.js";
 export function engineStatus(parts: EngineParts, closed: boolean): Record<string, unknown> {
   const lcm: Record<string, unknown> = { ...parts.metrics, summarizer: parts.summarizer.stats };
   const { handle } = parts;
+  lcm.retrieval = parts.embeddings ? parts.embeddings.status() : { retrieval: "words" };
   lcm.store = { ...handle.description, open: handle.current !== null, ...(handle.failure ? { error: handle.failure.message } : {}) };
   if (closed) return lcm;
   // Figures as of the last refresh; this call schedules the next one (never awaited).

@@ -58,6 +58,7 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
   if (result.alignment === "reconciled" || result.alignment === "no-overlap") parts.metrics.reconciled++;
   if (result.disagreed > 0) noteDisagreement(parts, s, result);
   parts.indexing.kick(store);
+  parts.embeddings?.kick(store);
   s.recordIngest(result, messages, headCount);
   return { result, head: messages.slice(0, headCount) };
 }

@@ -7,6 +7,8 @@ export interface LcmToolContext {
    * of another conversation's message or summary is answered exactly like an id that does not exist.
    */
   allowCrossConversation?: boolean;
+  /** The embedding provider when one is configured: lcm_grep then ranks by words and meaning. */
+  embeddings?: import("../embeddings/embedder.js").Embeddings | null;
 }
 
 /** Whether the caller may see an item of `ownerConversation`: "ok", or "hidden" (answer as not found), or the reason. */

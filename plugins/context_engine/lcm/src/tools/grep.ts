@@ -1,5 +1,6 @@
 import { toolError } from "@context-engine/core";
 import { searchHistory } from "../search/search.js";
+import { searchWithVectors } from "../search/vector-search.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import { crossConversationDisabled, type LcmToolContext } from "./context.js";
 import { iso } from "./refs.js";
@@ -15,7 +16,7 @@ export async function runGrep(store: LcmStoreDriver, args: z.infer<typeof GrepAr
   const before = args.before ? Date.parse(args.before) : undefined;
   if (since !== undefined && before !== undefined && since >= before) return toolError("lcm_grep: since must be earlier than before");
   const started = performance.now();
-  const result = await searchHistory(store, {
+  const query = {
     query: args.query,
     mode: args.mode,
     scope: args.scope,
@@ -29,7 +30,12 @@ export async function runGrep(store: LcmStoreDriver, args: z.infer<typeof GrepAr
     ignoreCase: args.ignore_case,
     ...(args.recency_boost ? { recencyBoost: args.recency_boost } : {}),
     ...(args.exclude_in_context ? { excludeInContext: true } : {}),
-  });
+  };
+  const result = ctx.embeddings
+    ? await searchWithVectors(store, query, ctx.embeddings)
+    : args.mode === "semantic"
+      ? withNote(await searchHistory(store, { ...query, mode: "full_text" }), "semantic mode needs an embedding provider (engines.lcm.embeddings): ranked by words")
+      : await searchHistory(store, { ...query, mode: args.mode });
   return JSON.stringify({
     query: args.query,
     mode: result.mode,
@@ -52,4 +58,9 @@ export async function runGrep(store: LcmStoreDriver, args: z.infer<typeof GrepAr
     ...(result.notes.length ? { notes: result.notes } : {}),
     ms: Math.round(performance.now() - started),
   });
+}
+
+function withNote<R extends { notes: string[] }>(result: R, note: string): R {
+  result.notes.push(note);
+  return result;
 }

