@@ -22,8 +22,8 @@ const PATH = /(?:[\w.-]*\/)+[\w.-]*[\w-]\.[A-Za-z]{1,5}\b|(?:[\w-]+\/){2,}[\w.-]
 const NUMBER = /(?<![\w.])\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{3,}(?![\w.])/g;
 const ERROR = /\b(?:\w*Error|\w*Exception|Traceback|FAILED|FAIL:|fatal|error:|E {2,})\b/;
 /** Long outputs say most at their start and end; scanning them whole would cost time for little. */
-const SCAN_HEAD = 6_000;
-const SCAN_TAIL = 3_000;
+const SCAN_HEAD = 60_000;
+const SCAN_TAIL = 20_000;
 
 export type DroppedFacts = Record<DroppedFactKind, string[]>;
 

@@ -257,8 +257,8 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
 
 const OMITTED = "… (earlier entries omitted)";
 /** Budget shares of the two verbatim sections: recurring identifiers, and the dropped turns' exact facts. */
-const FILES_SHARE = 0.1;
-const FACTS_SHARE = 0.55;
+const FILES_SHARE = 0.05;
+const FACTS_SHARE = 0.65;
 /** Sections sized on their own (the request verbatim, identifiers by rank): never cut line-wise. */
 const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files, FACTS_HEADING]);
 

@@ -123,7 +123,7 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
 
 
 /** Share of the summary budget (in characters, ~4 a token) the exact facts of the dropped turns may add to a model summary. */
-const FACTS_SHARE = 0.4;
+const FACTS_SHARE = 0.6;
 
 /** The dropped turns' exact commands, error lines, paths and numbers that the model summary does not state, appended verbatim. */
 export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number): string {
