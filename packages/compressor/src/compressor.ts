@@ -32,6 +32,7 @@ import type { CompactionRecord, SessionState, SummaryRejectionRecord } from "./s
 import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
 import { SummaryRejectedError, abortReason } from "./summary-call.js";
 import { summarise } from "./summariser.js";
+import { taskSection } from "./task.js";
 import { createSnapshotTolerantCounter } from "./token-cache.js";
 import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
@@ -259,8 +260,16 @@ export class ContextCompressor extends ContextEngine {
     const wrapperTokens = counter.countText(wrapSummary("")) + 8;
     // The request to restate, without any summary an earlier compaction merged into it.
     const pinnedSource = plan.pinned >= 0 ? withoutSummary(messages[plan.pinned]!) : null;
+    if (state.task === undefined) state.task = firstRequestText(messages);
+    const kept = [...messages.slice(0, plan.headEnd), ...(pinnedSource ? [pinnedSource] : []), ...messages.slice(plan.tailStart)];
+    // The task may take what the restated request and a minimal summary (150 tokens and its wrapper) leave; it opens the summary.
+    const taskRoom = limit - (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0) - 150 - wrapperTokens;
+    const restatedTask = taskSection(state.task, kept, taskRoom, counter);
     const keptTokens =
-      rangeTokens(index, 0, plan.headEnd) + rangeTokens(index, plan.tailStart, messages.length) + (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0);
+      rangeTokens(index, 0, plan.headEnd) +
+      rangeTokens(index, plan.tailStart, messages.length) +
+      (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0) +
+      (restatedTask ? counter.countText(restatedTask) : 0);
     // When the kept messages leave little room, the summary gets what is left (at least a short one).
     const room = limit - keptTokens - wrapperTokens;
     const budget = Math.max(150, Math.min(summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold), room));
@@ -348,6 +357,8 @@ export class ContextCompressor extends ContextEngine {
 
     // ---- assembly
     body = capText(body, counter, summaryCap, "summary shortened to its budget");
+    // The task leads the summary and is never shortened with it.
+    const withTask = (b: string) => (restatedTask ? `${restatedTask}\n\n${b}` : b);
     const head = messages.slice(0, plan.headEnd);
     const rest: Message[] = [];
     const untouchable = new Set<Message>();
@@ -368,7 +379,7 @@ export class ContextCompressor extends ContextEngine {
       rest.push(m);
       if (i === plan.latestUser) untouchable.add(m);
     }
-    let result = this.#assemble(head, body, rest, untouchable);
+    let result = this.#assemble(head, withTask(body), rest, untouchable);
     let after = counter.countMessages(result);
     if (after > limit) {
       result = sanitizeToolPairs(relievePressure(result, limit, counter, untouchable, calls));
@@ -380,7 +391,7 @@ export class ContextCompressor extends ContextEngine {
       const room = summaryTokens - (after - limit) - wrapperTokens;
       if (room >= 60) {
         body = capText(body, counter, room, "summary shortened to fit the context window");
-        result = this.#assemble(head, body, rest, untouchable);
+        result = this.#assemble(head, withTask(body), rest, untouchable);
         result = sanitizeToolPairs(relievePressure(result, limit, counter, untouchable, calls));
         after = counter.countMessages(result);
       }
@@ -410,7 +421,7 @@ export class ContextCompressor extends ContextEngine {
     // ---- commit (only the newest attempt publishes)
     if (state.commitSeq === startSeq) {
       state.commitSeq++;
-      state.previousSummary = body;
+      state.previousSummary = withTask(body);
       state.compactions++;
       state.verifyArmed = true;
       if (mode === "model") {

@@ -6,6 +6,7 @@ import { describeCall, shorten } from "./prune.js";
 import type { CallInfo } from "./prune.js";
 import { redactSecrets } from "./redact.js";
 import { renderContent } from "./serialize.js";
+import { collectDroppedFacts, FACTS_HEADING, redactedArguments, redactedText, renderDroppedFacts } from "./dropped-facts.js";
 import { chooseIdentifiers, formatIdentifiers, harvestMessage, harvestStart, newHarvest, sampleOf } from "./identifiers.js";
 
 /**
@@ -90,14 +91,14 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   const resultOf = new Map<string, string>();
   for (let i = detailFrom; i < turns.length; i++) {
     const m = turns[i]!;
-    if (m.role === "tool") resultOf.set(m.tool_call_id, redactSecrets(renderContent(m.content)));
+    if (m.role === "tool") resultOf.set(m.tool_call_id, redactedText(m));
   }
   let unlistedActions = 0;
 
   for (const [i, m] of turns.entries()) {
     // Redacted before anything is taken from it: an identifier or a line lifted out of its
     // context ("password=…" becomes a bare word) can no longer be recognised as a secret.
-    const text = redactSecrets(renderContent(m.content));
+    const text = redactedText(m);
     const sample = sampleOf(text);
     if (i >= harvestFrom || (m.role === "user" && i >= userHarvestFrom)) harvestMessage(harvest, withRedactedCalls(m), sample);
     if (focusTerms.length && (i >= detailFrom || m.role === "user") && focusTerms.some((t) => sample.toLowerCase().includes(t))) {
@@ -167,8 +168,11 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   // the budget, filled in rank order (carried-over ones count as mentioned).
   const prevIdText = `${previous.get(HEADINGS.files) ?? ""}\n${previous.get(ANCHOR_HEADING) ?? ""}`;
   const prevIds = [...new Set([...prevIdText.matchAll(/`([^`]+)`/g)].map((m) => m[1]!))];
-  const idLines = formatIdentifiers(chooseIdentifiers(harvest, prevIds, Math.max(400, Math.floor(budgetChars * 0.25))));
+  const idLines = formatIdentifiers(chooseIdentifiers(harvest, prevIds, Math.max(300, Math.floor(budgetChars * FILES_SHARE))));
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
+  // The exact commands, error lines, paths and numbers of the dropped turns: the model can look nothing up.
+  const facts = renderDroppedFacts(collectDroppedFacts(turns), Math.floor(budgetChars * FACTS_SHARE));
+  if (facts) sections.push([FACTS_HEADING, facts.slice(FACTS_HEADING.length + 1)]);
   const prevErrors = previous.get(HEADINGS.errors);
   const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
   sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-ERRORS_KEPT).join("\n") : "None recorded."]);
@@ -204,7 +208,7 @@ function withRedactedCalls(m: Message): Message {
   if (m.role !== "assistant" || !m.tool_calls?.length) return m;
   return {
     ...m,
-    tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: redactSecrets(c.function.arguments) } })),
+    tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: redactedArguments(c) } })),
   };
 }
 
@@ -243,7 +247,7 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
   if (total > budget) {
     const share = Math.max(200, Math.floor(budget / lines.length));
     for (const entry of lines) {
-      if (entry[0] === HEADINGS.request) continue;
+      if (entry[0] === HEADINGS.request || entry[0] === FACTS_HEADING) continue; // both sized to their own share already
       const body = entry[1].join("\n");
       if (body.length > share) entry[1] = [shorten(body, share)];
     }
@@ -252,8 +256,11 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
 }
 
 const OMITTED = "… (earlier entries omitted)";
+/** Budget shares of the two verbatim sections: recurring identifiers, and the dropped turns' exact facts. */
+const FILES_SHARE = 0.05;
+const FACTS_SHARE = 0.65;
 /** Sections sized on their own (the request verbatim, identifiers by rank): never cut line-wise. */
-const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files]);
+const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files, FACTS_HEADING]);
 
 function outcome(result: string): string {
   // The verdict is at the start or the end of an output; never scan all of a huge one.

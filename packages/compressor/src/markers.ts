@@ -21,6 +21,9 @@ export const SUMMARY_END_MARKER = "[END OF CONTEXT SUMMARY — respond to what f
 export const RESTATED_REQUEST_HEADER =
   "[ACTIVE REQUEST — restated after the context summary because it is not finished yet; the messages below continue it. Do not start over.]";
 
+/** Opens a summary that quotes the task statement (the conversation's first request) because the compaction dropped it. */
+export const RESTATED_TASK_HEADER = "[TASK — the conversation's first request, quoted verbatim because the compacted turns held it:]";
+
 /** Marks a deterministic summary, so readers never mistake it for model output. */
 export const EXTRACTIVE_TAG = "[EXTRACTIVE SUMMARY — built deterministically from the transcript; no language model was used.";
 

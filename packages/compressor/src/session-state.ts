@@ -31,6 +31,8 @@ export interface SessionState {
   commitSeq: number;
   lastCompaction: CompactionRecord | null;
   lastRejection: SummaryRejectionRecord | null;
+  /** The task statement (first user request) as first seen; restated after every summary. Undefined until the first compaction looks. */
+  task?: string | null;
 }
 
 /** A model answer the shared summary acceptance checks refused. */

@@ -3,6 +3,7 @@ import { ChatModelError } from "@context-engine/core";
 import { classifyError, describeError, isServerError } from "./failure-policy.js";
 import { chooseIdentifiers, formatIdentifiers, harvestTurns } from "./identifiers.js";
 import { ANCHOR_HEADING, buildSummaryPrompt } from "./prompt.js";
+import { collectDroppedFacts, renderDroppedFacts } from "./dropped-facts.js";
 import { redactSecrets } from "./redact.js";
 import { serializeTurns } from "./serialize.js";
 import type { SessionState } from "./session-state.js";
@@ -96,7 +97,7 @@ export async function summarise(params: SummariseParams): Promise<string> {
       p.state.useMainModel = true;
       body = await ask(p.followModel);
     }
-    return anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget);
+    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget), p.middle, p.budget);
   } finally {
     deadline.dispose();
   }
@@ -120,6 +121,15 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
   return { signal, dispose: () => clearTimeout(timer) };
 }
 
+
+/** Share of the summary budget (in characters, ~4 a token) the exact facts of the dropped turns may add to a model summary. */
+const FACTS_SHARE = 0.6;
+
+/** The dropped turns' exact commands, error lines, paths and numbers that the model summary does not state, appended verbatim. */
+export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number): string {
+  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t));
+  return facts ? `${summary}\n\n${facts}` : summary;
+}
 
 /**
  * Models paraphrase; a continuation needs exact strings. The most recurring

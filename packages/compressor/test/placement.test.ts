@@ -128,8 +128,8 @@ describe("a summary merged into a tool-call assistant", () => {
     // A transcript where the carrier sits after a protected opening message,
     // so it lands in the kept tail of the next compaction.
     const shifted: Message[] = [first[0]!, user(`opening ${"word ".repeat(800)}`), assistant(`reply ${"word ".repeat(800)}`), ...first.slice(1)];
-    // A budget that holds the carrier (a summary) and what follows, not the padded opening.
-    const e = new ContextCompressor({ contextLength: 64_000, config: { protect_first_n: 0, protect_last_n: 5, tail_token_budget: 900 } });
+    // A budget that holds the carrier (a summary, which quotes the padded task u1 of the first compaction) and what follows, not the padded opening.
+    const e = new ContextCompressor({ contextLength: 64_000, config: { protect_first_n: 0, protect_last_n: 5, tail_token_budget: 1_600 } });
     const out = await e.compress(shifted, { force: true });
     expectValid(out);
     expect(out.some((m) => m.role === "assistant" && m.tool_calls?.[0]?.id === "A")).toBe(true);

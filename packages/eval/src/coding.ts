@@ -11,9 +11,14 @@ import { messageText, replay, type RequestRecord } from "./driver.js";
 import { extractFacts, FACT_KINDS, type Fact, type FactKind } from "./facts.js";
 import { grep, storedSeqs, summarySpan } from "./lcm-tools.js";
 import { newestWithin } from "./metrics.js";
+import { scriptedSummaryModel } from "./scripted-model.js";
 import { comparable, contentWords } from "./text.js";
 
 export const CODING_WINDOW = 16_384;
+
+/** `compressor`: no summary model (the deterministic summary); `compressor_scripted`: the scripted model of scripted-model.ts. */
+export const CODING_ENGINES = ["compressor", "compressor_scripted", "lcm"] as const;
+export type CodingEngine = (typeof CODING_ENGINES)[number];
 
 export type Counts = Record<FactKind, { facts: number; present: number }>;
 
@@ -32,7 +37,7 @@ export interface EngineCodingFigures {
 export interface SessionCodingRun {
   id: string;
   messages: number;
-  engines: Record<"compressor" | "lcm", EngineCodingFigures>;
+  engines: Record<CodingEngine, EngineCodingFigures>;
 }
 
 const emptyCounts = (): Counts => Object.fromEntries(FACT_KINDS.map((k) => [k, { facts: 0, present: 0 }])) as Counts;
@@ -121,8 +126,9 @@ export async function evalCodingSession(session: RecordedSession, window = CODIN
   const lcm = new LcmEngine({ contextLength: window, dataDir: dir, config: { prepare_in_background: false } });
   try {
     const compressor = await runCoding(new ContextCompressor({ contextLength: window }), session, false);
+    const scripted = await runCoding(new ContextCompressor({ contextLength: window, chatModel: scriptedSummaryModel() }), session, false);
     const lcmFigures = await runCoding(lcm, session, true);
-    return { id: session.id, messages: session.messages.length, engines: { compressor, lcm: lcmFigures } };
+    return { id: session.id, messages: session.messages.length, engines: { compressor, compressor_scripted: scripted, lcm: lcmFigures } };
   } finally {
     restoreRealClock();
     lcm.close();

@@ -1,4 +1,4 @@
-import type { SessionCodingRun, Counts } from "./coding.js";
+import { CODING_ENGINES, type CodingEngine, type Counts, type SessionCodingRun } from "./coding.js";
 import { FACT_KINDS } from "./facts.js";
 import { meanOf, type ConversationRun } from "./locomo.js";
 import { mean, round3 } from "./metrics.js";
@@ -43,7 +43,7 @@ export function summarizeLocomo(runs: readonly ConversationRun[]): LocomoSummary
   };
 }
 
-type EngineName = "compressor" | "lcm";
+type EngineName = CodingEngine;
 export interface CodingSummary {
   sessions: number;
   engines: Record<EngineName, {
@@ -68,7 +68,7 @@ const withAll = (c: Counts) => ({ ...c, all: FACT_KINDS.reduce((a, k) => ({ fact
 
 export function summarizeCoding(runs: readonly SessionCodingRun[]): CodingSummary {
   const engines = {} as CodingSummary["engines"];
-  for (const name of ["compressor", "lcm"] as const) {
+  for (const name of CODING_ENGINES) {
     const figs = runs.map((r) => r.engines[name]);
     const next = withAll(sumCounts(figs.map((f) => f.nextRequest)));
     const trunc = withAll(sumCounts(figs.map((f) => f.truncation)));

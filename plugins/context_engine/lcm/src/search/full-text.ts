@@ -1,9 +1,11 @@
 import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-types.js";
 import { encodeCursor, type CursorState } from "./cursor.js";
 import { toHits, type Candidate } from "./hits.js";
-import { ftsExpression, parseQuery, termExpression, trigramParts, type ParsedQuery } from "./query.js";
+import { ftsExpression, parseQuery, quote, termExpression, trigramParts, type ParsedQuery } from "./query.js";
 import { termMatcher } from "./snippet.js";
 import { OwnScores, rankWithNeighbours } from "./neighbours.js";
+import { expansionTerms } from "./feedback.js";
+import { fuseRanked, onScale } from "./fusion.js";
 import { scoreSummaries } from "./summary-score.js";
 import type { SearchQuery, SearchResult } from "./types.js";
 
@@ -45,7 +47,7 @@ export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState |
   const candidates: Candidate[] = [];
 
   if (scope !== "summaries") {
-    const rows = parsed.hasCjk ? await cjkMessages(ctx, parsed, need) : recency ? await ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : await topMessages(ctx, parsed, need);
+    const rows = parsed.hasCjk ? await cjkMessages(ctx, parsed, need) : recency ? await ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : await rankedMessages(ctx, parsed, need);
     for (const r of rows) candidates.push({ type: "message", rowid: r.rowid, score: r.score, createdAt: r.createdAt });
   }
   if (scope !== "messages") {
@@ -112,6 +114,38 @@ async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: numb
     // Every batch makes FTS5 score all matches again: after the first, fetch up to the cap at once.
     batch = NEIGHBOUR_FETCH_CAP - fetched.length;
   }
+}
+
+/** First-round messages a feedback round reorders (bounds its extra work: one more ranking, a few document-frequency lookups). */
+export const FEEDBACK_POOL = 50;
+/** RRF weights of the first round and the feedback round: the question's own words lead. */
+export const FEEDBACK_WEIGHTS = { first: 2, second: 1 } as const;
+
+/**
+ * Relevance-ranked messages with one round of pseudo-relevance feedback
+ * (feedback.ts): the best first-round messages lend their rarest words to a
+ * second query, and the two rankings are fused (fusion.ts, weighted toward the
+ * first). Feedback only reorders what the question's own words found: a
+ * message holding none of them is never a hit (an agent searching for an
+ * identifier gets only messages that hold it). The fused list keeps the first
+ * round's score scale, so summaries still merge by score.
+ */
+async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
+  const pool = Math.max(need, FEEDBACK_POOL);
+  const first = await topMessages(ctx, parsed, pool);
+  if (first.length < 2) return first.slice(0, need);
+  const bodies = await ctx.search.messageBodies(first.map((r) => r.rowid));
+  const expansion = await expansionTerms(ctx.search, first.map((r) => ({ body: bodies.get(r.rowid) ?? "", score: r.score })), parsed.raw);
+  if (!expansion.length) return first.slice(0, need);
+  const quoted = expansion.map(quote);
+  const second: ParsedQuery = { ...parsed, groups: [...parsed.groups, ...quoted.map((t) => [t])], terms: [...parsed.terms, ...quoted], raw: [...parsed.raw, ...expansion] };
+  const again = await topMessages(ctx, second, pool);
+  const fused = fuseRanked([
+    { rows: first, weight: FEEDBACK_WEIGHTS.first },
+    { rows: again, weight: FEEDBACK_WEIGHTS.second },
+  ]);
+  const matched = new Set(first.map((r) => r.rowid));
+  return onScale(fused.filter((r) => matched.has(r.rowid)), first).slice(0, need);
 }
 
 /**
