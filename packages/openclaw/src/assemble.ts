@@ -5,9 +5,11 @@ import { assistantTemplateOf, fromOpenAiMessages } from "./convert-from-openai.j
 import { fingerprint, toOpenAiMessages } from "./convert-to-openai.js";
 import type { OriginIndex } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
+import { fitToCount } from "./fit.js";
 import { acceptMessages, bounded, guarded } from "./guard.js";
 import type { OcAgentMessage, OcAssembleParams, OcAssembleResult } from "./openclaw-types.js";
 import type { AssembledOutput, SessionEntry } from "./sessions.js";
+import { trace, traceList, tracing } from "./trace.js";
 
 export interface AssembleDeps {
   timeoutMs: number;
@@ -63,6 +65,7 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
       // A view assembled from a shared store can already hold what the host's list adds after the count it
       // covers (a turn committed before this process's transcript showed it): that overlap goes in once.
       const known = overlapOf(entry.view, rest);
+      if (tracing) trace("splice", { view: traceList(entry.view), covered: entry.coveredCount, rest: traceList(rest), known });
       return { working: [...entry.view, ...rest.slice(known)], origins, hostConverted: messages, own: false, holdsOurs };
     }
   }
@@ -149,6 +152,7 @@ async function compressOnce(engine: ContextEngine, working: Message[], options: 
     }),
   );
   const checked = outcome.ok ? acceptMessages(working, outcome.value) : null;
+  if (tracing) trace("compress", { force: options.force === true, given: traceList(working), returned: outcome.ok && Array.isArray(outcome.value) ? traceList(outcome.value) : null });
   if (checked && !checked.ok) deps.logger.warn(`[context-engine/openclaw] compress result rejected: ${checked.reason}`);
   return checked?.ok && !sameMessages(checked.value, working) ? checked.value : null;
 }
@@ -185,6 +189,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const { working, origins, hostConverted, own, holdsOurs } = workingList(entry, host);
   if (turnStart && !own && !holdsOurs) noteTurnStart(entry, host, params.prompt);
   let current = working;
+  if (tracing) trace("assemble", { session: entry.sessionId, budget, turnStart, own, holdsOurs, host: traceList(toOpenAiMessages(host).messages), working: traceList(working) });
   if (seed && !own) {
     entry.seeded = true;
     // The engine's stored history for this session (its compress assembles from its store).
@@ -196,17 +201,28 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   }
   const over = budget !== undefined && defaultTokenCounter.countMessages(current) > budget;
   if (compress || (over && !selects)) {
-    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress, incoming: incomingOf(params), budgetTokens }, deps);
+    const before = current;
+    const options = { tokens, sessionId: entry.sessionId, force: over && !compress, incoming: incomingOf(params), budgetTokens };
+    let compacted = await compressOnce(engine, before, options, deps);
+    // An engine that fits by compressing alone: its result fits the budget as the adapter counts it too.
+    if (compacted && !selects && budget !== undefined) {
+      const first = compacted;
+      compacted = await fitToCount(first, budgetTokens, (target) => compressOnce(engine, before, { ...options, force: true, budgetTokens: target }, deps));
+    }
     if (compacted) {
       current = compacted;
       adoptView(entry, current, hostConverted);
     }
   }
-  if (selects) current = await select(entry, current, params, budgetTokens, deps);
+  if (selects) {
+    const before = current;
+    current = await fitToCount(await select(entry, before, params, budgetTokens, deps), budgetTokens, (target) => select(entry, before, params, target, deps));
+  }
   if (current === hostConverted || sameMessages(current, toOpenAiMessages(host).messages)) {
     // Unchanged: OpenClaw's next step extends this same list (still ours when it began with an earlier output).
     return passThrough(host);
   }
+  if (tracing) trace("assembled", { session: entry.sessionId, result: traceList(current), tokens: defaultTokenCounter.countMessages(current) });
   const back = fromOpenAiMessages(current, origins, assistantTemplateOf(host));
   rememberOutput(entry, { fingerprints: toOpenAiMessages(back.messages).messages.map(fingerprint), standsFor: hostConverted });
   const result: OcAssembleResult = { messages: back.messages, estimatedTokens: defaultTokenCounter.countMessages(current) };

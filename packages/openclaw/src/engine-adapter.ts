@@ -10,6 +10,7 @@ import { isHostInternalSession } from "./host-internal.js";
 import type { OcAgentMessage, OcRuntimeContext, OpenClawContextEngine } from "./openclaw-types.js";
 import { SessionEngines } from "./sessions.js";
 import type { SessionEntry } from "./sessions.js";
+import { trace, traceList, tracing } from "./trace.js";
 import { lastAssistantUsage, usageFromOpenClaw } from "./usage.js";
 import { modelRefOf, nextWindow } from "./window.js";
 import type { ContextWindowResolver, ModelRef } from "./window.js";
@@ -176,6 +177,7 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
         // advancement key, and the finished transcript (history as of the turn-start assemble, plus the turn).
         const history = entry.turnHistory ?? entry.lastHost;
         const committed = committedTurn(key, turn, history, entry.lastPrompt);
+        if (tracing) trace("commit", { session: entry.sessionId, key, turn: traceList(committed.meta.turnMessages ?? []), transcript: committed.transcript.length });
         // Until the next turn-start assemble, the history after this turn is the best one known.
         entry.turnHistory = [...(history ?? []), ...turn];
         entry.lastPrompt = undefined;
