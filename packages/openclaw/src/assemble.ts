@@ -74,16 +74,45 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
   return { working: messages, origins, hostConverted: messages, own: false, holdsOurs };
 }
 
-/** The longest run at the start of `rest` that is also the end of `view` (compared as converted messages). */
+/**
+ * The longest run at the start of `rest` that is also the end of `view`. An engine may show a stored
+ * message reshaped (LCM shows a large message by its head and tail, with a pointer to the original), so
+ * a view message stands for a host message when both are the same message or it is such a copy of it.
+ */
 export function overlapOf(view: readonly Message[], rest: readonly Message[]): number {
-  const tail = view.map(fingerprint);
-  const head = rest.map(fingerprint);
-  for (let k = Math.min(tail.length, head.length); k > 0; k--) {
+  for (let k = Math.min(view.length, rest.length); k > 0; k--) {
     let same = true;
-    for (let j = 0; j < k && same; j++) same = tail[tail.length - k + j] === head[j];
+    for (let j = 0; j < k && same; j++) same = standsFor(view[view.length - k + j]!, rest[j]!);
     if (same) return k;
   }
   return 0;
+}
+
+/** Head a shortened copy keeps of a long message: enough that two different long messages do not share it. */
+const COPY_HEAD_CHARS = 200;
+
+/**
+ * Whether the engine's `shown` message is host message `original`: the same message, or a shortened copy
+ * of a long one (same role and tool-call ids, begins with the original's first 200 characters, shorter).
+ */
+export function standsFor(shown: Message, original: Message): boolean {
+  if (fingerprint(shown) === fingerprint(original)) return true;
+  if (shown.role !== original.role || toolIdsOf(shown) !== toolIdsOf(original)) return false;
+  const long = plainText(original);
+  const short = plainText(shown);
+  return long.length > COPY_HEAD_CHARS && short.length < long.length && short.startsWith(long.slice(0, COPY_HEAD_CHARS));
+}
+
+function toolIdsOf(m: Message): string {
+  const calls = (m as { tool_calls?: { id?: string }[] }).tool_calls;
+  const result = (m as { tool_call_id?: string }).tool_call_id ?? "";
+  return `${result}|${Array.isArray(calls) ? calls.map((c) => c?.id ?? "").join(",") : ""}`;
+}
+
+function plainText(m: Message): string {
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === "string") return c;
+  return Array.isArray(c) ? c.map((p) => ((p as { type?: string; text?: string })?.type === "text" ? (p as { text: string }).text : "")).join("\n") : "";
 }
 
 /** Whether `messages` holds a message the engine made (in an earlier result, not in the host list it stood for). */
