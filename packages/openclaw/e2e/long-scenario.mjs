@@ -30,6 +30,16 @@ const model = await startModel(work);
 const home = await makeHome(install, join(work, "home"), { port: model.port, window: WINDOW, pluginConfig: { store: url, schema } });
 const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort) };
 
+/** Start the gateway; under heavy load OpenClaw can miss its own start deadline, so up to three tries. */
+async function gatewayUp() {
+  for (let attempt = 1; ; attempt++) {
+    const gw = startGateway();
+    if ((await gw.ready) || attempt === 3) return gw;
+    log(`gateway start ${attempt} failed, retrying`);
+    gw.child.kill("SIGKILL");
+  }
+}
+
 function startGateway() {
   const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
     cwd: install.env,
@@ -74,7 +84,7 @@ const toolFile = join(work, "harbour-notes.txt");
 writeFileSync(toolFile, "Harbour notes: fact-tool-read is in this file.\n");
 
 try {
-  let gw = startGateway();
+  let gw = await gatewayUp();
   log(`gateway ready: ${await gw.ready}`);
   const half = Math.ceil(TURNS / 2);
   for (let i = 0; i < half - 1; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);
@@ -86,7 +96,7 @@ try {
   gw.child.kill("SIGKILL");
   await inFlight;
   report.turns.at(-1).crashed = true;
-  gw = startGateway();
+  gw = await gatewayUp();
   log(`gateway ready again: ${await gw.ready}`);
   report.checks.recoveryRan = await requestSeen((t) => t.includes("Queued user message") && t.includes("[[hold:crash]]"), 600_000);
   // Let the recovered run commit before the next turn (new turns are refused until it finishes).

@@ -201,7 +201,9 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
       const messages = Array.isArray(params.messages) ? params.messages : [];
       if (isHostInternalSession(params.sessionId, params.sessionKey)) {
         const fromModel = options.contextWindow ? guarded("contextWindow", logger, () => options.contextWindow!(modelRefOf(params))) : undefined;
-        const fitted = fitHostInternal(messages, fitBudget(params.tokenBudget, fromModel?.ok ? fromModel.value : undefined));
+        const budget = fitBudget(params.tokenBudget, fromModel?.ok ? fromModel.value : undefined);
+        const fitted = fitHostInternal(messages, budget);
+        if (tracing) trace("internal-assemble", { session: params.sessionId, budget, given: messages.length, kept: fitted.length });
         return { messages: fitted, estimatedTokens: estimateAgentTokens(fitted) };
       }
       try {

@@ -31,7 +31,7 @@ describe("a gateway session with compactions between turns (SQLite, 24k window)"
     for (let i = 0; i < TURNS; i++) {
       const turn = [user(prompt(i), i * 10), assistant(`Noted fact-${i}.`, [], i * 10 + 1)];
       const { first } = await openclawTurn(oc, shape, history, prompt(i), turn, `k${i}`);
-      seen.push(first.messages.map((m) => JSON.stringify(m.content)));
+      seen.push(first.messages.map((m) => JSON.stringify((m as { content?: unknown }).content)));
       history = [...history, ...turn];
       // OpenClaw compacts between some turns (preflight, `sessions compact`); not after the last two.
       if (i < TURNS - 3) await oc.compact({ ...ids, sessionFile: "", tokenBudget: shape.window, runtimeContext: { forceReason: "manual" } } as never);
