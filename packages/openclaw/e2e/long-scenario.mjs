@@ -98,7 +98,8 @@ try {
   report.turns.at(-1).crashed = true;
   gw = await gatewayUp();
   log(`gateway ready again: ${await gw.ready}`);
-  report.checks.recoveryRan = await requestSeen((t) => t.includes("Queued user message") && t.includes("[[hold:crash]]"), 600_000);
+  // OpenClaw's recovery prompt: the user's text either queued into it or already in the transcript before it.
+  report.checks.recoveryRan = await requestSeen((t) => (t.includes("Queued user message") || t.includes("interrupted by a gateway restart")) && t.includes("[[hold:crash]]"), 600_000);
   // Let the recovered run commit before the next turn (new turns are refused until it finishes).
   await sleep(20_000);
   log(`recovery re-ran the crashed turn: ${report.checks.recoveryRan}`);

@@ -22,12 +22,24 @@ function answer(body) {
   return `Noted (${textOf(lastUser?.content).slice(0, 60).replace(/\s+/g, " ")}). Facts I can see: ${[...seen].join(", ") || "none"}.`;
 }
 
+// The user's own message this request answers: the last user message, skipping the context OpenClaw appends
+// as a user message of its own (<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>); null once the model has answered after it.
+function pendingUserText(body) {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== "user") return null;
+    const text = textOf(m.content);
+    if (!text.trimStart().startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")) return text;
+  }
+  return null;
+}
+
 // A turn to crash in: the first request whose last message asks `[[hold:<name>]]` is never answered (the test
 // kills the gateway while it waits); a later one (OpenClaw's restart recovery re-running it) is answered.
 const held = new Set();
 function holdOnce(body) {
-  const last = Array.isArray(body.messages) ? body.messages.at(-1) : null;
-  const name = last?.role === "user" ? textOf(last.content).match(/\[\[hold:([^\]]+)\]\]/)?.[1] : undefined;
+  const name = pendingUserText(body)?.match(/\[\[hold:([^\]]+)\]\]/)?.[1];
   if (!name || held.has(name)) return false;
   held.add(name);
   return true;
@@ -37,10 +49,7 @@ function holdOnce(body) {
 // providers name them) before the answer; after the tool's result the model answers as usual.
 let calls = 0;
 function toolCallFor(body) {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  const last = messages.at(-1);
-  if (!last || last.role !== "user") return null;
-  const path = textOf(last.content).match(/\[\[read:([^\]]+)\]\]/)?.[1];
+  const path = pendingUserText(body)?.match(/\[\[read:([^\]]+)\]\]/)?.[1];
   const offered = (body.tools ?? []).some((t) => t?.function?.name === "read");
   return path && offered ? { id: `call_${++calls}`, name: "read", arguments: JSON.stringify({ path }) } : null;
 }
