@@ -73,5 +73,6 @@ function sameList(a: readonly Message[], b: readonly Message[]): boolean {
 function failed(manual: boolean, reason: string, logger: Logger): OcCompactResult {
   if (manual) return { ok: false, compacted: false, reason };
   logger.warn(`[context-engine/openclaw] compaction failed, the conversation is kept as it is: ${reason}`);
-  return { ok: true, compacted: false, reason: `nothing compacted: ${reason}` };
+  // Worded as OpenClaw classifies a harmless skip ("nothing to compact"), so its preflight goes on.
+  return { ok: true, compacted: false, reason: `nothing to compact: the engine could not compact (${reason}); the conversation is kept as it is` };
 }
