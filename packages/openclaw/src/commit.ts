@@ -29,7 +29,9 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
   const fullTurn: OcAgentMessage[] = [...turn];
   if (queued && !turnHasUserText(turn, queued)) {
     const first = turn[0] as { timestamp?: unknown } | undefined;
-    const recovered: OcUserMessage = { role: "user", content: queued, timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
+    // In OpenClaw's own shape (text parts): its transcript shows the queued message this way afterwards, and the
+    // same message in another shape would be stored a second time when a later list shows it (a real run did).
+    const recovered: OcUserMessage = { role: "user", content: [{ type: "text", text: queued }], timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
     fullTurn.unshift(recovered);
   }
   // OpenClaw's own summaries of earlier history are not history the engine should keep: what they summarise
