@@ -7,6 +7,8 @@ import type { OcAgentMessage, OcUserMessage } from "./openclaw-types.js";
 export interface CommittedTurn {
   /** History before the turn (as of the turn-start assemble) plus the turn, converted. */
   transcript: Message[];
+  /** The turn as handed over (OpenClaw's messages, a recovered user text first where it was added). */
+  handed: OcAgentMessage[];
   meta: Pick<TurnCompleteMeta, "turnId" | "turnMessages" | "messageIds">;
 }
 
@@ -44,6 +46,7 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
   const ids = fullTurn.filter((m) => toOpenAiMessages([m]).messages.length > 0).map(messageIdOf);
   return {
     transcript: converted,
+    handed: fullTurn,
     meta: {
       turnId: key,
       turnMessages,

@@ -180,7 +180,8 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
         const committed = committedTurn(key, turn, history, entry.lastPrompt);
         if (tracing) trace("commit", { session: entry.sessionId, key, turn: traceList(committed.meta.turnMessages ?? []), transcript: committed.transcript.length });
         // Until the next turn-start assemble, the history after this turn is the best one known.
-        entry.turnHistory = [...(history ?? []), ...turn];
+        // As handed over (a recovered turn's user text included): what the engine's store now holds after the history.
+        entry.turnHistory = [...(history ?? []), ...committed.handed];
         // And the host list a `compact` before the next assemble works on: a compaction's view (from the
         // engine's store, which now holds this turn) then covers this turn too, not just the list before it.
         entry.lastHost = entry.turnHistory;
