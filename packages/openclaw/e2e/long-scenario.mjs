@@ -6,7 +6,7 @@
 // Usage: node ../../scripts/with-node.mjs 24 … or `npx -y node@24 e2e/long-scenario.mjs [turns]`.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropSchema, makeHome, pgFrom, prepareInstall, startModel, storedRows, storedSessions } from "./harness.mjs";
@@ -29,6 +29,16 @@ const install = await prepareInstall(work, { cache: true });
 const model = await startModel(work);
 const home = await makeHome(install, join(work, "home"), { port: model.port, window: WINDOW, pluginConfig: { store: url, schema } });
 const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort) };
+
+/** Start the gateway; under heavy load OpenClaw can miss its own start deadline, so up to three tries. */
+async function gatewayUp() {
+  for (let attempt = 1; ; attempt++) {
+    const gw = startGateway();
+    if ((await gw.ready) || attempt === 3) return gw;
+    log(`gateway start ${attempt} failed, retrying`);
+    gw.child.kill("SIGKILL");
+  }
+}
 
 function startGateway() {
   const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
@@ -62,19 +72,45 @@ async function gatewayTurn(i, message) {
   return r;
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Wait until the model has received a request whose messages match `test` (true), or `ms` passed (false). */
+async function requestSeen(test, ms) {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(1000)) {
+    if (model.requests().some((r) => test(JSON.stringify(r.body.messages ?? [])))) return true;
+  }
+  return false;
+}
+const toolFile = join(work, "harbour-notes.txt");
+writeFileSync(toolFile, "Harbour notes: fact-tool-read is in this file.\n");
+
 try {
-  let gw = startGateway();
+  let gw = await gatewayUp();
   log(`gateway ready: ${await gw.ready}`);
   const half = Math.ceil(TURNS / 2);
-  for (let i = 0; i < half; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);
-  log("killing the gateway");
+  for (let i = 0; i < half - 1; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);
+  // A turn the gateway is killed in: the model never answers it; OpenClaw's restart recovery re-runs it.
+  const crashed = half - 1;
+  const inFlight = gatewayTurn(crashed, `Remember fact-${crashed}. [[hold:crash]] ${filler(crashed)}`);
+  report.checks.crashTurnReachedModel = await requestSeen((t) => t.includes("[[hold:crash]]"), 600_000);
+  log("killing the gateway mid-turn");
   gw.child.kill("SIGKILL");
-  gw = startGateway();
+  await inFlight;
+  report.turns.at(-1).crashed = true;
+  gw = await gatewayUp();
   log(`gateway ready again: ${await gw.ready}`);
+  // OpenClaw's recovery prompt: the user's text either queued into it or already in the transcript before it.
+  report.checks.recoveryRan = await requestSeen((t) => (t.includes("Queued user message") || t.includes("interrupted by a gateway restart")) && t.includes("[[hold:crash]]"), 600_000);
+  // Let the recovered run commit before the next turn (new turns are refused until it finishes).
+  await sleep(20_000);
+  log(`recovery re-ran the crashed turn: ${report.checks.recoveryRan}`);
   const compact = await home.cli(["sessions", "compact", `agent:main:explicit:${session}`], { env: gwEnv, timeoutMs: 600_000 });
   report.checks.manualCompact = { code: compact.code, output: (compact.stdout + compact.stderr).replace(/\s+/g, " ").slice(-300) };
   log(`sessions compact: exit ${compact.code}`);
-  for (let i = half; i < TURNS; i++) await gatewayTurn(i, `Remember fact-${i}. ${filler(i)}`);
+  for (let i = half; i < TURNS; i++) {
+    // One tool turn (the model calls `read`), the rest plain.
+    const tool = i === half ? ` Read [[read:${toolFile}]] first.` : "";
+    await gatewayTurn(i, `Remember fact-${i}.${tool} ${filler(i)}`);
+  }
   await gatewayTurn(TURNS, "Which facts do you remember? List them all.");
   gw.child.kill("SIGTERM");
 
@@ -110,8 +146,29 @@ try {
     sequence: rows.map((r) => `${r.role[0]}:${JSON.stringify(r.message.content).replace(/\\n|\s+/g, " ").slice(1, 36)}`),
     internalSessions: (await storedSessions(pg, url, schema)).filter((s) => s.startsWith("internal-session-effects")).length,
   };
+  // Tool rounds whole: every stored result has its call stored before it, every call its result.
+  const callIds = rows.flatMap((r) => (r.role === "assistant" ? (r.message.tool_calls ?? []).map((c) => c.id) : []));
+  const resultIds = rows.filter((r) => r.role === "tool").map((r) => r.message.tool_call_id);
+  report.checks.stored.toolCalls = callIds.length;
+  report.checks.stored.orphanResults = resultIds.filter((id) => !callIds.includes(id)).length;
+  report.checks.stored.callsWithoutResult = callIds.filter((id) => !resultIds.includes(id)).length;
+  report.checks.stored.crashedTurnUserText = users.filter((u) => u.includes(`Remember fact-${half - 1}.`)).length;
   await dropSchema(pg, url, schema).catch(() => {});
 } finally {
   model.stop();
 }
 console.log(JSON.stringify(report, null, 2));
+// The checks this scenario stands for: a failure exits 1 (the report above says which).
+const st = report.checks.stored;
+const failed = [
+  ["a turn wedged", report.turns.some((t) => t.wedged)],
+  ["a turn failed", report.turns.some((t) => t.code !== 0 && !t.crashed)],
+  ["a user message not stored exactly once", !st?.eachUserMessageOnce],
+  ["the crashed turn's own words not stored once", st?.crashedTurnUserText !== 1],
+  ["a tool result stored without its call, or a call without its result", st?.orphanResults !== 0 || st?.callsWithoutResult !== 0 || !(st?.toolCalls > 0)],
+  ["the restart recovery did not re-run the crashed turn", !report.checks.recoveryRan],
+  ["openclaw sessions compact failed", report.checks.manualCompact?.code !== 0],
+  ["an internal run stored as a conversation", st?.internalSessions !== 0],
+].filter(([, bad]) => bad).map(([what]) => what);
+console.log(failed.length ? `FAILED: ${failed.join("; ")}` : "ALL CHECKS PASSED");
+if (failed.length) process.exitCode = 1;

@@ -22,6 +22,50 @@ function answer(body) {
   return `Noted (${textOf(lastUser?.content).slice(0, 60).replace(/\s+/g, " ")}). Facts I can see: ${[...seen].join(", ") || "none"}.`;
 }
 
+// The user's own message this request answers: the last user message, skipping the context OpenClaw appends
+// as a user message of its own (<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>); null once the model has answered after it.
+function pendingUserText(body) {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== "user") return null;
+    const text = textOf(m.content);
+    if (!text.trimStart().startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")) return text;
+  }
+  return null;
+}
+
+// A turn to crash in: the first request whose last message asks `[[hold:<name>]]` is never answered (the test
+// kills the gateway while it waits); a later one (OpenClaw's restart recovery re-running it) is answered.
+const held = new Set();
+function holdOnce(body) {
+  const name = pendingUserText(body)?.match(/\[\[hold:([^\]]+)\]\]/)?.[1];
+  if (!name || held.has(name)) return false;
+  held.add(name);
+  return true;
+}
+
+// A tool turn on request: a user message with `[[read:<path>]]` gets one `read` call (ids call_<n>, as real
+// providers name them) before the answer; after the tool's result the model answers as usual.
+let calls = 0;
+function toolCallFor(body) {
+  const path = pendingUserText(body)?.match(/\[\[read:([^\]]+)\]\]/)?.[1];
+  const offered = (body.tools ?? []).some((t) => t?.function?.name === "read");
+  return path && offered ? { id: `call_${++calls}`, name: "read", arguments: JSON.stringify({ path }) } : null;
+}
+
+function sendToolCall(res, body, call) {
+  const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4) + Math.ceil(JSON.stringify(body.tools ?? []).length / 4);
+  const base = { id: `chatcmpl-${Date.now()}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model ?? "loop-24k" };
+  const toolCall = { index: 0, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
+  send({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: null, tool_calls: [toolCall] }, finish_reason: null }] });
+  send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
+  send({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 20, total_tokens: promptTokens + 20 } });
+  res.end("data: [DONE]\n\n");
+}
+
 const server = createServer((req, res) => {
   let raw = "";
   req.on("data", (d) => (raw += d));
@@ -36,6 +80,9 @@ const server = createServer((req, res) => {
       body = JSON.parse(raw || "{}");
     } catch {}
     appendFileSync(requestsFile, `${JSON.stringify({ at: Date.now(), url: req.url, body })}\n`);
+    if (holdOnce(body)) return; // never answered: the test kills the gateway mid-turn
+    const call = toolCallFor(body);
+    if (call) return sendToolCall(res, body, call);
     const text = answer(body);
     const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4) + Math.ceil(JSON.stringify(body.tools ?? []).length / 4);
     const usage = { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4), total_tokens: promptTokens + Math.ceil(text.length / 4) };

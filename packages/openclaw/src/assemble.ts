@@ -5,9 +5,11 @@ import { assistantTemplateOf, fromOpenAiMessages } from "./convert-from-openai.j
 import { fingerprint, toOpenAiMessages } from "./convert-to-openai.js";
 import type { OriginIndex } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
+import { fitToCount } from "./fit.js";
 import { acceptMessages, bounded, guarded } from "./guard.js";
 import type { OcAgentMessage, OcAssembleParams, OcAssembleResult } from "./openclaw-types.js";
 import type { AssembledOutput, SessionEntry } from "./sessions.js";
+import { trace, traceList, tracing } from "./trace.js";
 
 export interface AssembleDeps {
   timeoutMs: number;
@@ -63,6 +65,7 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
       // A view assembled from a shared store can already hold what the host's list adds after the count it
       // covers (a turn committed before this process's transcript showed it): that overlap goes in once.
       const known = overlapOf(entry.view, rest);
+      if (tracing) trace("splice", { view: traceList(entry.view), covered: entry.coveredCount, rest: traceList(rest), known });
       return { working: [...entry.view, ...rest.slice(known)], origins, hostConverted: messages, own: false, holdsOurs };
     }
   }
@@ -71,16 +74,45 @@ export function workingList(entry: SessionEntry, host: readonly OcAgentMessage[]
   return { working: messages, origins, hostConverted: messages, own: false, holdsOurs };
 }
 
-/** The longest run at the start of `rest` that is also the end of `view` (compared as converted messages). */
+/**
+ * The longest run at the start of `rest` that is also the end of `view`. An engine may show a stored
+ * message reshaped (LCM shows a large message by its head and tail, with a pointer to the original), so
+ * a view message stands for a host message when both are the same message or it is such a copy of it.
+ */
 export function overlapOf(view: readonly Message[], rest: readonly Message[]): number {
-  const tail = view.map(fingerprint);
-  const head = rest.map(fingerprint);
-  for (let k = Math.min(tail.length, head.length); k > 0; k--) {
+  for (let k = Math.min(view.length, rest.length); k > 0; k--) {
     let same = true;
-    for (let j = 0; j < k && same; j++) same = tail[tail.length - k + j] === head[j];
+    for (let j = 0; j < k && same; j++) same = standsFor(view[view.length - k + j]!, rest[j]!);
     if (same) return k;
   }
   return 0;
+}
+
+/** Head a shortened copy keeps of a long message: enough that two different long messages do not share it. */
+const COPY_HEAD_CHARS = 200;
+
+/**
+ * Whether the engine's `shown` message is host message `original`: the same message, or a shortened copy
+ * of a long one (same role and tool-call ids, begins with the original's first 200 characters, shorter).
+ */
+export function standsFor(shown: Message, original: Message): boolean {
+  if (fingerprint(shown) === fingerprint(original)) return true;
+  if (shown.role !== original.role || toolIdsOf(shown) !== toolIdsOf(original)) return false;
+  const long = plainText(original);
+  const short = plainText(shown);
+  return long.length > COPY_HEAD_CHARS && short.length < long.length && short.startsWith(long.slice(0, COPY_HEAD_CHARS));
+}
+
+function toolIdsOf(m: Message): string {
+  const calls = (m as { tool_calls?: { id?: string }[] }).tool_calls;
+  const result = (m as { tool_call_id?: string }).tool_call_id ?? "";
+  return `${result}|${Array.isArray(calls) ? calls.map((c) => c?.id ?? "").join(",") : ""}`;
+}
+
+function plainText(m: Message): string {
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === "string") return c;
+  return Array.isArray(c) ? c.map((p) => ((p as { type?: string; text?: string })?.type === "text" ? (p as { text: string }).text : "")).join("\n") : "";
 }
 
 /** Whether `messages` holds a message the engine made (in an earlier result, not in the host list it stood for). */
@@ -149,6 +181,7 @@ async function compressOnce(engine: ContextEngine, working: Message[], options: 
     }),
   );
   const checked = outcome.ok ? acceptMessages(working, outcome.value) : null;
+  if (tracing) trace("compress", { force: options.force === true, given: traceList(working), returned: outcome.ok && Array.isArray(outcome.value) ? traceList(outcome.value) : null });
   if (checked && !checked.ok) deps.logger.warn(`[context-engine/openclaw] compress result rejected: ${checked.reason}`);
   return checked?.ok && !sameMessages(checked.value, working) ? checked.value : null;
 }
@@ -185,6 +218,7 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   const { working, origins, hostConverted, own, holdsOurs } = workingList(entry, host);
   if (turnStart && !own && !holdsOurs) noteTurnStart(entry, host, params.prompt);
   let current = working;
+  if (tracing) trace("assemble", { session: entry.sessionId, budget, turnStart, own, holdsOurs, host: traceList(toOpenAiMessages(host).messages), working: traceList(working) });
   if (seed && !own) {
     entry.seeded = true;
     // The engine's stored history for this session (its compress assembles from its store).
@@ -196,17 +230,28 @@ export async function assembleWithEngine(entry: SessionEntry, params: OcAssemble
   }
   const over = budget !== undefined && defaultTokenCounter.countMessages(current) > budget;
   if (compress || (over && !selects)) {
-    const compacted = await compressOnce(engine, current, { tokens, sessionId: entry.sessionId, force: over && !compress, incoming: incomingOf(params), budgetTokens }, deps);
+    const before = current;
+    const options = { tokens, sessionId: entry.sessionId, force: over && !compress, incoming: incomingOf(params), budgetTokens };
+    let compacted = await compressOnce(engine, before, options, deps);
+    // An engine that fits by compressing alone: its result fits the budget as the adapter counts it too.
+    if (compacted && !selects && budget !== undefined) {
+      const first = compacted;
+      compacted = await fitToCount(first, budgetTokens, (target) => compressOnce(engine, before, { ...options, force: true, budgetTokens: target }, deps));
+    }
     if (compacted) {
       current = compacted;
       adoptView(entry, current, hostConverted);
     }
   }
-  if (selects) current = await select(entry, current, params, budgetTokens, deps);
+  if (selects) {
+    const before = current;
+    current = await fitToCount(await select(entry, before, params, budgetTokens, deps), budgetTokens, (target) => select(entry, before, params, target, deps));
+  }
   if (current === hostConverted || sameMessages(current, toOpenAiMessages(host).messages)) {
     // Unchanged: OpenClaw's next step extends this same list (still ours when it began with an earlier output).
     return passThrough(host);
   }
+  if (tracing) trace("assembled", { session: entry.sessionId, result: traceList(current), tokens: defaultTokenCounter.countMessages(current) });
   const back = fromOpenAiMessages(current, origins, assistantTemplateOf(host));
   rememberOutput(entry, { fingerprints: toOpenAiMessages(back.messages).messages.map(fingerprint), standsFor: hostConverted });
   const result: OcAssembleResult = { messages: back.messages, estimatedTokens: defaultTokenCounter.countMessages(current) };

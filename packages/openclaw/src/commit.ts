@@ -7,6 +7,8 @@ import type { OcAgentMessage, OcUserMessage } from "./openclaw-types.js";
 export interface CommittedTurn {
   /** History before the turn (as of the turn-start assemble) plus the turn, converted. */
   transcript: Message[];
+  /** The turn as handed over (OpenClaw's messages, a recovered user text first where it was added). */
+  handed: OcAgentMessage[];
   meta: Pick<TurnCompleteMeta, "turnId" | "turnMessages" | "messageIds">;
 }
 
@@ -29,7 +31,9 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
   const fullTurn: OcAgentMessage[] = [...turn];
   if (queued && !turnHasUserText(turn, queued)) {
     const first = turn[0] as { timestamp?: unknown } | undefined;
-    const recovered: OcUserMessage = { role: "user", content: queued, timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
+    // In OpenClaw's own shape (text parts): its transcript shows the queued message this way afterwards, and the
+    // same message in another shape would be stored a second time when a later list shows it (a real run did).
+    const recovered: OcUserMessage = { role: "user", content: [{ type: "text", text: queued }], timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
     fullTurn.unshift(recovered);
   }
   // OpenClaw's own summaries of earlier history are not history the engine should keep: what they summarise
@@ -42,6 +46,7 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
   const ids = fullTurn.filter((m) => toOpenAiMessages([m]).messages.length > 0).map(messageIdOf);
   return {
     transcript: converted,
+    handed: fullTurn,
     meta: {
       turnId: key,
       turnMessages,

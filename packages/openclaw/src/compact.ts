@@ -45,12 +45,12 @@ export async function compactSession(entry: SessionEntry, params: OcCompactParam
       }),
     params.abortSignal,
   );
-  if (!outcome.ok) return { ok: false, compacted: false, reason: outcome.reason };
+  if (!outcome.ok) return failed(manual, outcome.reason, logger);
   const checked = acceptMessages(working, outcome.value);
   if (!checked.ok) {
     // An empty answer to an empty list is the engine holding nothing for this session.
     if (working.length === 0) return { ok: true, compacted: false, reason: "nothing to compact: the engine holds no history for this session yet" };
-    return { ok: false, compacted: false, reason: `engine returned an invalid conversation: ${checked.reason}` };
+    return failed(manual, `engine returned an invalid conversation: ${checked.reason}`, logger);
   }
   if (sameList(checked.value, working)) return { ok: true, compacted: false, reason: "nothing to compact: the engine kept the conversation as it is" };
   const tokensAfter = defaultTokenCounter.countMessages(checked.value);
@@ -62,4 +62,17 @@ export async function compactSession(entry: SessionEntry, params: OcCompactParam
 
 function sameList(a: readonly Message[], b: readonly Message[]): boolean {
   return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * A compaction the engine could not do. Asked by the user, that is the answer. Asked by OpenClaw itself
+ * (preflight, overflow), a failure fails the turn, and every later one the same way (a real run: "tool call
+ * id is used twice" in the engine's result wedged three turns in a row): the engine keeps the conversation
+ * as it is instead, logged, as a skip OpenClaw accepts. A failing engine is never worse than none.
+ */
+function failed(manual: boolean, reason: string, logger: Logger): OcCompactResult {
+  if (manual) return { ok: false, compacted: false, reason };
+  logger.warn(`[context-engine/openclaw] compaction failed, the conversation is kept as it is: ${reason}`);
+  // Worded as OpenClaw classifies a harmless skip ("nothing to compact"), so its preflight goes on.
+  return { ok: true, compacted: false, reason: `nothing to compact: the engine could not compact (${reason}); the conversation is kept as it is` };
 }

@@ -1,15 +1,17 @@
 import { overridesHook, silentLogger } from "@context-engine/core";
 import type { EngineFactory, EngineInitContext, Logger, Message, TurnCompleteMeta, Usage } from "@context-engine/core";
-import { assembleWithEngine } from "./assemble.js";
+import { assembleWithEngine, fitBudget } from "./assemble.js";
 import { committedTurn } from "./commit.js";
 import { compactSession } from "./compact.js";
 import { toOpenAiMessages } from "./convert-to-openai.js";
 import { estimateAgentTokens } from "./estimate.js";
 import { bounded, guarded } from "./guard.js";
 import { isHostInternalSession } from "./host-internal.js";
+import { fitHostInternal } from "./internal-fit.js";
 import type { OcAgentMessage, OcRuntimeContext, OpenClawContextEngine } from "./openclaw-types.js";
 import { SessionEngines } from "./sessions.js";
 import type { SessionEntry } from "./sessions.js";
+import { trace, traceList, tracing } from "./trace.js";
 import { lastAssistantUsage, usageFromOpenClaw } from "./usage.js";
 import { modelRefOf, nextWindow } from "./window.js";
 import type { ContextWindowResolver, ModelRef } from "./window.js";
@@ -176,8 +178,13 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
         // advancement key, and the finished transcript (history as of the turn-start assemble, plus the turn).
         const history = entry.turnHistory ?? entry.lastHost;
         const committed = committedTurn(key, turn, history, entry.lastPrompt);
+        if (tracing) trace("commit", { session: entry.sessionId, key, turn: traceList(committed.meta.turnMessages ?? []), transcript: committed.transcript.length });
         // Until the next turn-start assemble, the history after this turn is the best one known.
-        entry.turnHistory = [...(history ?? []), ...turn];
+        // As handed over (a recovered turn's user text included): what the engine's store now holds after the history.
+        entry.turnHistory = [...(history ?? []), ...committed.handed];
+        // And the host list a `compact` before the next assemble works on: a compaction's view (from the
+        // engine's store, which now holds this turn) then covers this turn too, not just the list before it.
+        entry.lastHost = entry.turnHistory;
         entry.lastPrompt = undefined;
         await observeTurn(entry, () => committed.transcript, usage, { ...committed.meta, isHeartbeat: params.isHeartbeat === true });
         entry.committed.add(key);
@@ -193,7 +200,13 @@ export function createOpenClawContextEngine(options: OpenClawEngineOptions): Ope
 
     async assemble(params) {
       const messages = Array.isArray(params.messages) ? params.messages : [];
-      if (isHostInternalSession(params.sessionId, params.sessionKey)) return { messages, estimatedTokens: estimateAgentTokens(messages) };
+      if (isHostInternalSession(params.sessionId, params.sessionKey)) {
+        const fromModel = options.contextWindow ? guarded("contextWindow", logger, () => options.contextWindow!(modelRefOf(params))) : undefined;
+        const budget = fitBudget(params.tokenBudget, fromModel?.ok ? fromModel.value : undefined);
+        const fitted = fitHostInternal(messages, budget);
+        if (tracing) trace("internal-assemble", { session: params.sessionId, budget, given: messages.length, kept: fitted.length });
+        return { messages: fitted, estimatedTokens: estimateAgentTokens(fitted) };
+      }
       try {
         const entry = await session(params.sessionId, { ref: modelRefOf(params) });
         return await assembleWithEngine(entry, params, { timeoutMs: stepMs, logger, historyFromEngine: historyFromEngine(entry) });

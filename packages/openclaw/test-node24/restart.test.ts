@@ -29,6 +29,23 @@ describe("compact before any assemble (a fresh OpenClaw process)", () => {
     expect(isBenign(result)).toBe(true);
   });
 
+  it("OpenClaw's preflight when the engine's result is invalid: a skip OpenClaw accepts, not a wedge", async () => {
+    class Invalid extends RecordingEngine {
+      override shouldCompress() {
+        return true;
+      }
+      override compress() {
+        const call = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: "{}" } }] };
+        return [call, { role: "tool", tool_call_id: "call_1", content: "x" }, call, { role: "tool", tool_call_id: "call_1", content: "x" }] as Message[];
+      }
+    }
+    const oc = createOpenClawContextEngine({ id: "invalid", factory: () => new Invalid() });
+    await oc.assemble({ sessionId: "restart", sessionKey: "agent:main:restart", messages: [{ role: "user", content: "hello", timestamp: 1 }] as never, tokenBudget: 20_000 });
+    const result = (await compactContextEngineWithSafetyTimeout(oc as never, preflight as never, 5_000)) as Result;
+    expect(result.compacted).toBe(false);
+    expect(isBenign(result)).toBe(true);
+  });
+
   it("an engine with stored history: compacted", async () => {
     class Stored extends RecordingEngine {
       override compress(messages: Message[]) {

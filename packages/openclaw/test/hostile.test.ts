@@ -61,8 +61,13 @@ describe("hostile engines inside the OpenClaw adapter", () => {
     const out = await oc.assemble({ ...base, messages, tokenBudget: 100_000 });
     expect(out.messages).toBe(messages);
     expect(logger.lines.some((l) => l.includes("compress result rejected") || l.includes("compress threw"))).toBe(true);
-    const compacted = await oc.compact({ ...base, force: true });
-    expect(compacted.ok).toBe(false);
+    // OpenClaw's own compaction (preflight) is skipped, never failed: a failure would wedge every later turn.
+    const automatic = await oc.compact({ ...base, force: true });
+    expect(automatic).toMatchObject({ ok: true, compacted: false });
+    expect(logger.lines.some((l) => l.includes("compaction failed, the conversation is kept as it is"))).toBe(true);
+    // A user's own compaction gets the failure as its answer.
+    const manual = await oc.compact({ ...base, force: true, runtimeContext: { forceReason: "manual" } });
+    expect(manual.ok).toBe(false);
   });
 
   it("a factory that throws leaves an inert engine and a logged error", async () => {

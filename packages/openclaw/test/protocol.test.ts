@@ -1,7 +1,7 @@
 // The adapter under OpenClaw's real call sequence: the model's window kept apart from per-call
 // budgets, each assemble fitted to its budget, a compaction that sticks across steps and turns,
 // compact in a process that has assembled nothing, turn identity, host-internal runs, recovered turns.
-import { ContextEngine } from "@context-engine/core";
+import { ContextEngine, defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { ContextCompressor } from "@context-engine/compressor";
 import { describe, expect, it } from "vitest";
@@ -246,7 +246,7 @@ describe("commitTurn hands over the turn's identity", () => {
     await oc.assemble({ sessionId: "t2", messages: toolTurn(0), tokenBudget: 8_800, prompt });
     await oc.commitTurn({ sessionId: "t2", advancementKey: "rec-1", messages: [user(recovery, 50), assistant("noted", [], 51)] });
     const turnMessages = engine.turns[0]!.meta.turnMessages!;
-    expect(turnMessages.map((m) => m.content)).toEqual(["please remember the code word PELICAN-42", recovery, "noted"]);
+    expect(turnMessages.map((m) => m.content)).toEqual([[{ type: "text", text: "please remember the code word PELICAN-42" }], recovery, "noted"]);
   });
 
   it("OpenClaw's memory-flush and other internal runs never reach the engine", async () => {
@@ -261,6 +261,27 @@ describe("commitTurn hands over the turn's identity", () => {
       expect(await oc.commitTurn({ sessionId, sessionKey, advancementKey: "x", messages })).toEqual({ status: "committed" });
       expect((await oc.compact({ sessionId, sessionKey, force: true })).ok).toBe(true);
     }
+    expect(built).toBe(0);
+  });
+});
+
+describe("OpenClaw's memory flush (its own run over the session's whole transcript)", () => {
+  it("gets the newest whole turns that fit the budget it gives, without reaching the engine", async () => {
+    let built = 0;
+    const oc = createOpenClawContextEngine({ id: "rec", factory: () => (built++, new RecordingEngine()) });
+    const transcript: OcAgentMessage[] = [];
+    for (let i = 0; i < 12; i++) transcript.push(...toolTurn(i));
+    const sessionId = "internal-session-effects-memory_flush-0123456789abcdef";
+    const budget = 2_500;
+    const result = await oc.assemble({ sessionId, sessionKey: `agent:main:internal-session-effects:memory_flush-0123456789abcdef`, messages: transcript, tokenBudget: budget });
+    const kept = toOpenAiMessages(result.messages).messages;
+    expect(defaultTokenCounter.countMessages(kept)).toBeLessThanOrEqual(budget);
+    expect(result.messages[0]!.role).toBe("user");
+    expect(result.messages.at(-1)).toBe(transcript.at(-1));
+    expect(result.messages.length).toBeLessThan(transcript.length);
+    // Tool calls keep their results: every result's call is in the list.
+    const calls = new Set(kept.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+    for (const m of kept) if (m.role === "tool") expect(calls.has(m.tool_call_id)).toBe(true);
     expect(built).toBe(0);
   });
 });

@@ -43,3 +43,36 @@ describe("the working list: the engine's view, then what the host added after wh
     expect(texts.at(-1)).toContain("u4");
   });
 });
+
+describe("a view that shows a long message shortened (LCM: head, tail and a pointer) still overlaps it", () => {
+  const long = (tag: string) => `${tag}. ${"the harbour master logged the tides and the weather of the day ".repeat(60)}`;
+  const shortened = (m: Message): Message => {
+    const text = typeof m.content === "string" ? m.content : (m.content as { text: string }[]).map((p) => p.text).join("\n");
+    return { ...m, content: `${text.slice(0, 600)}\n[… omitted …]\n${text.slice(-300)}\n[lcm:shortened msg_9 (#9), 900 tokens]` } as Message;
+  };
+
+  it("standsFor: a shortened copy of a long message, not of another long message or a short one", async () => {
+    const { standsFor } = await import("../src/assemble.js");
+    const [m7] = toOpenAiMessages([ocUser(long("Remember fact-7"))]).messages;
+    const [m6] = toOpenAiMessages([ocUser(long("Remember fact-6"))]).messages;
+    expect(standsFor(shortened(m7!), m7!)).toBe(true);
+    expect(standsFor(shortened(m7!), m6!)).toBe(false);
+    expect(standsFor(u("ok"), u("ok!"))).toBe(false);
+    expect(standsFor(a(long("Remember fact-7")), m7!)).toBe(false);
+  });
+
+  it("the previous turn, shown shortened at the end of the engine's view, goes into the working list once", () => {
+    const e = entry();
+    const earlier = [ocUser(long("Remember fact-5")), ocAssistant("Noted 5"), ocUser(long("Remember fact-6")), ocAssistant("Noted 6")];
+    const { hostConverted } = workingList(e, earlier);
+    const turn7 = [ocUser(long("Remember fact-7")), ocAssistant("Noted 7")];
+    const [u7, a7] = toOpenAiMessages(turn7).messages;
+    // The engine's view from its store: a note for turns 5-6, then turn 7 (committed since), its user message shortened.
+    adoptView(e, [u("<lcm_context>turns 5 and 6</lcm_context>"), shortened(u7!), a7!], hostConverted);
+    const { working } = workingList(e, [...earlier, ...turn7, ocUser("Which facts?")]);
+    const text = working.map((m) => JSON.stringify(m.content));
+    expect(text.filter((t) => t.includes("Remember fact-7"))).toHaveLength(1);
+    expect(text.filter((t) => t.includes("Noted 7"))).toHaveLength(1);
+    expect(text.at(-1)).toContain("Which facts?");
+  });
+});

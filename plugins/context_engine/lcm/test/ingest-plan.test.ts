@@ -180,6 +180,28 @@ describe("ingest plan: writer positions and keys", () => {
     expect(memory.messages).toEqual([sys("S"), user("a"), asst("b"), user("c"), user("d")]);
   });
 
+  it("past a held position, takes what the same host stored since as a named turn for stored (OpenClaw's gateway)", () => {
+    const memory = new Memory();
+    const note = sys("<lcm_context>turns 0 to 4</lcm_context>");
+    const said = (i: number) => user(`Remember fact-${i}. The harbour master logged the tides and the ferries.`);
+    const history = [said(5), asst("Noted 5"), said(6), asst("Noted 6")];
+    memory.messages.push(...history);
+    // The engine's own list (a note, then stored messages) ends with the newest stored message: a position.
+    const view = [note, ...history];
+    const first = apply(memory, view, { isSynthetic: (m) => m === note, mode: "stored" });
+    expect(first.position).not.toBeNull();
+    // OpenClaw commits turn 7 as a named turn; the next assemble's list is that view plus turn 7.
+    const turn7 = [said(7), asst("Noted 7")];
+    apply(memory, [...history, ...turn7], { key: "turn-7", keyFrom: history.length });
+    const next = apply(memory, [...view, ...turn7], { isSynthetic: (m) => m === note, positions: [first.position!] });
+    expect(next).toMatchObject({ alignment: "position", append: [] });
+    expect([next.ids.get(5), next.ids.get(6)]).toEqual([1004, 1005]);
+    expect(memory.messages).toHaveLength(6);
+    // A host that says the same thing again after the position: new, it is not next to the position in the store.
+    const repeat = apply(memory, [...view, ...turn7, ...turn7], { isSynthetic: (m) => m === note, positions: [next.position!] });
+    expect(repeat.append.map((a) => a.index)).toEqual([7, 8]);
+  });
+
   it("stores a keyed turn once, however often it is delivered", () => {
     const memory = new Memory();
     const turn = [user("hi"), asst("hello")];

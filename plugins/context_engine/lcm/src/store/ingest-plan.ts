@@ -1,6 +1,6 @@
 import type { EncodedMessage } from "./codec.js";
 import type { IngestInputs } from "./ingest-inputs.js";
-import { reconcile } from "./reconcile-list.js";
+import { isWeak, reconcile } from "./reconcile-list.js";
 import type { IngestOptions, IngestResult, WriterPosition } from "./types.js";
 
 /**
@@ -98,6 +98,14 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     candidates = inputs.encodeRange(pos.index + 1);
     // Everything up to the position is stored (not looked at one by one).
     alreadyStored = pos.index + 1;
+    // What follows it may be stored since by this same host through its named turn (OpenClaw's commit after
+    // the assemble whose list set the position): those messages are not new.
+    const mark = (options.positions ?? []).find((p) => p.index === pos.index && p.fingerprint === pos.fingerprint && Number.isInteger(p.storedCount));
+    if (mark) {
+      const since = yield* storedSincePosition(inputs, pos.index, candidates, mark.storedCount!, ids);
+      candidates = candidates.slice(since);
+      alreadyStored += since;
+    }
   } else {
     // Inside a keyed turn everything is new by the host's word: short matches there need proof; before it they stand.
     const keyFrom = options.key ? Math.max(0, Math.min(options.keyFrom ?? 0, n)) : null;
@@ -140,8 +148,33 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     // A reconciled list may be behind the writer's own (a stale copy) or rewritten: its end is a position
     // only where a telling message matched and nothing new came before a match; otherwise the messages
     // after it would later be taken for new ones.
-    position: n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd) ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1) } : null,
+    position:
+      n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd)
+        ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1), storedCount: storedCount + append.length }
+        : null,
   };
+}
+
+/**
+ * How many of the inputs after a held position are the very messages stored since that position was set
+ * (`storedCount`), right after the position's own message, in order, with a telling one among them: the same
+ * host's turn stored through another path (a named turn). Messages stored before the position are never
+ * taken, so a host that repeats itself is stored again; short messages alone prove nothing. Ids go into `ids`.
+ */
+function* storedSincePosition(inputs: IngestInputs, at: number, candidates: readonly number[], storedCount: number, ids: Map<number, number>): Generator<IngestNeed, number, unknown> {
+  const anchor = inputs.encoded(at);
+  if (!anchor || candidates.length === 0) return 0;
+  const hashes = candidates.map((i) => inputs.encoded(i)!.hashHex);
+  const rows = (yield { kind: "hashes", hashes: new Set([anchor.hashHex, ...hashes]) }) as StoredRef[];
+  const bySeq = new Map(rows.map((r) => [r.seq, r]));
+  // The position's message is the newest stored when it was set, or earlier; what follows it must be newer still.
+  const start = rows.filter((r) => r.hash === anchor.hashHex && r.seq < storedCount).at(-1);
+  if (!start) return 0;
+  let k = 0;
+  while (k < candidates.length && start.seq + 1 + k >= storedCount && bySeq.get(start.seq + 1 + k)?.hash === hashes[k]) k++;
+  if (k === 0 || candidates.slice(0, k).every((i) => isWeak(inputs.encoded(i)!))) return 0;
+  for (let j = 0; j < k; j++) ids.set(candidates[j]!, bySeq.get(start.seq + 1 + j)!.id);
+  return k;
 }
 
 /** Whether the list's last stored kind of message is the conversation's newest stored message. */

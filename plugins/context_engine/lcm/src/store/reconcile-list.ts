@@ -301,7 +301,7 @@ function dropTurnMatchesBehindHistory(real: readonly number[], seqOf: Int32Array
   });
 }
 
-function isWeak(e: EncodedMessage): boolean {
+export function isWeak(e: EncodedMessage): boolean {
   return e.toolCallIds.length === 0 && e.toolCallId === null && e.searchText.trim().length < WEAK_TEXT;
 }
 

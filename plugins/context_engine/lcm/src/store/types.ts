@@ -65,6 +65,12 @@ export interface StoredMessage {
 export interface WriterPosition {
   index: number;
   fingerprint: string;
+  /**
+   * How many messages the conversation held right after the ingest that set this position (kept in
+   * memory only; the store records index and fingerprint). What was stored after it, right after the
+   * position's own message, is what the same host stored since by another path (a named turn).
+   */
+  storedCount?: number;
 }
 
 export interface IngestOptions {
