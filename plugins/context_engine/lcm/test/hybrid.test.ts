@@ -254,6 +254,8 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
 
   run("closing the engine stops a background request in flight instead of waiting for it", async () => {
     const e = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1", timeout_ms: 120_000 });
+    // Requests of earlier tests still held by the server (a 1 s delay) would be answered during this one.
+    while (server.answered < server.requests.length) await new Promise((r) => setTimeout(r, 10));
     server.delayMs = 30_000;
     try {
       const before = server.answered;
