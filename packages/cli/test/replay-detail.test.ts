@@ -24,7 +24,7 @@ function locomoLike(): string {
     sample_id: "conv-synthetic",
     conversation: { speaker_a: "Ana", speaker_b: "Ben", session_1_date_time: "1 May 2023", session_1: turns(1, 12), session_2_date_time: "2 May 2023", session_2: turns(2, 12) },
     qa: [
-      { question: "What did Ana say first?", answer: "x", evidence: ["D1:1"], category: 4 },
+      { question: "What did Ana say early on?", answer: "x", evidence: ["D1:3"], category: 4 },
       { question: "What came last?", answer: "y", evidence: ["D2:11", "D2:12"], category: 1 },
       { question: "Unknown ids are skipped", answer: "z", evidence: ["D9:9"], category: 2 },
       { question: "No evidence", adversarial_answer: "n", category: 5 },
@@ -74,7 +74,8 @@ describe("what the replay records of each compaction", () => {
     const all = large.sessions[0]!.runs[0]!.evidence!;
     // Three questions have evidence; one names turns that do not exist.
     expect(all).toEqual({ questions: 2, evidenceTurns: 3, inContext: 3, questionsInContext: 2, recoverable: null, questionsRecoverable: null });
-    // A small window compacts: the first turn's text has left the context, the latest turns have not.
+    // A small window compacts: an early turn's text has left the context, the latest turns have not (the first
+    // request is not used: the compressor keeps it verbatim as the task).
     expect(small.sessions[0]!.runs[0]!.summary.compactions).toBeGreaterThan(0);
     expect(e.questions).toBe(2);
     expect(e.inContext).toBeLessThan(3);

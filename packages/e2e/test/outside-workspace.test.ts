@@ -15,7 +15,8 @@ const PACKAGES = ["packages/core", "packages/contract-tests", "packages/compress
 const ADAPTERS = ["packages/ai-sdk", "packages/langchain"];
 /** Files a package ships beyond the usual ones: the OpenClaw adapter's installable LCM plugin directory. */
 const EXTRA_SHIPPED: Array<[string, RegExp]> = [["context-engine-openclaw-", /^lcm-plugin\/(dist\/[\w.-]+\.js|openclaw\.plugin\.json|package\.json)$/]];
-const NPM_QUIET = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+// --prefer-offline: packages already in npm's cache are not revalidated against the registry (most of the install time here).
+const NPM_QUIET = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", "--prefer-offline"];
 
 const root = mkdtempSync(join(tmpdir(), "ce-e2e-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -100,8 +100,9 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     alreadyStored = pos.index + 1;
     // What follows it may be stored since by this same host through its named turn (OpenClaw's commit after
     // the assemble whose list set the position): those messages are not new.
+    // Only when something was stored since the position was set (not on a lone writer's turn: no lookup then).
     const mark = (options.positions ?? []).find((p) => p.index === pos.index && p.fingerprint === pos.fingerprint && Number.isInteger(p.storedCount));
-    if (mark) {
+    if (mark && mark.storedCount! < storedCount) {
       const since = yield* storedSincePosition(inputs, pos.index, candidates, mark.storedCount!, ids);
       candidates = candidates.slice(since);
       alreadyStored += since;
