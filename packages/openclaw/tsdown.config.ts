@@ -20,4 +20,18 @@ export default defineConfig([
     deps: { alwaysBundle: [/^@context-engine\//, "zod", /^zod\//], neverBundle: ["better-sqlite3", "pg", "re2js"] },
     alias: { "@context-engine/openclaw": fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
   },
+  // A test-only plugin (not in `files`): the compressor in the slot, for the long scenario.
+  {
+    entry: { index: "e2e/compressor-plugin/index.js" },
+    outDir: "e2e/compressor-plugin/dist",
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    dts: false,
+    sourcemap: false,
+    clean: true,
+    fixedExtension: false,
+    deps: { alwaysBundle: [/^@context-engine\//, "zod", /^zod\//] },
+    alias: { "@context-engine/openclaw": fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+  },
 ]);

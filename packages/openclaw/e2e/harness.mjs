@@ -103,6 +103,16 @@ export async function prepareInstall(work, { cache = false } = {}) {
   return { env, pluginTarball: tgz("context-engine-openclaw-lcm-"), openclaw };
 }
 
+/** `npm pack` a plugin directory into `dest`; the tarball's path. */
+export async function npmPack(dir, dest) {
+  const before = new Set(existsSync(dest) ? readdirSync(dest) : []);
+  mkdirSync(dest, { recursive: true });
+  await npm(["pack", "--pack-destination", dest, dir], { cwd: dest });
+  const made = readdirSync(dest).find((f) => f.endsWith(".tgz") && !before.has(f));
+  if (!made) throw new Error(`npm pack ${dir} made no tarball in ${dest}`);
+  return join(dest, made);
+}
+
 /** The loopback model server: its port and the requests it recorded. */
 export async function startModel(work) {
   const portFile = join(work, `model-port-${Date.now()}`);
@@ -118,23 +128,23 @@ export async function startModel(work) {
 }
 
 /** An OpenClaw home (`OPENCLAW_HOME`) with the plugin installed by OpenClaw's CLI and a loopback model. */
-export async function makeHome(install, dir, { port, window = 24_000, pluginConfig = {} }) {
+export async function makeHome(install, dir, { port, window = 24_000, pluginConfig = {}, pluginTarball = install.pluginTarball, pluginId = "context-engine-lcm" }) {
   mkdirSync(dir, { recursive: true });
   const env = { OPENCLAW_HOME: dir };
   const cli = (args, opts = {}) => run(process.execPath, [install.openclaw, ...args], { cwd: install.env, ...opts, env: { ...env, ...(opts.env ?? {}) } });
-  const installed = await cli(["plugins", "install", install.pluginTarball, "--force", "--accept-capabilities"], { timeoutMs: 600_000 });
+  const installed = await cli(["plugins", "install", pluginTarball, "--force", "--accept-capabilities"], { timeoutMs: 600_000 });
   if (installed.code !== 0) throw new Error(`openclaw plugins install failed:\n${(installed.stderr + installed.stdout).slice(-3000)}`);
   const configPath = join(dir, ".openclaw", "openclaw.json");
   const config = JSON.parse(readFileSync(configPath, "utf8"));
   config.models = { providers: { loop: { api: "openai-completions", baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: "loopback", models: [{ id: "loop", name: "loop", contextWindow: window, maxTokens: 1024 }] } } };
   config.agents = { ...(config.agents ?? {}), defaults: { ...(config.agents?.defaults ?? {}), model: { primary: "loop/loop" } } };
-  config.plugins.entries["context-engine-lcm"] = { ...(config.plugins.entries["context-engine-lcm"] ?? {}), enabled: true, config: pluginConfig };
+  config.plugins.entries[pluginId] = { ...(config.plugins.entries[pluginId] ?? {}), enabled: true, config: pluginConfig };
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   return {
     dir,
     config,
     installOutput: installed.stdout + installed.stderr,
-    pluginDir: join(dir, ".openclaw", "extensions", "context-engine-lcm"),
+    pluginDir: join(dir, ".openclaw", "extensions", pluginId),
     cli,
     /** One turn in a fresh process (`--local`): every turn is also a restart. */
     async turn(sessionId, message, timeoutMs = 600_000) {
@@ -160,10 +170,14 @@ export async function storedRows(pg, url, schema, sessionId) {
   await client.connect();
   try {
     const { rows } = await client.query(
-      `SELECT m.seq, m.role, m.message FROM "${schema}".messages m JOIN "${schema}".conversations c ON c.id = m.conversation_id WHERE c.session_id = $1 ORDER BY m.seq`,
+      `SELECT m.seq, m.role, m.message, m.body FROM "${schema}".messages m JOIN "${schema}".conversations c ON c.id = m.conversation_id WHERE c.session_id = $1 ORDER BY m.seq`,
       [sessionId],
     );
-    return rows.map((r) => ({ seq: r.seq, role: r.role, message: typeof r.message === "string" ? JSON.parse(r.message) : r.message }));
+    // LCM keeps a message's plain text in `body` and only the rest of it in `message`.
+    return rows.map((r) => {
+      const message = typeof r.message === "string" ? JSON.parse(r.message) : r.message;
+      return { seq: r.seq, role: r.role, message: message.content === undefined && r.body != null ? { ...message, content: r.body } : message };
+    });
   } finally {
     await client.end();
   }

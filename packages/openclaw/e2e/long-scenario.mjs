@@ -8,10 +8,12 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { dropSchema, makeHome, pgFrom, prepareInstall, startModel, storedRows, storedSessions } from "./harness.mjs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { dropSchema, makeHome, npmPack, pgFrom, prepareInstall, startModel, storedRows, storedSessions } from "./harness.mjs";
 
 const TURNS = Number(process.argv[2] ?? 8);
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const WINDOW = 24_000;
 const url = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const work = mkdtempSync(join(tmpdir(), "oc-long-"));
@@ -31,19 +33,19 @@ const home = await makeHome(install, join(work, "home"), { port: model.port, win
 const gwEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort) };
 
 /** Start the gateway; under heavy load OpenClaw can miss its own start deadline, so up to three tries. */
-async function gatewayUp() {
+async function gatewayUp(h = home, env = gwEnv) {
   for (let attempt = 1; ; attempt++) {
-    const gw = startGateway();
+    const gw = startGateway(h, env);
     if ((await gw.ready) || attempt === 3) return gw;
     log(`gateway start ${attempt} failed, retrying`);
     gw.child.kill("SIGKILL");
   }
 }
 
-function startGateway() {
-  const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", String(gatewayPort), "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
+function startGateway(h, env) {
+  const child = spawn(process.execPath, [install.openclaw, "gateway", "run", "--port", env.OPENCLAW_GATEWAY_PORT, "--bind", "loopback", "--auth", "token", "--token", token, "--allow-unconfigured"], {
     cwd: install.env,
-    env: { ...process.env, NODE_ENV: undefined, VITEST: undefined, OPENCLAW_HOME: home.dir, ...gwEnv, NO_COLOR: "1" },
+    env: { ...process.env, NODE_ENV: undefined, VITEST: undefined, OPENCLAW_HOME: h.dir, ...env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -63,10 +65,10 @@ function startGateway() {
   return { child, ready, output: () => out };
 }
 
-async function gatewayTurn(i, message) {
-  const r = await home.cli(["agent", "--agent", "main", "--session-id", session, "--message", message, "--json"], { env: gwEnv, timeoutMs: 900_000 });
+async function gatewayTurn(i, message, h = home, env = gwEnv, sessionId = session, engine = "lcm") {
+  const r = await h.cli(["agent", "--agent", "main", "--session-id", sessionId, "--message", message, "--json"], { env, timeoutMs: 900_000 });
   const failed = /Preflight compaction required but failed|nothing assembled/.test(r.stdout + r.stderr);
-  report.turns.push({ turn: i, code: r.code, seconds: Math.round(r.ms / 1000), wedged: failed });
+  report.turns.push({ engine, turn: i, code: r.code, seconds: Math.round(r.ms / 1000), wedged: failed });
   log(`turn ${i}: exit ${r.code} in ${Math.round(r.ms / 1000)} s${failed ? " (WEDGED)" : ""}`);
   if (r.code !== 0) log((r.stderr + r.stdout).slice(-1500));
   return r;
@@ -80,6 +82,46 @@ async function requestSeen(test, ms) {
   }
   return false;
 }
+const textOfContent = (c) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p?.text ?? "").join(" ") : "");
+
+async function compressorPhase() {
+  const textOf = textOfContent;
+  const tarballs = join(work, "tarballs");
+  const packed = await npmPack(join(packageDir, "e2e", "compressor-plugin"), tarballs);
+  const cHome = await makeHome(install, join(work, "home-compressor"), { port: model.port, window: WINDOW, pluginTarball: packed, pluginId: "context-engine-compressor", pluginConfig: { threshold_tokens: 6_000, protect_last_n: 2 } });
+  const cEnv = { OPENCLAW_GATEWAY_TOKEN: token, OPENCLAW_GATEWAY_PORT: String(gatewayPort + 1) };
+  const cSession = `comp-${randomBytes(4).toString("hex")}`;
+  const from = model.requests().length;
+  const gw = await gatewayUp(cHome, cEnv);
+  const C_TURNS = 6;
+  for (let i = 0; i < C_TURNS; i++) await gatewayTurn(i, `Remember fact-c${i}. ${filler(i)}`, cHome, cEnv, cSession, "compressor");
+  gw.child.kill("SIGTERM");
+  // The turns' own requests: the last user message (past OpenClaw's internal-context one) is the turn's (not a memory flush).
+  const pending = (messages) => {
+    for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "user"; i--) {
+      const text = textOf(messages[i].content);
+      if (!text.trimStart().startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")) return text;
+    }
+    return "";
+  };
+  const mine = model.requests().slice(from).filter((r) => Array.isArray(r.body.messages) && /Remember fact-c\d+\./.test(pending(r.body.messages)));
+  const rows = mine.map((r) => {
+    const text = JSON.stringify(r.body.messages);
+    const own = Number(pending(r.body.messages).match(/Remember fact-c(\d+)\./)[1]);
+    return { summary: text.includes("[CONTEXT SUMMARY"), userTurnsVerbatim: r.body.messages.filter((m) => m.role === "user" && /^(\[[^\]]*\] )?Remember fact-c\d+\./.test(textOf(m.content).trimStart())).length, turn: own, tokens: Math.ceil(text.length / 4) };
+  });
+  const first = rows.findIndex((r) => r.summary);
+  const after = first < 0 ? [] : rows.slice(first);
+  return {
+    turns: report.turns.filter((t) => t.engine === "compressor").map((t) => t.code),
+    requests: rows.length,
+    firstCompactedRequest: first,
+    perRequest: rows.map((r) => `${r.turn}:${r.summary ? "S" : "-"}${r.userTurnsVerbatim}/${r.turn + 1}~${r.tokens}`),
+    // Sticks: every request after the first compaction still carries the summary and fewer turns verbatim than it has.
+    sticks: first >= 0 && after.every((r) => r.summary && r.userTurnsVerbatim < r.turn + 1),
+  };
+}
+
 const toolFile = join(work, "harbour-notes.txt");
 writeFileSync(toolFile, "Harbour notes: fact-tool-read is in this file.\n");
 
@@ -152,8 +194,23 @@ try {
   report.checks.stored.toolCalls = callIds.length;
   report.checks.stored.orphanResults = resultIds.filter((id) => !callIds.includes(id)).length;
   report.checks.stored.callsWithoutResult = callIds.filter((id) => !resultIds.includes(id)).length;
+  // OpenClaw rewrites the tool-call ids the model gave (`call_1` → `call1`, its strict id policy for
+  // openai-completions) in the transcript it passes afterwards; the commits after it must not store the
+  // tool turn again under the new ids (one stored call and one result in all).
+  const idsSentLater = requests.flatMap((r) => r.body.messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)));
+  report.checks.toolIds = {
+    modelGave: "call_1",
+    seenByModelLater: [...new Set(idsSentLater)],
+    stored: callIds,
+    rewrittenByOpenClaw: idsSentLater.length > 0 && !idsSentLater.includes("call_1"),
+  };
   report.checks.stored.crashedTurnUserText = users.filter((u) => u.includes(`Remember fact-${half - 1}.`)).length;
   await dropSchema(pg, url, schema).catch(() => {});
+
+  // The compressor engine in the slot (a test-only plugin, packed and installed with OpenClaw's CLI like
+  // LCM's): a gateway session on its own home; once it compacts, every later request keeps its summary
+  // and stays shorter than the full history (the compaction sticks across turns).
+  report.checks.compressor = await compressorPhase();
 } finally {
   model.stop();
 }
@@ -166,9 +223,12 @@ const failed = [
   ["a user message not stored exactly once", !st?.eachUserMessageOnce],
   ["the crashed turn's own words not stored once", st?.crashedTurnUserText !== 1],
   ["a tool result stored without its call, or a call without its result", st?.orphanResults !== 0 || st?.callsWithoutResult !== 0 || !(st?.toolCalls > 0)],
+  ["the tool turn stored again after OpenClaw rewrote its call ids", st?.toolCalls !== 1],
   ["the restart recovery did not re-run the crashed turn", !report.checks.recoveryRan],
   ["openclaw sessions compact failed", report.checks.manualCompact?.code !== 0],
   ["an internal run stored as a conversation", st?.internalSessions !== 0],
+  ["a compressor turn failed", !report.checks.compressor?.turns?.length || report.checks.compressor.turns.some((c) => c !== 0)],
+  ["the compressor's compaction did not stick across turns", !report.checks.compressor?.sticks],
 ].filter(([, bad]) => bad).map(([what]) => what);
 console.log(failed.length ? `FAILED: ${failed.join("; ")}` : "ALL CHECKS PASSED");
 if (failed.length) process.exitCode = 1;

@@ -23,19 +23,12 @@ function messageIdOf(message: unknown): string | null {
 /**
  * The turn as OpenClaw committed it, keyed by its advancement key. A turn
  * re-run by OpenClaw's crash recovery carries only the recovery prompt; the
- * user's own queued words (merged into the run's prompt) are handed over as
- * the turn's first message so they are kept too.
+ * user's own queued words (merged into the run's prompt) are handed over
+ * with it, in the form OpenClaw shows the turn afterwards, so they are kept once.
  */
 export function committedTurn(key: string, turn: readonly OcAgentMessage[], history: readonly OcAgentMessage[] | null, prompt: string | undefined): CommittedTurn {
   const queued = queuedUserText(prompt);
-  const fullTurn: OcAgentMessage[] = [...turn];
-  if (queued && !turnHasUserText(turn, queued)) {
-    const first = turn[0] as { timestamp?: unknown } | undefined;
-    // In OpenClaw's own shape (text parts): its transcript shows the queued message this way afterwards, and the
-    // same message in another shape would be stored a second time when a later list shows it (a real run did).
-    const recovered: OcUserMessage = { role: "user", content: [{ type: "text", text: queued }], timestamp: typeof first?.timestamp === "number" ? first.timestamp : Date.now() };
-    fullTurn.unshift(recovered);
-  }
+  const fullTurn: OcAgentMessage[] = queued && !turnHasUserText(turn, queued) ? withRecoveredText(turn, queued) : [...turn];
   // OpenClaw's own summaries of earlier history are not history the engine should keep: what they summarise
   // was handed over already (and a summary stored beside it would be kept twice, in other words).
   const kept = (history ?? []).filter((m) => !isHostSummary(m));
@@ -53,6 +46,30 @@ export function committedTurn(key: string, turn: readonly OcAgentMessage[], hist
       ...(ids.some((id) => id !== null) && ids.length === turnMessages.length ? { messageIds: ids } : {}),
     },
   };
+}
+
+/**
+ * The recovered turn in the form OpenClaw's transcript shows it afterwards: the user's message stays in
+ * the transcript right before the recovery prompt, and OpenClaw merges adjacent user messages into one
+ * (`mergeConsecutiveUserTurns`: the parts of both, text as text parts). Handed over in that form, the
+ * next list's copy is the stored message; handed over apart, it was stored a second time (a real run).
+ */
+function withRecoveredText(turn: readonly OcAgentMessage[], queued: string): OcAgentMessage[] {
+  const queuedPart = { type: "text" as const, text: queued };
+  const [first, ...rest] = turn;
+  if (first?.role === "user") {
+    const prompt = first as OcUserMessage;
+    const merged: OcUserMessage = { ...prompt, content: [queuedPart, ...userParts(prompt.content)] };
+    return [merged, ...rest];
+  }
+  const at = (first as { timestamp?: unknown } | undefined)?.timestamp;
+  const recovered: OcUserMessage = { role: "user", content: [queuedPart], timestamp: typeof at === "number" ? at : Date.now() };
+  return [recovered, ...turn];
+}
+
+function userParts(content: OcUserMessage["content"]): Exclude<OcUserMessage["content"], string> {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? content : [];
 }
 
 function isHostSummary(message: OcAgentMessage): boolean {

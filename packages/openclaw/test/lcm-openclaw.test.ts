@@ -153,6 +153,39 @@ describe.skipIf(!reachable)("two OpenClaw homes on one PostgreSQL schema", () =>
     expect(rows).toHaveLength(t0.length + t1.length);
   });
 
+  it("a crash-recovered turn's user text is stored once, also when OpenClaw's transcript later shows it merged with the recovery prompt", async () => {
+    // As in a real gateway run: three turns, the gateway killed while the model held the fourth, OpenClaw's
+    // recovery re-running it in a new process (the user's text only in the prompt), then more turns whose
+    // transcript shows the user's message and the recovery prompt as one merged user message.
+    const config = pgConfig();
+    const shape = { sessionId: "shared-5", window: 24_000, firstBudget: 5_800 };
+    const before = await loadLcmPlugin(config, tempDir());
+    let history: OcAgentMessage[] = [];
+    for (let i = 0; i < 3; i++) {
+      const turn = [user(`Remember fact-${i}. ${filler(i)}`, i * 10), assistant(`Noted fact-${i}.`, [], i * 10 + 1)];
+      await openclawTurn(before, shape, history, `Remember fact-${i}.`, turn, `k${i}`);
+      history = [...history, ...turn];
+    }
+    const crashed = `Remember fact-3. [[hold]] ${filler(3)}`;
+    const recovery = "[System] Your previous turn was interrupted by a gateway restart. Continue where you left off.";
+    const queuedPrompt = `[Queued user message from a previous active turn; preserved as context only. Continue with the active prompt below.]\n${crashed}\n\n${recovery}`;
+    const after = await loadLcmPlugin(config, tempDir());
+    const recoveredTurn = [user(recovery, 35), assistant("Noted fact-3.", [], 36)];
+    await openclawTurn(after, shape, history, queuedPrompt, recoveredTurn, "k3");
+    // OpenClaw's transcript afterwards: the user's message kept before the recovery prompt, merged with it.
+    const merged: OcAgentMessage = { role: "user", content: [{ type: "text", text: crashed }, { type: "text", text: recovery }], timestamp: 35 };
+    history = [...history, merged, recoveredTurn[1]!];
+    for (let i = 4; i < 7; i++) {
+      const turn = [user(`Remember fact-${i}. ${filler(i)}`, i * 10), assistant(`Noted fact-${i}.`, [], i * 10 + 1)];
+      await openclawTurn(after, shape, history, `Remember fact-${i}.`, turn, `k${i}`);
+      history = [...history, ...turn];
+    }
+    const rows = await storedRows(config, tempDir(), shape.sessionId);
+    const userTexts = rows.filter((r) => r.role === "user").map((r) => JSON.stringify(r.content));
+    for (let i = 0; i < 7; i++) expect(userTexts.filter((t) => t.includes(`Remember fact-${i}.`)), `fact-${i}`).toHaveLength(1);
+    expect(rows).toHaveLength(14);
+  });
+
   it("[needs LCM keyed ingest] a crash-recovered turn stores the user's own text; memory-flush runs are not stored", async () => {
     const config = pgConfig();
     const dataDir = tempDir();

@@ -246,7 +246,14 @@ describe("commitTurn hands over the turn's identity", () => {
     await oc.assemble({ sessionId: "t2", messages: toolTurn(0), tokenBudget: 8_800, prompt });
     await oc.commitTurn({ sessionId: "t2", advancementKey: "rec-1", messages: [user(recovery, 50), assistant("noted", [], 51)] });
     const turnMessages = engine.turns[0]!.meta.turnMessages!;
-    expect(turnMessages.map((m) => m.content)).toEqual([[{ type: "text", text: "please remember the code word PELICAN-42" }], recovery, "noted"]);
+    // As OpenClaw shows the turn afterwards: the user's message and the recovery prompt merged into one user message.
+    expect(turnMessages.map((m) => m.content)).toEqual([
+      [
+        { type: "text", text: "please remember the code word PELICAN-42" },
+        { type: "text", text: recovery },
+      ],
+      "noted",
+    ]);
   });
 
   it("OpenClaw's memory-flush and other internal runs never reach the engine", async () => {
