@@ -34,13 +34,14 @@ export function messageDigest(message: Message): string {
 }
 
 /** `messageDigest` remembered by message object, for one operation that looks the same messages up many times. */
-export function digestMemo(): (message: Message) => string {
+export function digestMemo(): ((message: Message) => string) & { seed(message: Message, digest: string): void } {
   const known = new WeakMap<Message, string>();
-  return (message) => {
+  const memo = (message: Message) => {
     let digest = known.get(message);
     if (digest === undefined) known.set(message, (digest = messageDigest(message)));
     return digest;
   };
+  return Object.assign(memo, { seed: (message: Message, digest: string) => void known.set(message, digest) });
 }
 
 export interface PrefixImpact {

@@ -1,8 +1,9 @@
-import type { Logger, Message } from "@context-engine/core";
+import type { Logger, Message, SecretRedactor } from "@context-engine/core";
 import type { CompactionTrigger } from "../events.js";
 import { alignLists, messageDigest, prefixImpact } from "./digest.js";
 import { LedgerFile } from "./ledger-file.js";
 import type { Pin } from "./pins-block.js";
+import { ledgerRedactor, redactLedgerEntry } from "./redact-entry.js";
 import type { LedgerCompaction, LedgerEntry, LedgerPinChange, LedgerRestore } from "./types.js";
 
 export interface CompactionFacts {
@@ -20,16 +21,19 @@ export interface CompactionFacts {
 /**
  * One session's compaction ledger: every committed compaction, restore and
  * pin change, in order, kept in memory and (when the session has a file)
- * appended to `<dir>/<session id>.ledger.jsonl` as it happens. A write that
+ * appended to `<dir>/<session id>.ledger.jsonl` as it happens, with secrets
+ * redacted (`redactLedgerEntry`; memory keeps the exact entry). A write that
  * fails is logged; the session goes on.
  */
 export class SessionLedger {
   #entries: LedgerEntry[] = [];
   #file: LedgerFile | null;
   readonly #logger: Logger;
+  readonly #redactor: SecretRedactor;
 
-  constructor(file: string | null, logger: Logger) {
+  constructor(file: string | null, logger: Logger, redactor: SecretRedactor = ledgerRedactor()) {
     this.#logger = logger;
+    this.#redactor = redactor;
     this.#file = null;
     this.reopen(file);
   }
@@ -120,7 +124,7 @@ export class SessionLedger {
   #add<T extends LedgerEntry>(entry: T): T {
     this.#entries.push(entry);
     try {
-      this.#file?.append(entry);
+      this.#file?.append(redactLedgerEntry(entry, this.#redactor));
     } catch (error) {
       this.#logger.warn("the compaction ledger could not be written; it is kept in memory", { file: this.#file?.file, error: (error as Error).message });
     }
