@@ -1,5 +1,6 @@
 import { checkConversation, contentText } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
+import { PinsOverCapError } from "../errors.js";
 import type { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins } from "../ledger/pins-block.js";
 import type { Pin } from "../ledger/pins-block.js";
@@ -87,6 +88,18 @@ export type PinInput = string | { index: number };
 /** The cap on the pins block's tokens: `host.pins.max_share` of the window; null with no known window. */
 export function pinsCap(view: LedgerView): number | null {
   return view.contextLength > 0 ? Math.floor(view.contextLength * view.runtime.config.pins.maxShare) : null;
+}
+
+/**
+ * Why a switch to a `contextLength`-token window must be refused: the pins
+ * block over that window's cap (pins are a promise until `/unpin`, so they
+ * are never dropped; the cap is kept by refusing the switch). Null: it fits.
+ */
+export function pinsOverNewCap(view: LedgerView, model: string, contextLength: number): PinsOverCapError | null {
+  if (contextLength <= 0 || view.pins.length === 0) return null;
+  const cap = Math.floor(contextLength * view.runtime.config.pins.maxShare);
+  const tokens = blockTokens(view, view.pins);
+  return tokens > cap ? new PinsOverCapError(model, contextLength, tokens, cap, tokens - cap, listPins(view)) : null;
 }
 
 export function listPins(view: LedgerView): PinInfo[] {

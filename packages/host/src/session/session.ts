@@ -16,7 +16,7 @@ import { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
 import { expandSummaryInPlace } from "./expand-restore.js";
-import { addPin, listPins, removePin, restoreCompaction } from "./ledger-ops.js";
+import { addPin, listPins, pinsOverNewCap, removePin, restoreCompaction } from "./ledger-ops.js";
 import type { LedgerView, PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
 import { runTurn } from "./turn/run-turn.js";
 import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
@@ -231,11 +231,16 @@ export class Session {
     });
   }
 
-  /** `/model`: switch the model (and window) for the following requests; calls `updateModel`. */
+  /**
+   * `/model`: switch the model (and window) for the following requests; calls `updateModel`.
+   * Refused with `PinsOverCapError` (nothing changes) when the pins exceed the new window's cap.
+   */
   switchModel(model: string, contextLength?: number, options: { provider?: string; baseUrl?: string } = {}): Promise<void> {
     if (!model.trim()) return Promise.reject(new HostError("invalid_input", "switchModel: the model name is empty"));
     return this.#enqueue(async () => {
       const r = this.#runtime;
+      const overCap = contextLength === undefined ? null : pinsOverNewCap(this.#ledgerView(), model.trim(), contextLength);
+      if (overCap) throw overCap;
       const previous = this.#model;
       this.#model = model.trim();
       if (contextLength !== undefined) this.#contextLength = contextLength;
