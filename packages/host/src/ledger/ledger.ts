@@ -1,6 +1,6 @@
 import type { Logger, Message, SecretRedactor } from "@context-engine/core";
 import type { CompactionTrigger } from "../events.js";
-import { alignLists, messageDigest, prefixImpact } from "./digest.js";
+import { alignLists, messageDigest, prefixImpact, type RequestShape } from "./digest.js";
 import { LedgerFile } from "./ledger-file.js";
 import type { Pin } from "./pins-block.js";
 import { ledgerRedactor, redactLedgerEntry } from "./redact-entry.js";
@@ -16,6 +16,8 @@ export interface CompactionFacts {
   tokensAfter: number;
   before: readonly Message[];
   after: readonly Message[];
+  /** The request around the messages (model, tools), for the cache figure; absent: the message list alone. */
+  request?: RequestShape;
 }
 
 /**
@@ -96,14 +98,14 @@ export class SessionLedger {
       inserted,
       before: f.before.map(messageDigest),
       after: f.after.map(messageDigest),
-      cache: prefixImpact(f.before, f.after),
+      cache: prefixImpact(f.before, f.after, f.request),
     };
     return this.#add(entry);
   }
 
-  recordRestore(r: Omit<LedgerRestore, "kind" | "id" | "at" | "cache"> & { before: readonly Message[]; after: readonly Message[] }): LedgerRestore {
-    const { before, after, ...facts } = r;
-    const entry: LedgerRestore = { kind: "restore", id: `r${this.#count("restore") + 1}`, at: new Date().toISOString(), ...facts, cache: prefixImpact(before, after) };
+  recordRestore(r: Omit<LedgerRestore, "kind" | "id" | "at" | "cache"> & { before: readonly Message[]; after: readonly Message[]; request?: RequestShape }): LedgerRestore {
+    const { before, after, request, ...facts } = r;
+    const entry: LedgerRestore = { kind: "restore", id: `r${this.#count("restore") + 1}`, at: new Date().toISOString(), ...facts, cache: prefixImpact(before, after, request) };
     return this.#add(entry);
   }
 

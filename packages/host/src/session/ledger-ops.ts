@@ -1,6 +1,7 @@
 import { checkConversation, contentText } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { PinsOverCapError } from "../errors.js";
+import type { RequestShape } from "../ledger/digest.js";
 import type { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins } from "../ledger/pins-block.js";
 import type { Pin } from "../ledger/pins-block.js";
@@ -16,6 +17,8 @@ export interface LedgerView {
   readonly contextLength: number;
   /** What the messages may take in a request (0: unknown window, no check). */
   readonly inputBudget: number;
+  /** The request around the messages (model, tools), for the ledger's cache figure. */
+  readonly request: RequestShape;
   readonly ledger: SessionLedger;
   pins: Pin[];
   /** Publish a new live list (figures of the old one no longer apply). */
@@ -67,6 +70,7 @@ export function restoreCompaction(view: LedgerView, id: string | null): RestoreR
     messagesAfter: after.length,
     before,
     after,
+    request: view.request,
   });
   runtime.bus.emit({ type: "compaction.restored", sessionId: view.id, ledgerId: entry.id, compactions: entry.compactions, messagesBack: entry.messagesBack, tokensBefore, tokensAfter: tokensNeeded });
   return { status: "restored", entry };

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
+import type { RequestShape } from "../ledger/digest.js";
 import { expandSummaryInPlace } from "./expand-restore.js";
 import { addPin, listPins, pinsOverNewCap, removePin, restoreCompaction } from "./ledger-ops.js";
 import type { LedgerView, PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
@@ -341,6 +342,11 @@ export class Session {
     return this.#options.ledgerDir ? join(this.#options.ledgerDir, `${this.#id}.ledger.jsonl`) : null;
   }
 
+  /** What a request carries besides its messages, as the provider client sends it (the ledger's cache figure). */
+  #requestShape(): RequestShape {
+    return { model: this.#model, tools: this.#tools, promptCache: this.#promptCache };
+  }
+
   #ledgerView(): LedgerView {
     const self = this;
     return {
@@ -351,6 +357,7 @@ export class Session {
       },
       contextLength: self.#contextLength,
       inputBudget: self.#inputBudget(),
+      request: self.#requestShape(),
       ledger: self.#ledger,
       get pins() {
         return self.#pins;
@@ -491,6 +498,7 @@ export class Session {
       tokensAfter: outcome.tokensAfter,
       before,
       after: this.#messages,
+      request: this.#requestShape(),
     });
     // "Compression just ran; wait for real usage."
     this.#lastPromptTokens = -1;
