@@ -11,14 +11,9 @@ import type { HostRuntime } from "../runtime.js";
 import { collectEngineTools } from "../tools.js";
 import type { FunctionTool } from "../tools.js";
 import { callHook, callHookSync } from "./engine-calls.js";
-import { join } from "node:path";
-import { SessionLedger } from "../ledger/ledger.js";
-import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
-import type { RequestShape } from "../ledger/digest.js";
-import { expandSummaryInPlace } from "./expand-restore.js";
-import { addPin, listPins, pinsOverNewCap, removePin, restoreCompaction } from "./ledger-ops.js";
-import type { LedgerView, PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
+import type { PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
+import { SessionLedgerWiring } from "./session-ledger.js";
 import { runTurn } from "./turn/run-turn.js";
 import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
 
@@ -80,8 +75,8 @@ export class Session {
   /** The last turn's `onTurnComplete`, running after its answer was returned; awaited before the next operation. */
   #observation: Promise<void> = Promise.resolve();
   readonly #onEnded: (session: Session) => void;
-  readonly #ledger: SessionLedger;
-  #pins: Pin[] = [];
+  /** The compaction ledger and the pins (see `session-ledger.ts`). */
+  readonly #ledger: SessionLedgerWiring;
 
   /** @internal Use `AgentHost.openSession`. */
   constructor(runtime: HostRuntime, options: OpenSessionOptions, onEnded: (session: Session) => void) {
@@ -90,14 +85,9 @@ export class Session {
     this.#id = options.sessionId ?? randomUUID();
     this.#model = options.model;
     this.#contextLength = options.contextLength ?? 0;
-    this.#ledger = new SessionLedger(this.#ledgerFile(), runtime.logger);
-    this.#pins = this.#ledger.pins();
-    if (this.#pins.length === 0 && options.pins) {
-      const at = new Date().toISOString();
-      this.#pins = options.pins.filter((t) => t.trim()).map((text, i) => ({ id: `p${i + 1}`, text, at }));
-    }
+    this.#ledger = new SessionLedgerWiring(runtime, this.#ledgerAccess(), options.ledgerDir, options.pins);
     // A resumed history may carry an older pins block: the current one replaces it.
-    this.#messages = placePins(initialMessages(options), pinsBlock(this.#pins)).messages;
+    this.#messages = this.#ledger.place(initialMessages(options));
     for (const m of this.#messages) runtime.clock.stampHistory(m);
     this.#onEnded = onEnded;
     this.#promptCache = promptCacheEnabled(runtime.config.promptCache, this.#model);
@@ -221,9 +211,8 @@ export class Session {
       this.#turns = 0;
       this.#compactions = 0;
       // Another conversation: its own ledger, and no pins.
-      this.#ledger.reopen(this.#ledgerFile());
-      this.#pins = this.#ledger.pins();
-      this.#messages = placePins(this.#messages, pinsBlock(this.#pins)).messages;
+      this.#ledger.reopen();
+      this.#messages = this.#ledger.place(this.#messages);
       await callHook(r, this.#id, null, "onSessionStart", undefined, () =>
         r.engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "reset", oldSessionId: oldId }),
       );
@@ -240,7 +229,7 @@ export class Session {
     if (!model.trim()) return Promise.reject(new HostError("invalid_input", "switchModel: the model name is empty"));
     return this.#enqueue(async () => {
       const r = this.#runtime;
-      const overCap = contextLength === undefined ? null : pinsOverNewCap(this.#ledgerView(), model.trim(), contextLength);
+      const overCap = contextLength === undefined ? null : this.#ledger.overCapFor(model.trim(), contextLength);
       if (overCap) throw overCap;
       const previous = this.#model;
       this.#model = model.trim();
@@ -303,67 +292,57 @@ export class Session {
 
   /** The whole ledger: compactions, restores and pin changes, in order. */
   ledger(): readonly LedgerEntry[] {
-    return this.#ledger.entries;
+    return this.#ledger.entries();
   }
 
   /** `/undo`: put back what the last compaction still applied removed, when it fits the window. */
   undo(): Promise<RestoreResult> {
-    return this.#enqueue(async () => restoreCompaction(this.#ledgerView(), null));
+    return this.#enqueue(async () => this.#ledger.undo());
   }
 
   /** `/restore <id>`: undo compaction `id`; later ones stay applied where they do not overlap it. */
   restore(id: string): Promise<RestoreResult> {
-    return this.#enqueue(async () => {
-      const view = this.#ledgerView();
-      const fromLedger = restoreCompaction(view, id);
-      // A summary id the ledger does not know: expanded in place through the engine's published expand tool.
-      if (fromLedger.status !== "unknown_id") return fromLedger;
-      return (await expandSummaryInPlace(view, id, this.engineTools)) ?? fromLedger;
-    });
+    return this.#enqueue(() => this.#ledger.restore(id));
   }
 
   /** `/pin`: keep `text` (or message `{ index }`'s text) verbatim in every request from now on. */
   pin(input: PinInput): Promise<PinResult> {
-    return this.#enqueue(async () => addPin(this.#ledgerView(), input));
+    return this.#enqueue(async () => this.#ledger.pin(input));
   }
 
   unpin(id: string): Promise<UnpinResult> {
-    return this.#enqueue(async () => removePin(this.#ledgerView(), id));
+    return this.#enqueue(async () => this.#ledger.unpin(id));
   }
 
   /** The pins, in the order they sit in the pins block, with their token cost. */
   pins(): PinInfo[] {
-    return listPins(this.#ledgerView());
+    return this.#ledger.pins();
   }
 
   // ---- internals ---------------------------------------------------------------
 
-  #ledgerFile(): string | null {
-    return this.#options.ledgerDir ? join(this.#options.ledgerDir, `${this.#id}.ledger.jsonl`) : null;
-  }
-
-  /** What a request carries besides its messages, as the provider client sends it (the ledger's cache figure). */
-  #requestShape(): RequestShape {
-    return { model: this.#model, tools: this.#tools, promptCache: this.#promptCache };
-  }
-
-  #ledgerView(): LedgerView {
+  /** The session state the ledger wiring reads live, and how it publishes a restored or re-pinned list. */
+  #ledgerAccess() {
     const self = this;
     return {
-      id: self.#id,
-      runtime: self.#runtime,
+      get id() {
+        return self.#id;
+      },
       get messages() {
         return self.#messages;
       },
-      contextLength: self.#contextLength,
-      inputBudget: self.#inputBudget(),
-      request: self.#requestShape(),
-      ledger: self.#ledger,
-      get pins() {
-        return self.#pins;
+      get contextLength() {
+        return self.#contextLength;
       },
-      set pins(pins: Pin[]) {
-        self.#pins = pins;
+      get inputBudget() {
+        return self.#inputBudget();
+      },
+      // What a request carries besides its messages, as the provider client sends it (the ledger's cache figure).
+      get request() {
+        return { model: self.#model, tools: self.#tools, promptCache: self.#promptCache };
+      },
+      get engineTools() {
+        return self.engineTools;
       },
       setMessages(messages: Message[]) {
         self.#messages = messages;
@@ -371,13 +350,6 @@ export class Session {
         self.#lastPromptTokens = 0;
       },
     };
-  }
-
-  /** The list with the host's pins block in place, whatever a pass or a trim did to it. */
-  #withPins(messages: Message[]): Message[] {
-    const placed = placePins(messages, pinsBlock(this.#pins));
-    if (placed.changed && this.#pins.length > 0) this.#runtime.logger.warn("the engine changed or dropped the pins block; the host put it back", { sessionId: this.#id });
-    return placed.messages;
   }
 
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
@@ -486,7 +458,7 @@ export class Session {
       await callHook(r, this.#id, request.turnId, "onSessionEnd", undefined, () => engine.onSessionEnd(this.#id, cloneMessages(before)));
     }
     // The host owns the committed list from here on.
-    this.#messages = this.#withPins(outcome.messages.slice());
+    this.#messages = this.#ledger.withPins(outcome.messages.slice());
     this.#compactions++;
     const entry = this.#ledger.recordCompaction({
       sessionId: this.#id,
@@ -498,7 +470,7 @@ export class Session {
       tokensAfter: outcome.tokensAfter,
       before,
       after: this.#messages,
-      request: this.#requestShape(),
+      request: this.#ledgerAccess().request,
     });
     // "Compression just ran; wait for real usage."
     this.#lastPromptTokens = -1;
@@ -576,7 +548,7 @@ export class Session {
       },
       compact: (request, signal) => self.#compact(request, signal),
       replaceMessages: (messages) => {
-        self.#messages = self.#withPins(messages.slice());
+        self.#messages = self.#ledger.withPins(messages.slice());
       },
     };
   }
