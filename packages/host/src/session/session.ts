@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { MAX_RESULT_DEPTH, UserMessageSchema, estimateTextTokens, exceedsDepth } from "@context-engine/core";
+import { estimateTextTokens } from "@context-engine/core";
 import type { ContextEngine, EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
-import { runCompaction } from "../compaction/runner.js";
 import { inputBudget, requestLimit } from "../request/budget.js";
-import type { CompactionOutcome, CompactionRequest } from "../compaction/runner.js";
 import { HostError, SessionClosedError } from "../errors.js";
 import { promptCacheEnabled } from "../request/cache-breakpoints.js";
 import type { HostRuntime } from "../runtime.js";
@@ -14,38 +12,17 @@ import { callHook, callHookSync } from "./engine-calls.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
 import type { PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
 import { SessionLedgerWiring } from "./session-ledger.js";
+import { initialMessages, toUserMessage } from "./session-input.js";
+import type { OpenSessionOptions, SessionEndReason } from "./session-options.js";
+import { compactSession, safeEngineName, type CompactionSessionAccess } from "./session-compaction.js";
+import type { LedgerSessionAccess } from "./session-ledger.js";
 import { runTurn } from "./turn/run-turn.js";
 import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
 
-export interface OpenSessionOptions {
-  /** Defaults to a random UUID. */
-  sessionId?: string;
-  /** The model name sent with every request. */
-  model: string;
-  /** The model's context window in tokens; 0 or absent means unknown (no window check). */
-  contextLength?: number;
-  provider?: string;
-  baseUrl?: string;
-  /** Passed to `onSessionStart`: where the engine may keep files. */
-  dataDir?: string;
-  platform?: string;
-  conversationId?: string;
-  /** A system prompt placed first in the conversation. */
-  systemPrompt?: string;
-  /** Earlier messages to resume from (after the system prompt). */
-  history?: Message[];
-  /**
-   * Where the compaction ledger is kept: `<ledgerDir>/<session id>.ledger.jsonl`,
-   * read back when it exists (a resumed session keeps its ledger and pins). Absent: in memory only.
-   */
-  ledgerDir?: string;
-  /** Pins to start with when the ledger holds none (texts, pinned verbatim). */
-  pins?: string[];
-}
+export type { OpenSessionOptions, SessionEndReason } from "./session-options.js";
 
-export type SessionEndReason = "end" | "reset" | "expired" | "close";
-
-const PASS_RUNNING = "a compaction pass for this session is still running";
+/** One live view of a session for everything that runs on it (turns, passes, the ledger). */
+type SessionLive = TurnSession & LedgerSessionAccess & CompactionSessionAccess;
 
 /**
  * One conversation driven through one engine. Operations on a session run
@@ -85,7 +62,7 @@ export class Session {
     this.#id = options.sessionId ?? randomUUID();
     this.#model = options.model;
     this.#contextLength = options.contextLength ?? 0;
-    this.#ledger = new SessionLedgerWiring(runtime, this.#ledgerAccess(), options.ledgerDir, options.pins);
+    this.#ledger = new SessionLedgerWiring(runtime, this.#live(), options.ledgerDir, options.pins);
     // A resumed history may carry an older pins block: the current one replaces it.
     this.#messages = this.#ledger.place(initialMessages(options));
     for (const m of this.#messages) runtime.clock.stampHistory(m);
@@ -164,7 +141,7 @@ export class Session {
       this.#turns++;
       // Unique across processes: engines keep turn ids as idempotency keys, and a resumed session counts from 1 again.
       const turnId = `${this.#id}:${this.#turns}:${this.#turnNonce}`;
-      const { result, observe } = await runTurn(this.#turnView(), user, turnId, options.signal);
+      const { result, observe } = await runTurn(this.#live(), user, turnId, options.signal);
       if (observe) this.#observeLater(observe);
       return result;
     });
@@ -188,7 +165,7 @@ export class Session {
       const has = callHookSync(r, this.#id, null, "hasContentToCompress", true, () => r.engine.hasContentToCompress(cloneMessages(this.#messages)));
       if (has === false) return { status: "nothing_to_compress" } as const;
       const focus = focusTopic?.trim() ? focusTopic.trim() : null;
-      return this.#compact({ trigger: "manual", force: true, focusTopic: focus, turnId: null }, options.signal);
+      return compactSession(this.#live(), { trigger: "manual", force: true, focusTopic: focus, turnId: null }, options.signal);
     });
   }
 
@@ -321,37 +298,6 @@ export class Session {
 
   // ---- internals ---------------------------------------------------------------
 
-  /** The session state the ledger wiring reads live, and how it publishes a restored or re-pinned list. */
-  #ledgerAccess() {
-    const self = this;
-    return {
-      get id() {
-        return self.#id;
-      },
-      get messages() {
-        return self.#messages;
-      },
-      get contextLength() {
-        return self.#contextLength;
-      },
-      get inputBudget() {
-        return self.#inputBudget();
-      },
-      // What a request carries besides its messages, as the provider client sends it (the ledger's cache figure).
-      get request() {
-        return { model: self.#model, tools: self.#tools, promptCache: self.#promptCache };
-      },
-      get engineTools() {
-        return self.engineTools;
-      },
-      setMessages(messages: Message[]) {
-        self.#messages = messages;
-        // Measured usage no longer describes the list: estimate until the next response.
-        self.#lastPromptTokens = 0;
-      },
-    };
-  }
-
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
     if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
     this.#pending++;
@@ -410,100 +356,11 @@ export class Session {
     this.#toolsTokens = this.#tools.length > 0 ? estimateTextTokens(JSON.stringify(this.#tools)) : 0;
   }
 
-  async #compact(request: CompactionRequest, signal?: AbortSignal): Promise<CompactionOutcome | { status: "busy" }> {
-    const r = this.#runtime;
-    const id = this.#id;
-    // One pass per session at a time, counting a pass the host gave up on
-    // until the engine has really finished it.
-    if (r.compacting.has(id)) {
-      if (request.trigger !== "manual") {
-        r.bus.emit({ type: "compaction.blocked", sessionId: id, turnId: request.turnId, reason: PASS_RUNNING, tokens: request.currentTokens ?? 0 });
-      }
-      return { status: "busy" };
-    }
-    r.compacting.add(id);
-    // Released when both the engine's pass and this method are done.
-    let holders = 2;
-    const release = () => {
-      if (--holders === 0) r.compacting.delete(id);
-    };
-    const before = this.#messages;
-    try {
-      const outcome = await runCompaction(before, request, {
-        engine: r.engine,
-        sessionId: id,
-        counter: r.counter,
-        bus: r.bus,
-        logger: r.logger,
-        timeoutSeconds: r.config.contextTimeoutSeconds,
-        budgetTokens: this.#inputBudget(),
-        messageTimes: r.clock.timesOf(before),
-        signal,
-        figures: r.figures,
-        onSettled: release,
-      });
-      if (outcome.status !== "committed") return outcome;
-      await this.#commit(before, outcome, request);
-      return outcome;
-    } finally {
-      release();
-    }
-  }
-
-  async #commit(before: Message[], outcome: Extract<CompactionOutcome, { status: "committed" }>, request: CompactionRequest): Promise<void> {
-    const r = this.#runtime;
-    const engine = r.engine;
-    const mode = r.config.compactionBoundary;
-    if (mode === "end-and-start") {
-      await callHook(r, this.#id, request.turnId, "onSessionEnd", undefined, () => engine.onSessionEnd(this.#id, cloneMessages(before)));
-    }
-    // The host owns the committed list from here on.
-    this.#messages = this.#ledger.withPins(outcome.messages.slice());
-    this.#compactions++;
-    const entry = this.#ledger.recordCompaction({
-      sessionId: this.#id,
-      engine: safeEngineName(r),
-      trigger: request.trigger,
-      focusTopic: request.focusTopic,
-      durationMs: outcome.durationMs,
-      tokensBefore: outcome.tokensBefore,
-      tokensAfter: outcome.tokensAfter,
-      before,
-      after: this.#messages,
-      request: this.#ledgerAccess().request,
-    });
-    // "Compression just ran; wait for real usage."
-    this.#lastPromptTokens = -1;
-    try {
-      engine.lastPromptTokens = -1;
-      engine.lastCompletionTokens = 0;
-      engine.awaitingRealUsageAfterCompression = true;
-      engine.lastCompressionRoughTokens = outcome.tokensBefore;
-    } catch {
-      // An engine with read-only figures; the session keeps its own sentinel.
-    }
-    // These figures (and the pass's compressionCount) are now committed state.
-    r.figures.confirm();
-    r.bus.emit({
-      type: "compaction.committed",
-      sessionId: this.#id,
-      turnId: request.turnId,
-      trigger: request.trigger,
-      durationMs: outcome.durationMs,
-      tokensBefore: outcome.tokensBefore,
-      tokensAfter: outcome.tokensAfter,
-      messagesBefore: before.length,
-      messagesAfter: this.#messages.length,
-      ledgerId: entry.id,
-    });
-    if (mode !== "none") {
-      await callHook(r, this.#id, request.turnId, "onSessionStart", undefined, () =>
-        engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "compression", oldSessionId: this.#id }),
-      );
-    }
-  }
-
-  #turnView(): TurnSession {
+  /**
+   * The session's state as turns, compaction passes and the ledger wiring see it: live getters over the private
+   * fields, and the few ways they may change it.
+   */
+  #live(): SessionLive {
     const self = this;
     return {
       get id() {
@@ -531,6 +388,9 @@ export class Session {
       get engineToolNames() {
         return self.#engineToolNames;
       },
+      get engineTools() {
+        return self.engineTools;
+      },
       get toolsTokens() {
         return self.#toolsTokens;
       },
@@ -546,43 +406,29 @@ export class Session {
       get promptCache() {
         return self.#promptCache;
       },
-      compact: (request, signal) => self.#compact(request, signal),
+      // What a request carries besides its messages, as the provider client sends it (the ledger's cache figure).
+      get request() {
+        return { model: self.#model, tools: self.#tools, promptCache: self.#promptCache };
+      },
+      get ledger() {
+        return self.#ledger;
+      },
+      startOptions: () => self.#startOptions(),
+      compact: (request, signal) => compactSession(self.#live(), request, signal),
       replaceMessages: (messages) => {
         self.#messages = self.#ledger.withPins(messages.slice());
       },
+      setMessages(messages: Message[]) {
+        self.#messages = messages;
+        // Measured usage no longer describes the list: estimate until the next response.
+        self.#lastPromptTokens = 0;
+      },
+      adopt(messages: Message[]) {
+        self.#messages = messages;
+        self.#compactions++;
+        // "Compression just ran; wait for real usage."
+        self.#lastPromptTokens = -1;
+      },
     };
-  }
-}
-
-function initialMessages(options: OpenSessionOptions): Message[] {
-  const out: Message[] = [];
-  if (options.systemPrompt) out.push({ role: "system", content: options.systemPrompt });
-  if (options.history) out.push(...cloneMessages(options.history));
-  return out;
-}
-
-function toUserMessage(input: string | Message): Message {
-  if (typeof input === "string") return { role: "user", content: input };
-  // Checked before anything recurses into it.
-  if (exceedsDepth(input, MAX_RESULT_DEPTH)) {
-    throw new HostError("invalid_input", `send: the message is nested more than ${MAX_RESULT_DEPTH} levels deep`);
-  }
-  const parsed = UserMessageSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new HostError(
-      "invalid_input",
-      `send: expected user text or a user message { role: "user", content }` +
-        (issue ? ` (${issue.path.join(".") || "message"}: ${issue.message})` : ""),
-    );
-  }
-  return structuredClone(parsed.data) as Message;
-}
-
-function safeEngineName(r: HostRuntime): string {
-  try {
-    return String(r.engine.name);
-  } catch {
-    return "(unknown)";
   }
 }
