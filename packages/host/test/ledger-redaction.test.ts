@@ -80,4 +80,22 @@ describe("the ledger file is redacted", () => {
     const resumed = await open(dir, session.messages.slice(1));
     expect(resumed.pins()[0]!.text).toBe("deploy key [REDACTED:openai_key]");
   });
+
+  it("applies the session's redaction rules (an extra rule, a disabled kind) to the file", async () => {
+    server.script(() => ({ content: "ok" }));
+    const dir = mkdtempSync(join(tmpdir(), "ce-ledger-redact-rules-"));
+    dirs.push(dir);
+    const { host } = makeHost(server, { engine: new ContextCompressor({ contextLength: 200_000, model: "test-model" }) });
+    const session = await host.openSession({
+      sessionId: "rules",
+      model: "test-model",
+      contextLength: 200_000,
+      ledgerDir: dir,
+      ledgerRedaction: { extra: [{ kind: "acme_badge", pattern: "ACME-\\d{6}" }], disable: ["openai_key"] },
+    });
+    await session.pin(`badge ACME-123456, key ${KEY}`);
+    const file = readFileSync(join(dir, "rules.ledger.jsonl"), "utf8");
+    expect(file).toContain("[REDACTED:acme_badge]");
+    expect(file).not.toContain("ACME-123456");
+  });
 });

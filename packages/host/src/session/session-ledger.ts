@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import type { Message } from "@context-engine/core";
+import type { Message, SecretRuleOptions } from "@context-engine/core";
 import type { PinsOverCapError } from "../errors.js";
 import type { RequestShape } from "../ledger/digest.js";
 import { SessionLedger, type CompactionFacts } from "../ledger/ledger.js";
 import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
+import { ledgerRedactor } from "../ledger/redact-entry.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
 import type { HostRuntime } from "../runtime.js";
 import { expandSummaryInPlace } from "./expand-restore.js";
@@ -34,12 +35,13 @@ export class SessionLedgerWiring {
   readonly #ledger: SessionLedger;
   #pins: Pin[];
 
-  /** `startPins`: texts pinned when the ledger holds no pins (a new session). */
-  constructor(runtime: HostRuntime, session: LedgerSessionAccess, ledgerDir: string | undefined, startPins: readonly string[] = []) {
+  /** `startPins`: texts pinned when the ledger holds no pins (a new session); `redaction`: the rules for the ledger file. */
+  constructor(runtime: HostRuntime, session: LedgerSessionAccess, options: { ledgerDir?: string; startPins?: readonly string[]; redaction?: SecretRuleOptions }) {
+    const startPins = options.startPins ?? [];
     this.#runtime = runtime;
     this.#session = session;
-    this.#ledgerDir = ledgerDir;
-    this.#ledger = new SessionLedger(this.#file(), runtime.logger);
+    this.#ledgerDir = options.ledgerDir;
+    this.#ledger = new SessionLedger(this.#file(), runtime.logger, ledgerRedactor(options.redaction));
     this.#pins = this.#ledger.pins();
     if (this.#pins.length === 0) {
       const at = new Date().toISOString();

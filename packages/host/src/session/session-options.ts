@@ -1,4 +1,4 @@
-import type { Message } from "@context-engine/core";
+import type { Message, SecretRuleOptions } from "@context-engine/core";
 
 export interface OpenSessionOptions {
   /** Defaults to a random UUID. */
@@ -22,6 +22,11 @@ export interface OpenSessionOptions {
    * read back when it exists (a resumed session keeps its ledger and pins). Absent: in memory only.
    */
   ledgerDir?: string;
+  /**
+   * Which secret rules redact what the ledger writes to disk (core's rules, as LCM's `redaction` setting: `disable`,
+   * `extra`, `allow`). Default: every built-in rule.
+   */
+  ledgerRedaction?: SecretRuleOptions;
   /** Pins to start with when the ledger holds none (texts, pinned verbatim). */
   pins?: string[];
 }

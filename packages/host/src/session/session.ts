@@ -62,7 +62,11 @@ export class Session {
     this.#id = options.sessionId ?? randomUUID();
     this.#model = options.model;
     this.#contextLength = options.contextLength ?? 0;
-    this.#ledger = new SessionLedgerWiring(runtime, this.#live(), options.ledgerDir, options.pins);
+    this.#ledger = new SessionLedgerWiring(runtime, this.#live(), {
+      ...(options.ledgerDir ? { ledgerDir: options.ledgerDir } : {}),
+      ...(options.pins ? { startPins: options.pins } : {}),
+      ...(options.ledgerRedaction ? { redaction: options.ledgerRedaction } : {}),
+    });
     // A resumed history may carry an older pins block: the current one replaces it.
     this.#messages = this.#ledger.place(initialMessages(options));
     for (const m of this.#messages) runtime.clock.stampHistory(m);
