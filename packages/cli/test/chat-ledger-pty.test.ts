@@ -47,6 +47,10 @@ describe.skipIf(ptyMissing !== null)("the compaction ledger, /undo, /restore and
     expect(String(pinsBlocks(sent)[0]!.content)).toContain(PIN);
     expect(JSON.stringify(sent)).not.toContain('"content":"topic 2:');
 
+    // A window whose pins cap (10% of 100 tokens) the pin exceeds: /model is refused with the figures, nothing changes.
+    const overCap = (await say(term, "/model gpt-4o-mini 100", /then switch\s+again/)).replace(/\s+/g, " ");
+    expect(overCap).toMatch(/Refused: not switched to gpt-4o-mini: the pins take ~\d+ tokens, over the cap of 10 for its 100-token window by \d+ \(pins: p1 ~\d+\)/);
+    await say(term, "/status", /16,000/);
     // A window too small for the originals: refused with the figure, nothing changed.
     await say(term, "/model gpt-4o-mini 500", "context window 500 tokens");
     const refused = await say(term, "/undo", /do not fit the window: ~[\d,]+ tokens needed, [\d,]+ available, over by [\d,]+\. Nothing was\s+changed\./);

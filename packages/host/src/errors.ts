@@ -11,7 +11,8 @@ export type HostErrorCode =
   | "invalid_input"
   | "provider_error"
   | "iteration_limit"
-  | "engine_unavailable";
+  | "engine_unavailable"
+  | "pins_over_cap";
 
 export class HostError extends Error {
   override readonly name: string = "HostError";
@@ -46,6 +47,29 @@ export class ContextBudgetExceededError extends HostError {
     this.contextLength = contextLength;
     this.compactionTried = compactionTried;
     this.outputReserveTokens = outputReserveTokens;
+  }
+}
+
+/**
+ * `switchModel` to a smaller window was refused: the session's pins would
+ * take more than the new cap (`host.pins.max_share` of the new window).
+ * Nothing changed; unpin `overBy` tokens' worth or raise the share.
+ */
+export class PinsOverCapError extends HostError {
+  override readonly name = "PinsOverCapError";
+  constructor(
+    readonly model: string,
+    readonly contextLength: number,
+    readonly blockTokens: number,
+    readonly cap: number,
+    readonly overBy: number,
+    pins: readonly { id: string; tokens: number }[],
+  ) {
+    super(
+      "pins_over_cap",
+      `not switched to ${model}: the pins take ~${blockTokens} tokens, over the cap of ${cap} for its ${contextLength}-token window by ${overBy} ` +
+        `(pins: ${pins.map((p) => `${p.id} ~${p.tokens}`).join(", ")}); unpin some or raise host.pins.max_share, then switch again`,
+    );
   }
 }
 

@@ -4,7 +4,7 @@ export type { TurnResult, SendOptions, SessionStatus, ManualCompactionResult } f
 export type { CompactionOutcome, CompactionRequest } from "./compaction/runner.js";
 export * from "./events.js";
 export { HostConfigSchema, HookTimeoutsSchema, HookBreakerSchema, resolveHostConfig, hostConfigFromFile, type HostConfig, type HostConfigInput, type HookTimeouts, type BoundedHook, type CompactionBoundaryMode } from "./config.js";
-export { HostError, ContextBudgetExceededError, SessionClosedError, describeError, type HostErrorCode } from "./errors.js";
+export { HostError, ContextBudgetExceededError, PinsOverCapError, SessionClosedError, describeError, type HostErrorCode } from "./errors.js";
 export {
   normalizeAgentTools,
   type FunctionTool,

@@ -1,3 +1,4 @@
+import { PinsOverCapError } from "./errors.js";
 import type { Session } from "./session/session.js";
 import type { ManualCompactionResult, SessionStatus } from "./session/types.js";
 
@@ -106,7 +107,12 @@ export async function runSlashCommand(
     }
     case "model": {
       const ctx = command.contextLength ?? options.resolveContextLength?.(command.model) ?? session.contextLength;
-      await session.switchModel(command.model, ctx);
+      try {
+        await session.switchModel(command.model, ctx);
+      } catch (error) {
+        if (error instanceof PinsOverCapError) return { command, output: `Refused: ${error.message}.` };
+        throw error;
+      }
       return { command, output: `Model: ${session.model} (context window ${session.contextLength.toLocaleString("en-US")} tokens).` };
     }
     case "status": {

@@ -64,8 +64,9 @@ async function turnThenCompact(session: Awaited<ReturnType<typeof open>["session
   const result = await session.compress();
   expect(result.status).toBe("committed");
   await session.send(`after ${text}`);
-  const sentAfter = agentRequests().at(-1)!.body.messages as Message[];
-  return { sentBefore, answered, sentAfter };
+  const bodyAfter = agentRequests().at(-1)!.body as Record<string, unknown>;
+  const sentAfter = bodyAfter.messages as Message[];
+  return { sentBefore, answered, sentAfter, bodyAfter };
 }
 
 describe("the compaction ledger (compressor, lossy)", () => {
@@ -95,6 +96,15 @@ describe("the compaction ledger (compressor, lossy)", () => {
       expect(e.trigger).toBe("manual");
       expect(e.cache.identicalPrefixBytes).toBeGreaterThan(0);
       expect(e.cache.identicalPrefixBytes).toBeLessThan(e.cache.bytesBefore);
+      // The cache figure is measured on the request body as the host sends it (model, tools, then messages): the body
+      // of the first request after the pass, without its new user message, is exactly the "after" the ledger measured.
+      const { bodyAfter } = passes[i]!;
+      expect(Object.keys(bodyAfter).slice(0, 3)).toEqual(["model", "tools", "messages"]);
+      const wire = JSON.stringify({ model: bodyAfter.model, tools: bodyAfter.tools, messages: sentAfter.slice(0, -1) });
+      expect(e.cache.bytesAfter).toBe(Buffer.byteLength(wire, "utf8"));
+      // Model, tools and the system prompt are unchanged, so the identical prefix covers at least them.
+      const head = JSON.stringify({ model: bodyAfter.model, tools: bodyAfter.tools, messages: [sentAfter[0]] }).slice(0, -2);
+      expect(e.cache.identicalPrefixBytes).toBeGreaterThanOrEqual(Buffer.byteLength(head, "utf8"));
     });
     expect(ofType("compaction.committed").map((c) => c.ledgerId)).toEqual(["c1", "c2", "c3"]);
 

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Message } from "@context-engine/core";
+import { applyCacheBreakpoints } from "../request/cache-breakpoints.js";
+import { sanitizeRequestMessages } from "../request/sanitize.js";
 import { isPinsBlock } from "./pins-block.js";
 
 /** Stands for the pins block in digests: a pin added later must not make older entries' anchors unfindable. */
@@ -34,27 +36,50 @@ export function messageDigest(message: Message): string {
 }
 
 /** `messageDigest` remembered by message object, for one operation that looks the same messages up many times. */
-export function digestMemo(): (message: Message) => string {
+export function digestMemo(): ((message: Message) => string) & { seed(message: Message, digest: string): void } {
   const known = new WeakMap<Message, string>();
-  return (message) => {
+  const memo = (message: Message) => {
     let digest = known.get(message);
     if (digest === undefined) known.set(message, (digest = messageDigest(message)));
     return digest;
   };
+  return Object.assign(memo, { seed: (message: Message, digest: string) => void known.set(message, digest) });
 }
 
 export interface PrefixImpact {
-  /** UTF-8 bytes of the message list before the compaction, serialised as a request carries it. */
+  /** UTF-8 bytes of the request before the compaction, serialised as the host sends it (`requestBody`). */
   bytesBefore: number;
   bytesAfter: number;
   /** Leading bytes the two serialisations share: what a provider's prefix cache can still serve. */
   identicalPrefixBytes: number;
 }
 
+/** What a request carries besides its messages; absent, the figures cover the message list alone. */
+export interface RequestShape {
+  model: string;
+  tools: readonly unknown[];
+  /** Cache breakpoints are put on the list (`host.prompt_cache` on for this model). */
+  promptCache: boolean;
+}
+
+/**
+ * The request body as the host's provider client serialises it, up to its
+ * messages: `{"model":…,"tools":[…],"messages":[…]` (sanitised, with cache
+ * breakpoints when on). Fields after the messages (max_tokens, stream) are
+ * not part of any prefix a compaction can change. An engine's `selectContext`
+ * runs per request and is not applied here.
+ */
+export function requestBody(messages: readonly Message[], shape: RequestShape): string {
+  let list = sanitizeRequestMessages(messages.slice()).messages;
+  if (shape.promptCache) list = applyCacheBreakpoints(list).messages;
+  return JSON.stringify({ model: shape.model, ...(shape.tools.length > 0 ? { tools: shape.tools } : {}), messages: list });
+}
+
 /** How much of the request prefix stays byte-identical across a change of the message list. */
-export function prefixImpact(before: readonly Message[], after: readonly Message[]): PrefixImpact {
-  const a = Buffer.from(JSON.stringify(before.map(canonical)), "utf8");
-  const b = Buffer.from(JSON.stringify(after.map(canonical)), "utf8");
+export function prefixImpact(before: readonly Message[], after: readonly Message[], shape?: RequestShape): PrefixImpact {
+  const serialise = (list: readonly Message[]) => (shape ? requestBody(list, shape) : JSON.stringify(list.map(canonical)));
+  const a = Buffer.from(serialise(before), "utf8");
+  const b = Buffer.from(serialise(after), "utf8");
   const limit = Math.min(a.length, b.length);
   let i = 0;
   while (i < limit && a[i] === b[i]) i++;

@@ -4,7 +4,7 @@ import { MessageSchema } from "@context-engine/core";
 import { z } from "zod";
 import type { LedgerEntry } from "./types.js";
 
-const Placed = z.object({ index: z.number().int().nonnegative(), message: MessageSchema });
+const Placed = z.object({ index: z.number().int().nonnegative(), message: MessageSchema, digest: z.string().optional() });
 const Cache = z.object({ bytesBefore: z.number(), bytesAfter: z.number(), identicalPrefixBytes: z.number() });
 const Common = { id: z.string().min(1), sessionId: z.string(), at: z.string() };
 const EntrySchema = z.discriminatedUnion("kind", [

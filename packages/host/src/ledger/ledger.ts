@@ -1,8 +1,9 @@
-import type { Logger, Message } from "@context-engine/core";
+import type { Logger, Message, SecretRedactor } from "@context-engine/core";
 import type { CompactionTrigger } from "../events.js";
-import { alignLists, messageDigest, prefixImpact } from "./digest.js";
+import { alignLists, messageDigest, prefixImpact, type RequestShape } from "./digest.js";
 import { LedgerFile } from "./ledger-file.js";
 import type { Pin } from "./pins-block.js";
+import { ledgerRedactor, redactLedgerEntry } from "./redact-entry.js";
 import type { LedgerCompaction, LedgerEntry, LedgerPinChange, LedgerRestore } from "./types.js";
 
 export interface CompactionFacts {
@@ -15,21 +16,26 @@ export interface CompactionFacts {
   tokensAfter: number;
   before: readonly Message[];
   after: readonly Message[];
+  /** The request around the messages (model, tools), for the cache figure; absent: the message list alone. */
+  request?: RequestShape;
 }
 
 /**
  * One session's compaction ledger: every committed compaction, restore and
  * pin change, in order, kept in memory and (when the session has a file)
- * appended to `<dir>/<session id>.ledger.jsonl` as it happens. A write that
+ * appended to `<dir>/<session id>.ledger.jsonl` as it happens, with secrets
+ * redacted (`redactLedgerEntry`; memory keeps the exact entry). A write that
  * fails is logged; the session goes on.
  */
 export class SessionLedger {
   #entries: LedgerEntry[] = [];
   #file: LedgerFile | null;
   readonly #logger: Logger;
+  readonly #redactor: SecretRedactor;
 
-  constructor(file: string | null, logger: Logger) {
+  constructor(file: string | null, logger: Logger, redactor: SecretRedactor = ledgerRedactor()) {
     this.#logger = logger;
+    this.#redactor = redactor;
     this.#file = null;
     this.reopen(file);
   }
@@ -92,14 +98,14 @@ export class SessionLedger {
       inserted,
       before: f.before.map(messageDigest),
       after: f.after.map(messageDigest),
-      cache: prefixImpact(f.before, f.after),
+      cache: prefixImpact(f.before, f.after, f.request),
     };
     return this.#add(entry);
   }
 
-  recordRestore(r: Omit<LedgerRestore, "kind" | "id" | "at" | "cache"> & { before: readonly Message[]; after: readonly Message[] }): LedgerRestore {
-    const { before, after, ...facts } = r;
-    const entry: LedgerRestore = { kind: "restore", id: `r${this.#count("restore") + 1}`, at: new Date().toISOString(), ...facts, cache: prefixImpact(before, after) };
+  recordRestore(r: Omit<LedgerRestore, "kind" | "id" | "at" | "cache"> & { before: readonly Message[]; after: readonly Message[]; request?: RequestShape }): LedgerRestore {
+    const { before, after, request, ...facts } = r;
+    const entry: LedgerRestore = { kind: "restore", id: `r${this.#count("restore") + 1}`, at: new Date().toISOString(), ...facts, cache: prefixImpact(before, after, request) };
     return this.#add(entry);
   }
 
@@ -120,7 +126,7 @@ export class SessionLedger {
   #add<T extends LedgerEntry>(entry: T): T {
     this.#entries.push(entry);
     try {
-      this.#file?.append(entry);
+      this.#file?.append(redactLedgerEntry(entry, this.#redactor));
     } catch (error) {
       this.#logger.warn("the compaction ledger could not be written; it is kept in memory", { file: this.#file?.file, error: (error as Error).message });
     }

@@ -22,6 +22,8 @@ export interface Unfolded {
 export function unfoldCompaction(live: readonly Message[], target: LedgerCompaction, active: readonly LedgerCompaction[]): Unfolded {
   const list = live.slice();
   const messageDigest = digestMemo();
+  // A message read back redacted from disk stands for its exact original (the digest it carries).
+  for (const e of active) for (const p of [...e.removed, ...e.inserted]) if (p.digest) messageDigest.seed(p.message, p.digest);
   const done: string[] = [];
   let back = 0;
   const order = new Map(active.map((e, i) => [e.id, i] as const));

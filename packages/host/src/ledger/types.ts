@@ -6,6 +6,8 @@ import type { PrefixImpact } from "./digest.js";
 export interface PlacedMessage {
   index: number;
   message: Message;
+  /** On disk, when `message` is a redacted copy: the digest of the exact original (what the live list holds). */
+  digest?: string;
 }
 
 /** One committed compaction, as the host saw it: the list before and after the engine's pass. */

@@ -70,11 +70,11 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAICh
   const baseURL = client.baseURL;
 
   const bodyOf = (request: ChatModelRequest): Record<string, unknown> => {
-    const body: Record<string, unknown> = {
-      model: request.model ?? options.model,
-      messages: request.messages,
-    };
+    // Tools before messages: the order providers put them in the prompt, so the body's bytes up to the messages are
+    // the cacheable prefix the ledger measures (`requestBody`).
+    const body: Record<string, unknown> = { model: request.model ?? options.model };
     if (request.tools && request.tools.length > 0) body.tools = request.tools;
+    body.messages = request.messages;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
     return body;

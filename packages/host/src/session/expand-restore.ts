@@ -51,6 +51,7 @@ export async function expandSummaryInPlace(view: LedgerView, summaryId: string, 
     messagesAfter: after.length,
     before,
     after,
+    request: view.request,
   });
   view.runtime.bus.emit({ type: "compaction.restored", sessionId: view.id, ledgerId: entry.id, compactions: entry.compactions, messagesBack: entry.messagesBack, tokensBefore, tokensAfter: tokensNeeded });
   return { status: "restored", entry };

@@ -1,5 +1,7 @@
 import { checkConversation, contentText } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
+import { PinsOverCapError } from "../errors.js";
+import type { RequestShape } from "../ledger/digest.js";
 import type { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins } from "../ledger/pins-block.js";
 import type { Pin } from "../ledger/pins-block.js";
@@ -15,6 +17,8 @@ export interface LedgerView {
   readonly contextLength: number;
   /** What the messages may take in a request (0: unknown window, no check). */
   readonly inputBudget: number;
+  /** The request around the messages (model, tools), for the ledger's cache figure. */
+  readonly request: RequestShape;
   readonly ledger: SessionLedger;
   pins: Pin[];
   /** Publish a new live list (figures of the old one no longer apply). */
@@ -66,6 +70,7 @@ export function restoreCompaction(view: LedgerView, id: string | null): RestoreR
     messagesAfter: after.length,
     before,
     after,
+    request: view.request,
   });
   runtime.bus.emit({ type: "compaction.restored", sessionId: view.id, ledgerId: entry.id, compactions: entry.compactions, messagesBack: entry.messagesBack, tokensBefore, tokensAfter: tokensNeeded });
   return { status: "restored", entry };
@@ -87,6 +92,18 @@ export type PinInput = string | { index: number };
 /** The cap on the pins block's tokens: `host.pins.max_share` of the window; null with no known window. */
 export function pinsCap(view: LedgerView): number | null {
   return view.contextLength > 0 ? Math.floor(view.contextLength * view.runtime.config.pins.maxShare) : null;
+}
+
+/**
+ * Why a switch to a `contextLength`-token window must be refused: the pins
+ * block over that window's cap (pins are a promise until `/unpin`, so they
+ * are never dropped; the cap is kept by refusing the switch). Null: it fits.
+ */
+export function pinsOverNewCap(view: LedgerView, model: string, contextLength: number): PinsOverCapError | null {
+  if (contextLength <= 0 || view.pins.length === 0) return null;
+  const cap = Math.floor(contextLength * view.runtime.config.pins.maxShare);
+  const tokens = blockTokens(view, view.pins);
+  return tokens > cap ? new PinsOverCapError(model, contextLength, tokens, cap, tokens - cap, listPins(view)) : null;
 }
 
 export function listPins(view: LedgerView): PinInfo[] {

@@ -1,55 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { MAX_RESULT_DEPTH, UserMessageSchema, estimateTextTokens, exceedsDepth } from "@context-engine/core";
+import { estimateTextTokens } from "@context-engine/core";
 import type { ContextEngine, EngineStatus, Message, SessionStartOptions } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
-import { runCompaction } from "../compaction/runner.js";
 import { inputBudget, requestLimit } from "../request/budget.js";
-import type { CompactionOutcome, CompactionRequest } from "../compaction/runner.js";
 import { HostError, SessionClosedError } from "../errors.js";
 import { promptCacheEnabled } from "../request/cache-breakpoints.js";
 import type { HostRuntime } from "../runtime.js";
 import { collectEngineTools } from "../tools.js";
 import type { FunctionTool } from "../tools.js";
 import { callHook, callHookSync } from "./engine-calls.js";
-import { join } from "node:path";
-import { SessionLedger } from "../ledger/ledger.js";
-import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
-import { expandSummaryInPlace } from "./expand-restore.js";
-import { addPin, listPins, removePin, restoreCompaction } from "./ledger-ops.js";
-import type { LedgerView, PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
+import type { PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
+import { SessionLedgerWiring } from "./session-ledger.js";
+import { initialMessages, toUserMessage } from "./session-input.js";
+import type { OpenSessionOptions, SessionEndReason } from "./session-options.js";
+import { compactSession, safeEngineName, type CompactionSessionAccess } from "./session-compaction.js";
+import type { LedgerSessionAccess } from "./session-ledger.js";
 import { runTurn } from "./turn/run-turn.js";
 import type { ManualCompactionResult, SendOptions, SessionStatus, TurnResult, TurnSession } from "./types.js";
 
-export interface OpenSessionOptions {
-  /** Defaults to a random UUID. */
-  sessionId?: string;
-  /** The model name sent with every request. */
-  model: string;
-  /** The model's context window in tokens; 0 or absent means unknown (no window check). */
-  contextLength?: number;
-  provider?: string;
-  baseUrl?: string;
-  /** Passed to `onSessionStart`: where the engine may keep files. */
-  dataDir?: string;
-  platform?: string;
-  conversationId?: string;
-  /** A system prompt placed first in the conversation. */
-  systemPrompt?: string;
-  /** Earlier messages to resume from (after the system prompt). */
-  history?: Message[];
-  /**
-   * Where the compaction ledger is kept: `<ledgerDir>/<session id>.ledger.jsonl`,
-   * read back when it exists (a resumed session keeps its ledger and pins). Absent: in memory only.
-   */
-  ledgerDir?: string;
-  /** Pins to start with when the ledger holds none (texts, pinned verbatim). */
-  pins?: string[];
-}
+export type { OpenSessionOptions, SessionEndReason } from "./session-options.js";
 
-export type SessionEndReason = "end" | "reset" | "expired" | "close";
-
-const PASS_RUNNING = "a compaction pass for this session is still running";
+/** One live view of a session for everything that runs on it (turns, passes, the ledger). */
+type SessionLive = TurnSession & LedgerSessionAccess & CompactionSessionAccess;
 
 /**
  * One conversation driven through one engine. Operations on a session run
@@ -79,8 +52,8 @@ export class Session {
   /** The last turn's `onTurnComplete`, running after its answer was returned; awaited before the next operation. */
   #observation: Promise<void> = Promise.resolve();
   readonly #onEnded: (session: Session) => void;
-  readonly #ledger: SessionLedger;
-  #pins: Pin[] = [];
+  /** The compaction ledger and the pins (see `session-ledger.ts`). */
+  readonly #ledger: SessionLedgerWiring;
 
   /** @internal Use `AgentHost.openSession`. */
   constructor(runtime: HostRuntime, options: OpenSessionOptions, onEnded: (session: Session) => void) {
@@ -89,14 +62,13 @@ export class Session {
     this.#id = options.sessionId ?? randomUUID();
     this.#model = options.model;
     this.#contextLength = options.contextLength ?? 0;
-    this.#ledger = new SessionLedger(this.#ledgerFile(), runtime.logger);
-    this.#pins = this.#ledger.pins();
-    if (this.#pins.length === 0 && options.pins) {
-      const at = new Date().toISOString();
-      this.#pins = options.pins.filter((t) => t.trim()).map((text, i) => ({ id: `p${i + 1}`, text, at }));
-    }
+    this.#ledger = new SessionLedgerWiring(runtime, this.#live(), {
+      ...(options.ledgerDir ? { ledgerDir: options.ledgerDir } : {}),
+      ...(options.pins ? { startPins: options.pins } : {}),
+      ...(options.ledgerRedaction ? { redaction: options.ledgerRedaction } : {}),
+    });
     // A resumed history may carry an older pins block: the current one replaces it.
-    this.#messages = placePins(initialMessages(options), pinsBlock(this.#pins)).messages;
+    this.#messages = this.#ledger.place(initialMessages(options));
     for (const m of this.#messages) runtime.clock.stampHistory(m);
     this.#onEnded = onEnded;
     this.#promptCache = promptCacheEnabled(runtime.config.promptCache, this.#model);
@@ -173,7 +145,7 @@ export class Session {
       this.#turns++;
       // Unique across processes: engines keep turn ids as idempotency keys, and a resumed session counts from 1 again.
       const turnId = `${this.#id}:${this.#turns}:${this.#turnNonce}`;
-      const { result, observe } = await runTurn(this.#turnView(), user, turnId, options.signal);
+      const { result, observe } = await runTurn(this.#live(), user, turnId, options.signal);
       if (observe) this.#observeLater(observe);
       return result;
     });
@@ -197,7 +169,7 @@ export class Session {
       const has = callHookSync(r, this.#id, null, "hasContentToCompress", true, () => r.engine.hasContentToCompress(cloneMessages(this.#messages)));
       if (has === false) return { status: "nothing_to_compress" } as const;
       const focus = focusTopic?.trim() ? focusTopic.trim() : null;
-      return this.#compact({ trigger: "manual", force: true, focusTopic: focus, turnId: null }, options.signal);
+      return compactSession(this.#live(), { trigger: "manual", force: true, focusTopic: focus, turnId: null }, options.signal);
     });
   }
 
@@ -220,9 +192,8 @@ export class Session {
       this.#turns = 0;
       this.#compactions = 0;
       // Another conversation: its own ledger, and no pins.
-      this.#ledger.reopen(this.#ledgerFile());
-      this.#pins = this.#ledger.pins();
-      this.#messages = placePins(this.#messages, pinsBlock(this.#pins)).messages;
+      this.#ledger.reopen();
+      this.#messages = this.#ledger.place(this.#messages);
       await callHook(r, this.#id, null, "onSessionStart", undefined, () =>
         r.engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "reset", oldSessionId: oldId }),
       );
@@ -231,11 +202,16 @@ export class Session {
     });
   }
 
-  /** `/model`: switch the model (and window) for the following requests; calls `updateModel`. */
+  /**
+   * `/model`: switch the model (and window) for the following requests; calls `updateModel`.
+   * Refused with `PinsOverCapError` (nothing changes) when the pins exceed the new window's cap.
+   */
   switchModel(model: string, contextLength?: number, options: { provider?: string; baseUrl?: string } = {}): Promise<void> {
     if (!model.trim()) return Promise.reject(new HostError("invalid_input", "switchModel: the model name is empty"));
     return this.#enqueue(async () => {
       const r = this.#runtime;
+      const overCap = contextLength === undefined ? null : this.#ledger.overCapFor(model.trim(), contextLength);
+      if (overCap) throw overCap;
       const previous = this.#model;
       this.#model = model.trim();
       if (contextLength !== undefined) this.#contextLength = contextLength;
@@ -297,76 +273,34 @@ export class Session {
 
   /** The whole ledger: compactions, restores and pin changes, in order. */
   ledger(): readonly LedgerEntry[] {
-    return this.#ledger.entries;
+    return this.#ledger.entries();
   }
 
   /** `/undo`: put back what the last compaction still applied removed, when it fits the window. */
   undo(): Promise<RestoreResult> {
-    return this.#enqueue(async () => restoreCompaction(this.#ledgerView(), null));
+    return this.#enqueue(async () => this.#ledger.undo());
   }
 
   /** `/restore <id>`: undo compaction `id`; later ones stay applied where they do not overlap it. */
   restore(id: string): Promise<RestoreResult> {
-    return this.#enqueue(async () => {
-      const view = this.#ledgerView();
-      const fromLedger = restoreCompaction(view, id);
-      // A summary id the ledger does not know: expanded in place through the engine's published expand tool.
-      if (fromLedger.status !== "unknown_id") return fromLedger;
-      return (await expandSummaryInPlace(view, id, this.engineTools)) ?? fromLedger;
-    });
+    return this.#enqueue(() => this.#ledger.restore(id));
   }
 
   /** `/pin`: keep `text` (or message `{ index }`'s text) verbatim in every request from now on. */
   pin(input: PinInput): Promise<PinResult> {
-    return this.#enqueue(async () => addPin(this.#ledgerView(), input));
+    return this.#enqueue(async () => this.#ledger.pin(input));
   }
 
   unpin(id: string): Promise<UnpinResult> {
-    return this.#enqueue(async () => removePin(this.#ledgerView(), id));
+    return this.#enqueue(async () => this.#ledger.unpin(id));
   }
 
   /** The pins, in the order they sit in the pins block, with their token cost. */
   pins(): PinInfo[] {
-    return listPins(this.#ledgerView());
+    return this.#ledger.pins();
   }
 
   // ---- internals ---------------------------------------------------------------
-
-  #ledgerFile(): string | null {
-    return this.#options.ledgerDir ? join(this.#options.ledgerDir, `${this.#id}.ledger.jsonl`) : null;
-  }
-
-  #ledgerView(): LedgerView {
-    const self = this;
-    return {
-      id: self.#id,
-      runtime: self.#runtime,
-      get messages() {
-        return self.#messages;
-      },
-      contextLength: self.#contextLength,
-      inputBudget: self.#inputBudget(),
-      ledger: self.#ledger,
-      get pins() {
-        return self.#pins;
-      },
-      set pins(pins: Pin[]) {
-        self.#pins = pins;
-      },
-      setMessages(messages: Message[]) {
-        self.#messages = messages;
-        // Measured usage no longer describes the list: estimate until the next response.
-        self.#lastPromptTokens = 0;
-      },
-    };
-  }
-
-  /** The list with the host's pins block in place, whatever a pass or a trim did to it. */
-  #withPins(messages: Message[]): Message[] {
-    const placed = placePins(messages, pinsBlock(this.#pins));
-    if (placed.changed && this.#pins.length > 0) this.#runtime.logger.warn("the engine changed or dropped the pins block; the host put it back", { sessionId: this.#id });
-    return placed.messages;
-  }
 
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
     if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
@@ -426,99 +360,11 @@ export class Session {
     this.#toolsTokens = this.#tools.length > 0 ? estimateTextTokens(JSON.stringify(this.#tools)) : 0;
   }
 
-  async #compact(request: CompactionRequest, signal?: AbortSignal): Promise<CompactionOutcome | { status: "busy" }> {
-    const r = this.#runtime;
-    const id = this.#id;
-    // One pass per session at a time, counting a pass the host gave up on
-    // until the engine has really finished it.
-    if (r.compacting.has(id)) {
-      if (request.trigger !== "manual") {
-        r.bus.emit({ type: "compaction.blocked", sessionId: id, turnId: request.turnId, reason: PASS_RUNNING, tokens: request.currentTokens ?? 0 });
-      }
-      return { status: "busy" };
-    }
-    r.compacting.add(id);
-    // Released when both the engine's pass and this method are done.
-    let holders = 2;
-    const release = () => {
-      if (--holders === 0) r.compacting.delete(id);
-    };
-    const before = this.#messages;
-    try {
-      const outcome = await runCompaction(before, request, {
-        engine: r.engine,
-        sessionId: id,
-        counter: r.counter,
-        bus: r.bus,
-        logger: r.logger,
-        timeoutSeconds: r.config.contextTimeoutSeconds,
-        budgetTokens: this.#inputBudget(),
-        messageTimes: r.clock.timesOf(before),
-        signal,
-        figures: r.figures,
-        onSettled: release,
-      });
-      if (outcome.status !== "committed") return outcome;
-      await this.#commit(before, outcome, request);
-      return outcome;
-    } finally {
-      release();
-    }
-  }
-
-  async #commit(before: Message[], outcome: Extract<CompactionOutcome, { status: "committed" }>, request: CompactionRequest): Promise<void> {
-    const r = this.#runtime;
-    const engine = r.engine;
-    const mode = r.config.compactionBoundary;
-    if (mode === "end-and-start") {
-      await callHook(r, this.#id, request.turnId, "onSessionEnd", undefined, () => engine.onSessionEnd(this.#id, cloneMessages(before)));
-    }
-    // The host owns the committed list from here on.
-    this.#messages = this.#withPins(outcome.messages.slice());
-    this.#compactions++;
-    const entry = this.#ledger.recordCompaction({
-      sessionId: this.#id,
-      engine: safeEngineName(r),
-      trigger: request.trigger,
-      focusTopic: request.focusTopic,
-      durationMs: outcome.durationMs,
-      tokensBefore: outcome.tokensBefore,
-      tokensAfter: outcome.tokensAfter,
-      before,
-      after: this.#messages,
-    });
-    // "Compression just ran; wait for real usage."
-    this.#lastPromptTokens = -1;
-    try {
-      engine.lastPromptTokens = -1;
-      engine.lastCompletionTokens = 0;
-      engine.awaitingRealUsageAfterCompression = true;
-      engine.lastCompressionRoughTokens = outcome.tokensBefore;
-    } catch {
-      // An engine with read-only figures; the session keeps its own sentinel.
-    }
-    // These figures (and the pass's compressionCount) are now committed state.
-    r.figures.confirm();
-    r.bus.emit({
-      type: "compaction.committed",
-      sessionId: this.#id,
-      turnId: request.turnId,
-      trigger: request.trigger,
-      durationMs: outcome.durationMs,
-      tokensBefore: outcome.tokensBefore,
-      tokensAfter: outcome.tokensAfter,
-      messagesBefore: before.length,
-      messagesAfter: this.#messages.length,
-      ledgerId: entry.id,
-    });
-    if (mode !== "none") {
-      await callHook(r, this.#id, request.turnId, "onSessionStart", undefined, () =>
-        engine.onSessionStart(this.#id, { ...this.#startOptions(), boundaryReason: "compression", oldSessionId: this.#id }),
-      );
-    }
-  }
-
-  #turnView(): TurnSession {
+  /**
+   * The session's state as turns, compaction passes and the ledger wiring see it: live getters over the private
+   * fields, and the few ways they may change it.
+   */
+  #live(): SessionLive {
     const self = this;
     return {
       get id() {
@@ -546,6 +392,9 @@ export class Session {
       get engineToolNames() {
         return self.#engineToolNames;
       },
+      get engineTools() {
+        return self.engineTools;
+      },
       get toolsTokens() {
         return self.#toolsTokens;
       },
@@ -561,43 +410,29 @@ export class Session {
       get promptCache() {
         return self.#promptCache;
       },
-      compact: (request, signal) => self.#compact(request, signal),
+      // What a request carries besides its messages, as the provider client sends it (the ledger's cache figure).
+      get request() {
+        return { model: self.#model, tools: self.#tools, promptCache: self.#promptCache };
+      },
+      get ledger() {
+        return self.#ledger;
+      },
+      startOptions: () => self.#startOptions(),
+      compact: (request, signal) => compactSession(self.#live(), request, signal),
       replaceMessages: (messages) => {
-        self.#messages = self.#withPins(messages.slice());
+        self.#messages = self.#ledger.withPins(messages.slice());
+      },
+      setMessages(messages: Message[]) {
+        self.#messages = messages;
+        // Measured usage no longer describes the list: estimate until the next response.
+        self.#lastPromptTokens = 0;
+      },
+      adopt(messages: Message[]) {
+        self.#messages = messages;
+        self.#compactions++;
+        // "Compression just ran; wait for real usage."
+        self.#lastPromptTokens = -1;
       },
     };
-  }
-}
-
-function initialMessages(options: OpenSessionOptions): Message[] {
-  const out: Message[] = [];
-  if (options.systemPrompt) out.push({ role: "system", content: options.systemPrompt });
-  if (options.history) out.push(...cloneMessages(options.history));
-  return out;
-}
-
-function toUserMessage(input: string | Message): Message {
-  if (typeof input === "string") return { role: "user", content: input };
-  // Checked before anything recurses into it.
-  if (exceedsDepth(input, MAX_RESULT_DEPTH)) {
-    throw new HostError("invalid_input", `send: the message is nested more than ${MAX_RESULT_DEPTH} levels deep`);
-  }
-  const parsed = UserMessageSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new HostError(
-      "invalid_input",
-      `send: expected user text or a user message { role: "user", content }` +
-        (issue ? ` (${issue.path.join(".") || "message"}: ${issue.message})` : ""),
-    );
-  }
-  return structuredClone(parsed.data) as Message;
-}
-
-function safeEngineName(r: HostRuntime): string {
-  try {
-    return String(r.engine.name);
-  } catch {
-    return "(unknown)";
   }
 }
