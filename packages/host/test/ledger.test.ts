@@ -122,6 +122,30 @@ describe("the compaction ledger (compressor, lossy)", () => {
     expect(session.ledger().filter((e) => e.kind === "restore")).toHaveLength(1);
   });
 
+  it("a restore stays: the threshold does not compact it away again until the next compaction commits", async () => {
+    server.script(() => ({ content: "ok" }));
+    // A 1,000-token threshold the 10-turn history is far over, in a window it fits easily.
+    const engine = new ContextCompressor({ contextLength: 200_000, model: "test-model", config: { protect_last_n: 4, threshold_tokens: 1_000 } });
+    const made = makeHost(server, { engine, tools: [{ name: "read_file", parameters: { type: "object" } }], executeTool: () => "ok" });
+    const session = await made.host.openSession({ sessionId: "hold", model: "test-model", contextLength: 200_000, systemPrompt: "You are a coding agent.", history: chat(10, "k") });
+    await session.send("one");
+    expect(session.compactions().map((c) => c.trigger)).toContain("preflight");
+    const passes = session.compactions().length;
+    expect((await session.undo()).status).toBe("restored");
+    const removed = session.compactions().at(-1)!.removed.map((r) => canonicalLedgerMessage(r.message));
+    await session.send("two");
+    // No threshold pass: the next request carries every message the undo put back.
+    expect(session.compactions()).toHaveLength(passes);
+    const sent = (agentRequests().at(-1)!.body.messages as Message[]).map(canonicalLedgerMessage);
+    for (const m of removed) expect(sent).toContain(m);
+    // A compaction the user asks for ends the hold; the threshold applies again from then on.
+    expect((await session.compress()).status).toBe("committed");
+    expect((await session.undo()).status).toBe("restored");
+    expect((await session.compress()).status).toBe("committed");
+    await session.send("three");
+    expect(session.compactions().length).toBeGreaterThan(passes + 2);
+  });
+
   it("restore of an earlier compaction also unfolds a later one that covered its summary, and keeps tool pairs whole", async () => {
     server.script(() => ({ content: "ok" }));
     const session = await open().session;

@@ -38,6 +38,8 @@ export class Session {
   readonly #options: OpenSessionOptions;
   #messages: Message[];
   #lastPromptTokens = 0;
+  /** Set by a restore, cleared when a compaction commits (see `TurnSession.holdThreshold`). */
+  #holdThreshold = false;
   #tools: FunctionTool[] = [];
   #engineToolNames = new Set<string>();
   #toolsTokens = 0;
@@ -191,6 +193,7 @@ export class Session {
       this.#lastPromptTokens = 0;
       this.#turns = 0;
       this.#compactions = 0;
+      this.#holdThreshold = false;
       // Another conversation: its own ledger, and no pins.
       this.#ledger.reopen();
       this.#messages = this.#ledger.place(this.#messages);
@@ -278,12 +281,12 @@ export class Session {
 
   /** `/undo`: put back what the last compaction still applied removed, when it fits the window. */
   undo(): Promise<RestoreResult> {
-    return this.#enqueue(async () => this.#ledger.undo());
+    return this.#enqueue(async () => this.#holdAfter(this.#ledger.undo()));
   }
 
   /** `/restore <id>`: undo compaction `id`; later ones stay applied where they do not overlap it. */
   restore(id: string): Promise<RestoreResult> {
-    return this.#enqueue(() => this.#ledger.restore(id));
+    return this.#enqueue(async () => this.#holdAfter(await this.#ledger.restore(id)));
   }
 
   /** `/pin`: keep `text` (or message `{ index }`'s text) verbatim in every request from now on. */
@@ -301,6 +304,12 @@ export class Session {
   }
 
   // ---- internals ---------------------------------------------------------------
+
+  /** A restore that went through holds the threshold off until the next compaction commits. */
+  #holdAfter(result: RestoreResult): RestoreResult {
+    if (result.status === "restored") this.#holdThreshold = true;
+    return result;
+  }
 
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
     if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
@@ -410,6 +419,9 @@ export class Session {
       get promptCache() {
         return self.#promptCache;
       },
+      get holdThreshold() {
+        return self.#holdThreshold;
+      },
       // What a request carries besides its messages, as the provider client sends it (the ledger's cache figure).
       get request() {
         return { model: self.#model, tools: self.#tools, promptCache: self.#promptCache };
@@ -430,6 +442,7 @@ export class Session {
       adopt(messages: Message[]) {
         self.#messages = messages;
         self.#compactions++;
+        self.#holdThreshold = false;
         // "Compression just ran; wait for real usage."
         self.#lastPromptTokens = -1;
       },

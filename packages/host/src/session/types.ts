@@ -73,6 +73,11 @@ export interface TurnSession {
   /** What the messages may take: `requestLimit` less the tool schemas; engines get it as `budgetTokens`. */
   readonly inputBudget: number;
   readonly promptCache: boolean;
+  /**
+   * True after a restore (`undo`/`restore`) until the next compaction commits: the threshold does not
+   * trigger compaction then, so what the user put back stays; a request over the window is still fitted.
+   */
+  readonly holdThreshold?: boolean;
   /** Run one compaction pass and publish it if it commits. */
   compact(request: CompactionRequest, signal?: AbortSignal): Promise<CompactionOutcome | { status: "busy" }>;
   /** Replace the live conversation (pruning); the caller validated it. */

@@ -13,6 +13,8 @@ export function estimateConversation(state: TurnState): number {
 
 export function shouldCompress(state: TurnState, tokens: number): boolean {
   const { runtime } = state.session;
+  // The user just put messages back: the threshold does not take them away again (the window still does).
+  if (state.session.holdThreshold) return false;
   return callHookSync<unknown>(runtime, state.session.id, state.turnId, "shouldCompress", false, () => runtime.engine.shouldCompress(tokens)) === true;
 }
 

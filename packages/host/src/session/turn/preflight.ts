@@ -28,7 +28,7 @@ export async function runPreflight(state: TurnState): Promise<void> {
       tokens = after;
       if (!shouldCompress(state, tokens) || !progressed) break;
     }
-  } else if (maintenance === true && canCompact(state)) {
+  } else if (maintenance === true && !session.holdThreshold && canCompact(state)) {
     await compact(state, "maintenance", tokens, false);
   } else {
     reportBlocked(state, tokens);
