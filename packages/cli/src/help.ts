@@ -76,6 +76,7 @@ export const CHAT_HELP = `Usage:
   context-engine chat [options] -               the whole of stdin as one message
   context-engine chat --list                    saved chats, newest first
   context-engine chat --resume [id]             continue a saved chat (an id prefix; none: the newest)
+  context-engine chat export <id> [--out FILE]  one saved chat and its compaction ledger as JSON
 
 The endpoint comes from config.yaml (model.base_url, model.api_key, model.name,
 model.context_length, model.request_timeout_seconds) and the environment (OPENAI_BASE_URL,
@@ -113,6 +114,21 @@ Options:
 
 Exit codes: 0 ok · 1 the last turn failed inside the host · 4 no such chat / empty message ·
 5 endpoint missing or failing · 130 left with Ctrl-C
+`;
+
+export const CHAT_EXPORT_HELP = `Usage:
+  context-engine chat export <id> [--out FILE]
+
+Writes one saved chat as a single JSON document: its transcript, line by line as saved, and the
+entries of its compaction ledger (chats/<id>.ledger.jsonl, redacted as the host wrote it). Both
+are validated first; a damaged file is an error, never a partial export. <id> is a chat id or a
+unique prefix of one ('context-engine chat --list' shows them). The document goes to stdout, or to
+FILE (created readable by you only).
+
+Options:
+  -o, --out <file>     Write the document to this file instead of stdout
+
+Exit codes: 0 ok · 2 bad usage or an ambiguous prefix · 4 no such chat, or its files are damaged
 `;
 
 export const PLUGINS_HELP = `Usage:

@@ -106,6 +106,11 @@ export class TranscriptStore {
     return join(this.dir, `${id}.jsonl`);
   }
 
+  /** The host's compaction ledger of a chat, beside its transcript (the host writes it; see setUpChat's ledgerDir). */
+  ledgerFileOf(id: string): string {
+    return this.fileOf(id).slice(0, -".jsonl".length) + LEDGER_SUFFIX;
+  }
+
   /** Start a transcript (or continue one: the header is written once). */
   open(header: Omit<TranscriptHeader, "type">): void {
     mkdirSync(this.dir, { recursive: true });

@@ -34,6 +34,8 @@ function plainWarnings(write: (line: string) => void, p: Palette): Logger {
 }
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
+  // `chat export …` is a subcommand; a message that is the single word "export" goes as `chat -- export`.
+  if (argv[0] === "export") return (await import("./chat-export.js")).chatExportCommand(argv.slice(1), io);
   const { resumeId, rest } = takeResume(argv);
   const { values, positionals } = parseCommandArgs("chat", rest, {
     engine: { type: "string", short: "e" },
