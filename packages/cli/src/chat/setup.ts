@@ -4,6 +4,7 @@ import { ConfigError, EndpointError } from "../errors.js";
 import type { CliIO } from "../io.js";
 import { engineSearchPaths } from "../paths.js";
 import { ENDPOINT_HINTS } from "../commands/endpoint.js";
+import { chatRetention, type ChatRetention } from "./retention.js";
 
 export interface ChatSetupOptions {
   io: CliIO;
@@ -35,6 +36,8 @@ export interface ChatSetup {
   resolved: ResolvedModelConfig;
   chatModel: OpenAIChatModel;
   configFile: string;
+  /** How long saved chats are kept (`chat:` in config.yaml); empty: all of them. */
+  retention: ChatRetention;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
   const env = { ...o.io.env };
   const loaded = await loadConfig({ cwd: o.io.cwd, env, ...(o.configPath ? { path: o.configPath } : {}) });
   const configFile = loaded.file ?? "config.yaml";
+  const retention = chatRetention(loaded.source, configFile);
   const modelSection = { ...loaded.config.model, ...(o.model ? { name: o.model } : {}) };
   let resolved: ResolvedModelConfig;
   try {
@@ -118,6 +122,7 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
     resolved,
     chatModel,
     configFile,
+    retention,
     close: async () => {
       await agent.close();
       const close = (engine as { close?: unknown }).close;

@@ -15,6 +15,7 @@ import { runRepl } from "../chat/repl.js";
 import { setUpChat, type ChatSetup } from "../chat/setup.js";
 import { Journal } from "../chat/journal.js";
 import { listChats, openStore, pickResume } from "../chat/resume.js";
+import { pruneChats } from "../chat/retention.js";
 import type { LoadedTranscript } from "../chat/transcripts.js";
 import { runOneTurn, type TurnDeps } from "../chat/turn.js";
 import { TurnView } from "../chat/turn-view.js";
@@ -118,6 +119,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     onEvent,
   });
   const { session, resolved, engineInfo } = setup;
+  // Retention (chat.keep_days, chat.max_chats) runs as a chat starts; the chat starting or resumed is never removed.
+  const pruned = store ? pruneChats(store, setup.retention, sessionId) : [];
+  if (pruned.length > 0) say(err.dim(`Removed ${pruned.length} saved chat${pruned.length === 1 ? "" : "s"} past the retention in ${setup.configFile} (chat.keep_days / chat.max_chats).`));
   view = new TurnView(io.stdout, io.stderr, err);
   compactions = new CompactionLog(() => session.messages);
   if (resume) compactions.restore(resume.compactions);
