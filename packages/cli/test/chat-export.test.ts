@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startChatServer } from "./helpers/chat-server.js";
@@ -98,6 +98,37 @@ describe("context-engine chat export", () => {
       const sent = await runBin(["chat", "--no-save", "--", "export"], s);
       expect(sent.code, sent.stderr).toBe(0);
       expect(server.requests.at(-1)!.body.messages.map((m) => m.content)).toEqual(["export"]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("chat retention through the binary (config.yaml chat.keep_days)", () => {
+  it("a chat that starts removes transcripts past the bound with their ledgers, never the one resumed; a bad bound names its field", async () => {
+    const s = withChats([
+      { id: "old1", ledger: "" },
+      { id: "old2", ledger: "" },
+      { id: "newer", ledger: "" },
+    ]);
+    const dir = join(s.home, "chats");
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    for (const id of ["old1", "old2"]) utimesSync(join(dir, `${id}.jsonl`), longAgo, longAgo);
+    const server = await startChatServer();
+    try {
+      writeFileSync(join(s.cwd, "config.yaml"), `model:\n  name: gpt-4o-mini\n  base_url: ${server.url}\nchat:\n  keep_days: 30\n`);
+      const resumed = await runBin(["chat", "--resume", "old1", "hi"], s);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(existsSync(join(dir, "old1.jsonl"))).toBe(true);
+      expect(existsSync(join(dir, "old2.jsonl"))).toBe(false);
+      expect(existsSync(join(dir, "old2.ledger.jsonl"))).toBe(false);
+      expect(existsSync(join(dir, "newer.jsonl"))).toBe(true);
+      expect(existsSync(join(dir, "newer.ledger.jsonl"))).toBe(true);
+
+      writeFileSync(join(s.cwd, "config.yaml"), `model:\n  name: gpt-4o-mini\n  base_url: ${server.url}\nchat:\n  keep_days: -3\n`);
+      const bad = await runBin(["chat", "--no-save", "hi"], s);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toMatch(/config\.yaml.*chat\.keep_days/);
     } finally {
       await server.close();
     }

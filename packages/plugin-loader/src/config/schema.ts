@@ -81,6 +81,8 @@ export const ContextEngineConfigSchema = z.strictObject({
   engines: section(z.record(EngineNameSchema, EngineSectionSchema).default({})),
   plugins: section(PluginsSectionSchema.prefault({})),
   host: section(HostSectionSchema.prefault({})),
+  /** The CLI chat's own settings (chat.keep_days, chat.max_chats), validated by @context-engine/cli. */
+  chat: section(z.record(z.string(), z.unknown()).optional()),
 });
 
 export type ContextEngineConfig = z.output<typeof ContextEngineConfigSchema>;
