@@ -4,6 +4,7 @@ import { ConfigError, EndpointError } from "../errors.js";
 import type { CliIO } from "../io.js";
 import { engineSearchPaths } from "../paths.js";
 import { ENDPOINT_HINTS } from "../commands/endpoint.js";
+import { ledgerRedactionOf } from "./ledger-redaction.js";
 import { chatRetention, type ChatRetention } from "./retention.js";
 
 export interface ChatSetupOptions {
@@ -109,7 +110,7 @@ export async function setUpChat(o: ChatSetupOptions): Promise<ChatSetup> {
     ...(resolved.baseURL ? { baseUrl: resolved.baseURL } : {}),
     ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}),
     ...(o.history.length > 0 ? { history: o.history } : {}),
-    ...(o.ledgerDir ? { ledgerDir: o.ledgerDir } : {}),
+    ...(o.ledgerDir ? { ledgerDir: o.ledgerDir, ledgerRedaction: ledgerRedactionOf(loaded.config.engines) } : {}),
     ...(l.initContext.dataDir ? { dataDir: l.initContext.dataDir } : {}),
     platform: "cli",
   });
