@@ -101,6 +101,9 @@ describe("the compaction ledger with LCM", () => {
     for (const r of first.removed) if (!isPinsBlock(r.message)) expect(live.has(canonicalLedgerMessage(r.message))).toBe(true);
     const reply = await session.send("thanks");
     expect(reply.status).toBe("completed");
+    // What the user put back reaches the model: the next request carries every restored message.
+    const next = new Set((server.requests.at(-1)!.body.messages as Message[]).map(canonicalLedgerMessage));
+    for (const r of first.removed) if (!isPinsBlock(r.message)) expect(next.has(canonicalLedgerMessage(r.message))).toBe(true);
     expect(ofType("hook.failed")).toEqual([]);
   });
 });
