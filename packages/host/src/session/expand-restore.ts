@@ -3,7 +3,7 @@ import type { Message } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import { pinsBlock, placePins } from "../ledger/pins-block.js";
 import { callHook } from "./engine-calls.js";
-import type { LedgerView, RestoreResult } from "./ledger-ops.js";
+import { commitRestore, type LedgerView, type RestoreResult } from "./ledger-ops.js";
 
 /** The expand tool a lossless engine publishes (LCM): `{ id, cursor? }` → `{ messages, nextCursor }`. */
 export const EXPAND_TOOL = "lcm_expand";
@@ -39,22 +39,7 @@ export async function expandSummaryInPlace(view: LedgerView, summaryId: string, 
   if (view.contextLength > 0 && tokensNeeded > view.inputBudget) {
     return { status: "does_not_fit", compactions: [summaryId], messagesBack: originals.length, tokensNeeded, budget: view.inputBudget, overBy: tokensNeeded - view.inputBudget };
   }
-  const tokensBefore = counter.countMessages(before);
-  view.setMessages(after);
-  const entry = view.ledger.recordRestore({
-    sessionId: view.id,
-    compactions: [summaryId],
-    messagesBack: originals.length,
-    tokensBefore,
-    tokensAfter: tokensNeeded,
-    messagesBefore: before.length,
-    messagesAfter: after.length,
-    before,
-    after,
-    request: view.request,
-  });
-  view.runtime.bus.emit({ type: "compaction.restored", sessionId: view.id, ledgerId: entry.id, compactions: entry.compactions, messagesBack: entry.messagesBack, tokensBefore, tokensAfter: tokensNeeded });
-  return { status: "restored", entry };
+  return commitRestore(view, before, after, [summaryId], originals.length, tokensNeeded);
 }
 
 /** Every page of the expansion as messages; a string says why it failed. */

@@ -58,12 +58,24 @@ export function restoreCompaction(view: LedgerView, id: string | null): RestoreR
     const { compactions, back } = unfolded;
     return { status: "does_not_fit", compactions, messagesBack: back, tokensNeeded, budget: view.inputBudget, overBy: tokensNeeded - view.inputBudget };
   }
-  const tokensBefore = runtime.counter.countMessages(before);
+  return commitRestore(view, before, after, unfolded.compactions, unfolded.back, tokensNeeded);
+}
+
+/** Put `after` in place of `before`, record the restore in the ledger and announce it. */
+export function commitRestore(
+  view: LedgerView,
+  before: readonly Message[],
+  after: Message[],
+  compactions: string[],
+  messagesBack: number,
+  tokensNeeded: number,
+): RestoreResult {
+  const tokensBefore = view.runtime.counter.countMessages(before);
   view.setMessages(after);
-  const entry = ledger.recordRestore({
+  const entry = view.ledger.recordRestore({
     sessionId: view.id,
-    compactions: unfolded.compactions,
-    messagesBack: unfolded.back,
+    compactions,
+    messagesBack,
     tokensBefore,
     tokensAfter: tokensNeeded,
     messagesBefore: before.length,
@@ -72,7 +84,7 @@ export function restoreCompaction(view: LedgerView, id: string | null): RestoreR
     after,
     request: view.request,
   });
-  runtime.bus.emit({ type: "compaction.restored", sessionId: view.id, ledgerId: entry.id, compactions: entry.compactions, messagesBack: entry.messagesBack, tokensBefore, tokensAfter: tokensNeeded });
+  view.runtime.bus.emit({ type: "compaction.restored", sessionId: view.id, ledgerId: entry.id, compactions: entry.compactions, messagesBack, tokensBefore, tokensAfter: tokensNeeded });
   return { status: "restored", entry };
 }
 
