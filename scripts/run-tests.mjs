@@ -8,6 +8,8 @@ const args = ["turbo", "run", "test", "--concurrency=1", "--continue", ...proces
 const child = spawn("npx", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "0" } });
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// turbo's own summary ("Tasks: 39 successful, 41 total"): a run turbo was stopped in can exit 0 with tasks not run.
+let tasks = null;
 const ansi = /\x1b\[[0-9;]*m/g;
 let buffer = "";
 function scan(chunk) {
@@ -16,6 +18,8 @@ function scan(chunk) {
   while ((nl = buffer.indexOf("\n")) >= 0) {
     const line = buffer.slice(0, nl).replace(ansi, "");
     buffer = buffer.slice(nl + 1);
+    const t = /^\s*Tasks:\s+(\d+) successful, (\d+) total/.exec(line);
+    if (t) tasks = { successful: Number(t[1]), total: Number(t[2]) };
     // vitest: "      Tests  12 failed | 40 passed | 2 skipped (54)"
     const m = /\bTests\s+(.*)\(\d+\)\s*$/.exec(line);
     if (!m) continue;
@@ -34,5 +38,9 @@ child.stdout.on("data", (d) => {
 child.stderr.on("data", (d) => process.stderr.write(d));
 child.on("close", (code) => {
   console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  if (code === 0 && tasks && tasks.successful < tasks.total) {
+    console.log(`turbo ran ${tasks.successful} of ${tasks.total} tasks: the run did not finish`);
+    process.exit(1);
+  }
   process.exit(code ?? 1);
 });
