@@ -98,8 +98,8 @@ export class SessionLedger {
       messagesAfter: f.after.length,
       removed,
       inserted,
-      before: f.before.map((m, i) => digestOfCanonical(m, canonicalForms.before[i])),
-      after: f.after.map((m, i) => digestOfCanonical(m, canonicalForms.after[i])),
+      before: f.before.map((m, i) => digestOfCanonical(m, canonicalForms.before[i]!)),
+      after: f.after.map((m, i) => digestOfCanonical(m, canonicalForms.after[i]!)),
       cache: prefixImpact(f.before, f.after, f.request),
     };
     return this.#add(entry);
