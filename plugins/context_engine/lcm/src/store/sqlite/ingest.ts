@@ -26,7 +26,7 @@ function encoderOf(ctx: SqliteContext, messages: readonly Message[]): IngestEnco
     encode: (message, _index, screened) => encodeMessage(message, ctx.redactor, screened),
     memo: ctx.hashMemo,
     screenAhead(indexes) {
-      if (!ctx.redactor.screen || indexes.length < SCREEN_THREAD_MIN) return null;
+      if (!ctx.redactor.screen || ctx.redactor.screensInline || indexes.length < SCREEN_THREAD_MIN) return null;
       if (ctx.screenThread === undefined) ctx.screenThread = ScreenThread.start(ctx.redactor.screen);
       if (!ctx.screenThread || ctx.screenThread.broken) return null;
       return new ScreenBatch(ctx.screenThread, messages, indexes);
