@@ -21,8 +21,7 @@ export function createRedactor(config: RedactionConfig | false | undefined = {})
     ...(config.allow ? { allow: config.allow } : {}),
   });
   const redactText = (text: string): RedactionResult => shared.redactText(text);
-  // The shared redactor answers its screen by trigram anchors, cheaper inline than sending texts to a thread.
-  return shared.screen ? { enabled: true, redactText, screen: shared.screen, screensInline: true } : { enabled: true, redactText };
+  return shared.screen ? { enabled: true, redactText, screen: shared.screen } : { enabled: true, redactText };
 }
 
 /**

@@ -23,6 +23,4 @@ export interface Redactor {
    * match unchanged, so a caller may test texts with it elsewhere (another thread) and skip them.
    */
   readonly screen?: RegExp;
-  /** `redactText` clears most texts with the anchored screen itself (cheaper than sending them to another thread). */
-  readonly screensInline?: boolean;
 }
