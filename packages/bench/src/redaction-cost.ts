@@ -12,7 +12,7 @@ const rounds = Number(process.env.BENCH_REDACT_ROUNDS ?? 7);
 /** The texts LCM's encoder hands the redactor: string content, text parts, tool-call arguments. */
 function textsOf(messages: readonly Message[]): string[] {
   const out: string[] = [];
-  for (const m of messages as Array<Record<string, unknown>>) {
+  for (const m of messages as unknown as Array<Record<string, unknown>>) {
     if (typeof m.content === "string") out.push(m.content);
     else if (Array.isArray(m.content)) for (const p of m.content as Array<{ type?: string; text?: unknown }>) if (p?.type === "text" && typeof p.text === "string") out.push(p.text);
     if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls as Array<{ function?: { arguments?: unknown } }>) if (typeof c.function?.arguments === "string") out.push(c.function.arguments);
