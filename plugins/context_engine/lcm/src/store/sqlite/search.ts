@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Role } from "@context-engine/core";
 import { FLAG_CJK } from "../codec.js";
+import { catchUpImpacts } from "./impact-index.js";
+import { impactTopK } from "./impact-rank.js";
 import { scheduleStatistics } from "./statistics.js";
 import { SqliteLcmStore } from "./store.js";
 import { stmt } from "./statements.js";
@@ -89,6 +91,9 @@ function summaryWhere(f: SearchFilter): Where {
   return { sql: parts.length ? ` AND ${parts.join(" AND ")}` : "", params };
 }
 
+/** Impact-list catch-up a search may do first (a turn's new messages take well under this). */
+const SEARCH_CATCH_UP_MS = 20;
+
 /** The LCM search operations on the SQLite store (FTS5 with its own BM25). */
 export class SqliteSearchStore implements LcmSearchStore {
   readonly #store: SqliteLcmStore;
@@ -101,6 +106,9 @@ export class SqliteSearchStore implements LcmSearchStore {
 
   indexPending(options: { maxMs: number }): { remaining: number } {
     const remaining = this.#store.indexPending({ maxMs: options.maxMs }).remaining;
+    // The impact lists follow what FTS5 holds; a few turns' worth is added here, a long backlog in the background
+    // (IndexDrain). Until a conversation is caught up its searches are ranked by FTS5 alone: the same answer, slower.
+    if (remaining === 0) catchUpImpacts(this.#db, SEARCH_CATCH_UP_MS);
     // Searches are where plans matter: statistics that no longer fit are rewritten after this call.
     scheduleStatistics(this.#db);
     return { remaining };
@@ -110,6 +118,8 @@ export class SqliteSearchStore implements LcmSearchStore {
     // FTS5 computes bm25() (body weight 1, conversation tag 0) for every match and SQLite's sorter keeps the
     // top `limit + offset`. ORDER BY bm25(...) is about twice as fast as ORDER BY rank (no inner query).
     const range = filter.conversationId != null ? this.#exclusiveRange(filter) : null;
+    const fast = this.#fromImpactLists(expression, filter, page);
+    if (fast) return fast;
     if (range) {
       // The conversation owns every id of its range: no join needed to filter; times read for the page only.
       const rows = stmt(
@@ -129,6 +139,24 @@ export class SqliteSearchStore implements LcmSearchStore {
                  WHERE messages_fts MATCH ?${w.sql}
                  ORDER BY bm25(messages_fts, 1.0, 0.0), f.rowid DESC LIMIT ? OFFSET ?`;
     return stmt(this.#db, sql).all(expression, ...w.params, page.limit, page.offset) as ScoredRow[];
+  }
+
+  /** The same page from the impact lists (impact-rank.ts) when they can prove it; null otherwise. */
+  #fromImpactLists(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] | null {
+    if (filter.conversationId == null || filter.since !== undefined || filter.before !== undefined || filter.roles?.length || filter.excludeInContext) return null;
+    const { hi } = conversationIds(this.#db, filter.conversationId);
+    const top = impactTopK(this.#db, expression, filter.conversationId, hi, page.offset + page.limit, (ids) => this.scoreMessages(expression, ids));
+    if (!top) return null;
+    const rows = top.slice(page.offset);
+    const times = stmt(this.#db, "SELECT m.id AS id, m.created_at AS t FROM json_each(?) j JOIN messages m ON m.id = j.value").all(
+      JSON.stringify(rows.map((r) => r.rowid)),
+    ) as Array<{ id: number; t: number }>;
+    const at = new Map(times.map((r) => [r.id, r.t]));
+    return rows.map((r) => ({ rowid: r.rowid, score: r.score, createdAt: at.get(r.rowid) ?? 0 }));
+  }
+
+  catchUpLists(options: { maxMs: number }): boolean {
+    return catchUpImpacts(this.#db, options.maxMs);
   }
 
   /** The id range of a conversation filtered by nothing else, when no other conversation has an id inside it. */
