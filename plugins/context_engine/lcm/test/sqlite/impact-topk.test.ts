@@ -11,6 +11,7 @@ import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import type { LcmStore } from "../../src/store/types.js";
 import { join } from "node:path";
 import { openLcmStore, SCHEMA_VERSION } from "../../src/store/index.js";
+import { LcmEngine } from "../../src/index.js";
 import { tempStore } from "../helpers.js";
 
 /**
@@ -164,6 +165,22 @@ describe("impact lists (SQLite)", () => {
       expect(await searchHistory(reopened, q)).toEqual(before);
     } finally {
       reopened?.close();
+      cleanup();
+    }
+  });
+
+  it("are filled by the engine's background index drain after a turn, with no search", async () => {
+    const { dir, cleanup } = tempStore({ redaction: false });
+    const engine = new LcmEngine({ config: { database_path: join(dir, "engine.sqlite"), redaction: false } });
+    try {
+      const history: Message[] = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `alpha line ${i} beta${i % 3}` }));
+      await engine.onTurnComplete(history, null, { sessionId: "d" });
+      await engine.whenIdle("d");
+      const db = sqliteHandle(await engine.openStore());
+      expect(db.prepare("SELECT count(*) AS n FROM impact_terms WHERE term = 'alpha'").get()).toEqual({ n: 1 });
+      expect(db.prepare("SELECT df FROM impact_terms WHERE term = 'alpha'").get()).toEqual({ df: 40 });
+    } finally {
+      engine.close();
       cleanup();
     }
   });
