@@ -13,13 +13,14 @@ import { stmt } from "./statements.js";
  * no storage for it.
  *
  *   impact_conversations(upto): messages of the conversation with id ≤ upto are in; -1 = rebuild
- *   impact_terms(df, kept): the term's matching messages, and how many postings are kept (kept = df: all)
+ *   impact_terms(df, kept, cuts): the term's matching messages, how many postings are kept (kept = df: all),
+ *     and cuts[t-1]: the k-th shortest kept row at tf ≥ t (a new posting at tf t that is longer cannot enter)
  *   impact_postings: the kept postings
  */
 export const IMPACT_TABLES = `
   CREATE TABLE IF NOT EXISTS impact_conversations (conversation_id INTEGER PRIMARY KEY, upto INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS impact_terms (
-    conversation_id INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, kept INTEGER NOT NULL,
+    conversation_id INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, kept INTEGER NOT NULL, cuts TEXT,
     PRIMARY KEY (conversation_id, term)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS impact_postings (
@@ -117,27 +118,42 @@ function byTerm(docs: Map<number, { len: number; tf: Map<string, number> }>): Ma
 function addPostings(db: Database.Database, conversationId: number, terms: Map<string, Posting[]>): void {
   const insert = stmt(db, "INSERT INTO impact_postings (conversation_id, term, message_id, tf, len) VALUES (?, ?, ?, ?, ?)");
   const remove = stmt(db, "DELETE FROM impact_postings WHERE conversation_id = ? AND term = ? AND message_id = ?");
-  for (const [term, added] of terms) {
-    const known = stmt(db, "SELECT df, kept FROM impact_terms WHERE conversation_id = ? AND term = ?").get(conversationId, term) as
-      | { df: number; kept: number }
+  const save = stmt(db, "INSERT OR REPLACE INTO impact_terms (conversation_id, term, df, kept, cuts) VALUES (?, ?, ?, ?, ?)");
+  for (const [term, all] of terms) {
+    const known = stmt(db, "SELECT df, kept, cuts FROM impact_terms WHERE conversation_id = ? AND term = ?").get(conversationId, term) as
+      | { df: number; kept: number; cuts: string | null }
       | undefined;
-    const df = (known?.df ?? 0) + added.length;
-    let keep: Posting[];
-    let dropped: Posting[] = [];
-    if (df <= IMPACT.k) keep = added;
-    else {
-      const old = known
-        ? (stmt(db, "SELECT message_id AS id, tf, len FROM impact_postings WHERE conversation_id = ? AND term = ?").all(conversationId, term) as Posting[])
-        : [];
-      const all = skyline([...old, ...added], IMPACT.k);
-      const kept = new Set(all.map((p) => p.id));
-      dropped = old.filter((p) => !kept.has(p.id));
-      const oldIds = new Set(old.map((p) => p.id));
-      keep = all.filter((p) => !oldIds.has(p.id));
+    const df = (known?.df ?? 0) + all.length;
+    // Most new postings of a common word lose to k kept ones already: counted, not stored, without reading the list.
+    const cuts = known?.cuts ? (JSON.parse(known.cuts) as Array<number | null>) : [];
+    const added = all.filter((p) => !(p.tf <= cuts.length && cuts[p.tf - 1] != null && cuts[p.tf - 1]! < p.len));
+    if (!added.length) {
+      save.run(conversationId, term, df, known!.kept, known!.cuts);
+      continue;
     }
-    for (const p of dropped) remove.run(conversationId, term, p.id);
-    for (const p of keep) insert.run(conversationId, term, p.id, p.tf, p.len);
-    const kept = (known?.kept ?? 0) - dropped.length + keep.length;
-    stmt(db, "INSERT OR REPLACE INTO impact_terms (conversation_id, term, df, kept) VALUES (?, ?, ?, ?)").run(conversationId, term, df, kept);
+    if (df <= IMPACT.k) {
+      for (const p of added) insert.run(conversationId, term, p.id, p.tf, p.len);
+      save.run(conversationId, term, df, (known?.kept ?? 0) + added.length, null);
+      continue;
+    }
+    const old = known
+      ? (stmt(db, "SELECT message_id AS id, tf, len FROM impact_postings WHERE conversation_id = ? AND term = ?").all(conversationId, term) as Posting[])
+      : [];
+    const kept = skyline([...old, ...added], IMPACT.k);
+    const keptIds = new Set(kept.map((p) => p.id));
+    const oldIds = new Set(old.map((p) => p.id));
+    for (const p of old) if (!keptIds.has(p.id)) remove.run(conversationId, term, p.id);
+    for (const p of kept) if (!oldIds.has(p.id)) insert.run(conversationId, term, p.id, p.tf, p.len);
+    save.run(conversationId, term, df, kept.length, JSON.stringify(cutsOf(kept)));
   }
+}
+
+/** For tf = 1…8: the k-th shortest kept row at that tf or more (null: fewer than k). */
+function cutsOf(kept: readonly Posting[]): Array<number | null> {
+  const out: Array<number | null> = [];
+  for (let t = 1; t <= 8; t++) {
+    const lens = kept.filter((p) => p.tf >= t).map((p) => p.len).sort((a, b) => a - b);
+    out.push(lens.length >= IMPACT.k ? lens[IMPACT.k - 1]! : null);
+  }
+  return out;
 }
