@@ -91,9 +91,6 @@ function summaryWhere(f: SearchFilter): Where {
   return { sql: parts.length ? ` AND ${parts.join(" AND ")}` : "", params };
 }
 
-/** Impact-list catch-up a search may do first (a turn's new messages take well under this). */
-const SEARCH_CATCH_UP_MS = 20;
-
 /** The LCM search operations on the SQLite store (FTS5 with its own BM25). */
 export class SqliteSearchStore implements LcmSearchStore {
   readonly #store: SqliteLcmStore;
@@ -106,9 +103,6 @@ export class SqliteSearchStore implements LcmSearchStore {
 
   indexPending(options: { maxMs: number }): { remaining: number } {
     const remaining = this.#store.indexPending({ maxMs: options.maxMs }).remaining;
-    // The impact lists follow what FTS5 holds; a few turns' worth is added here, a long backlog in the background
-    // (IndexDrain). Until a conversation is caught up its searches are ranked by FTS5 alone: the same answer, slower.
-    if (remaining === 0) catchUpImpacts(this.#db, SEARCH_CATCH_UP_MS);
     // Searches are where plans matter: statistics that no longer fit are rewritten after this call.
     scheduleStatistics(this.#db);
     return { remaining };
@@ -155,6 +149,11 @@ export class SqliteSearchStore implements LcmSearchStore {
     return rows.map((r) => ({ rowid: r.rowid, score: r.score, createdAt: at.get(r.rowid) ?? 0 }));
   }
 
+  /**
+   * The impact lists follow what FTS5 holds, filled by the engine's background index drain only: a search never
+   * waits for the write lock. Until a conversation is caught up its searches are ranked by FTS5 alone (the same
+   * answer, slower).
+   */
   catchUpLists(options: { maxMs: number }): boolean {
     return catchUpImpacts(this.#db, options.maxMs);
   }
