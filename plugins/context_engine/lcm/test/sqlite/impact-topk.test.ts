@@ -180,7 +180,7 @@ describe("impact lists (SQLite)", () => {
       const history: Message[] = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `alpha line ${i} beta${i % 3}` }));
       await engine.onTurnComplete(history, null, { sessionId: "d" });
       await engine.whenIdle("d");
-      const db = sqliteHandle(await engine.openStore());
+      const db = sqliteHandle((await engine.openStore()) as LcmStore);
       expect(db.prepare("SELECT count(*) AS n FROM impact_terms WHERE term = 'alpha'").get()).toEqual({ n: 1 });
       expect(db.prepare("SELECT df FROM impact_terms WHERE term = 'alpha'").get()).toEqual({ df: 40 });
     } finally {
