@@ -10,8 +10,9 @@ const SLICE_MS = 4;
  * Full-text indexing of a bulk import's backlog, off the hook path: after an
  * ingest the engine kicks it, and it indexes in small slices with the event
  * loop free between them (in a real session the host is mostly waiting for
- * the provider then), until nothing is pending. A search indexes what is
- * left before it runs, so results never depend on how far this got.
+ * the provider then), until nothing is pending, then brings the store's
+ * ranking aids (impact lists) up to the index the same way. A search indexes
+ * what is left before it runs, so results never depend on how far this got.
  */
 export class IndexDrain {
   #running: Promise<void> | null = null;
@@ -39,7 +40,10 @@ export class IndexDrain {
         await yieldToEvents();
         if (this.isClosed()) return;
         const { remaining } = await store.indexPending({ maxMs: SLICE_MS });
-        if (remaining === 0) return;
+        if (remaining > 0) continue;
+        // Then the ranking aids that follow the index (impact lists of large conversations), in the same slices.
+        const search = await store.searchStore();
+        if (!search.catchUpLists || (await search.catchUpLists({ maxMs: SLICE_MS }))) return;
       }
     } catch (error) {
       if (!this.isClosed()) this.logger.warn("lcm: background full-text indexing stopped", { error: describeErrorWithCauses(error) });
