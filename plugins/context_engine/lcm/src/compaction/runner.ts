@@ -42,6 +42,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Epoch ms after which model summaries are no longer started (deterministic ones instead). */
   modelDeadline?: number;
+  /** Between passes of a background run: a pause sized from the CPU time the last pass took (a bounded share of a core). */
+  pauseAfter?: (passCpuMs: number) => Promise<void>;
 }
 
 /** The published frontier as planner items (summary depths looked up in one query). */
@@ -78,9 +80,14 @@ export async function prepareSteps(
   const items = start.items;
   const steps: PreparedStep[] = [...previous];
   let saved = 0;
+  let passCpu = process.cpuUsage();
   for (let pass = 0; pass < options.maxPasses; pass++) {
     // The event loop is free between passes: a hook arriving meanwhile waits for one summary, not the whole run.
-    if (pass > 0) await yieldToEvents();
+    if (pass > 0) {
+      const used = process.cpuUsage(passCpu);
+      await (options.pauseAfter ? options.pauseAfter((used.user + used.system) / 1000) : yieldToEvents());
+      passCpu = process.cpuUsage();
+    }
     if (options.signal?.aborted) break;
     if (total(items) <= options.stopAtTokens) break;
     const plan = planNext(items, deps.loadShapes, options.plan);
