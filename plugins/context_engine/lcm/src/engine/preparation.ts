@@ -2,7 +2,6 @@ import { setImmediate as yieldToEvents, setTimeout as sleep } from "node:timers/
 import { describeErrorWithCauses } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
 import { prepareSteps, total } from "../compaction/runner.js";
-import { stagePrepared } from "../compaction/staging.js";
 import type { PreparedWork, RunDeps } from "../compaction/runner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import { pauseFor } from "./index-drain.js";
@@ -83,8 +82,6 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
   const pending = s.prepared;
   // Published only when no locked call is waiting: a compress holding the lock may be waiting for this run.
   if (backlog && pending?.steps.length && !s.busy) await s.locked(() => publishBacklog(parts, store, s, pending, signal));
-  // Work for the coming trigger: its summaries are written now, so the trigger only swaps them into the frontier.
-  else if (!backlog && grew) parts.metrics.staged += await stagePrepared(store, work, signal);
   return grew ? work : null;
 }
 

@@ -1,4 +1,4 @@
-import { frontierSwap, presumedSources, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import { frontierSwap, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
 import type { CommitSummaryResult, FrontierReplace, NewSummary, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
 import { requireConversation, type SqliteContext } from "./context.js";
 import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./rows.js";
@@ -10,12 +10,9 @@ import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./
 export function commitSummaryRows(ctx: SqliteContext, input: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
   validateSummary(input);
   const conv = requireConversation(ctx, input.conversationId);
-  // A summary written ahead (off the frontier) is published without reading its sources again.
-  const presumed = replace ? presumedSources(input) : null;
-  const stagedRow = presumed ? (ctx.s.summaryById.get(presumed.id) as SummaryRow | undefined) : undefined;
-  const sources = stagedRow ? presumed! : summarySources(input, readSources(ctx, input));
+  const sources = summarySources(input, readSources(ctx, input));
   if ("ok" in sources) return sources;
-  const existingRow = stagedRow ?? (ctx.s.summaryById.get(sources.id) as SummaryRow | undefined);
+  const existingRow = ctx.s.summaryById.get(sources.id) as SummaryRow | undefined;
   let swap = null;
   if (replace) {
     const run = (ctx.s.frontierRange.all(conv.id, replace.fromOrdinal, replace.toOrdinal) as FrontierRow[]).map(toFrontierItem);
