@@ -147,6 +147,7 @@ export function hybridByConversation(runs: readonly HybridRun[], wordsByConversa
 export function renderHybridByConversation(rows: readonly HybridConversationRow[]): string {
   return [
     "",
+    "",
     `| recall@10 by conversation | questions | lcm_grep_words | ${HYBRID_METHODS.join(" | ")} |`,
     `|---|---|---|${HYBRID_METHODS.map(() => "---").join("|")}|`,
     ...rows.map((r) => `| ${r.id} | ${r.questions} | ${r.words.toFixed(3)} | ${HYBRID_METHODS.map((m) => r.methods[m].toFixed(3)).join(" | ")} |`),
