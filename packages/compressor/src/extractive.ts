@@ -5,7 +5,6 @@ import { ANCHOR_HEADING, HEADINGS, NO_USER_SENTINEL, quoteBlock } from "./prompt
 import { describeCall, shorten } from "./prune.js";
 import type { CallInfo } from "./prune.js";
 import { redactSecrets } from "./redact.js";
-import { renderContent } from "./serialize.js";
 import { collectDroppedFacts, FACTS_HEADING, redactedArguments, redactedText, renderDroppedFacts } from "./dropped-facts.js";
 import { chooseIdentifiers, formatIdentifiers, harvestMessage, harvestStart, newHarvest, sampleOf } from "./identifiers.js";
 
