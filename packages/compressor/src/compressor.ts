@@ -36,7 +36,7 @@ import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, pre
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
 import { WINDOW_SHARE, relieveWithoutSummary } from "./window-fit.js";
-import { sizeSummary } from "./sizing.js";
+import { keptTextOf, sizeSummary } from "./sizing.js";
 
 export type { CompressorStatus } from "./status.js";
 
@@ -250,6 +250,7 @@ export class ContextCompressor extends ContextEngine {
       previous,
       latestRequest,
       firstRequest: firstRequestText(messages),
+      keptText: keptTextOf(sizing.kept, restatedTask),
       budget,
       calls,
       focusTopic: options.focusTopic,

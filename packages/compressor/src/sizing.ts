@@ -1,4 +1,6 @@
 import type { Message, TokenCounter } from "@context-engine/core";
+import { toolCallsOf } from "@context-engine/core";
+import { redactedArguments, redactedText } from "./dropped-facts.js";
 import { summaryTokenBudget } from "./budget.js";
 import { wrapSummary } from "./markers.js";
 import type { CompactionPlan } from "./protection.js";
@@ -51,4 +53,14 @@ export function sizeSummary(p: SizingInput): Sizing {
   const budget = Math.max(150, Math.min(summaryTokenBudget(middleTokens, p.ratio, p.contextLength, p.thresholdTokens), room));
   const summaryCap = Math.max(150, Math.min(Math.floor(budget * 1.5), room));
   return { pinnedSource, restatedTask, kept, budget, summaryCap, wrapperTokens };
+}
+
+/** What the result states verbatim besides the summary (redacted like the facts): the kept messages, their calls, the restated task. */
+export function keptTextOf(kept: readonly Message[], restatedTask: string | null): string {
+  const parts: string[] = restatedTask ? [restatedTask] : [];
+  for (const m of kept) {
+    parts.push(redactedText(m));
+    for (const call of toolCallsOf(m)) parts.push(redactedArguments(call));
+  }
+  return parts.join("\n");
 }

@@ -19,6 +19,8 @@ export interface SummariseParams {
   middle: Message[];
   previous: string | null;
   latestRequest: string | null;
+  /** Text the result keeps verbatim: facts it holds are not appended again. */
+  keptText?: string | undefined;
   budget: number;
   focusTopic?: string | undefined;
   memoryContext?: string | undefined;
@@ -97,7 +99,7 @@ export async function summarise(params: SummariseParams): Promise<string> {
       p.state.useMainModel = true;
       body = await ask(p.followModel);
     }
-    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget), p.middle, p.budget);
+    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget), p.middle, p.budget, p.keptText ?? "");
   } finally {
     deadline.dispose();
   }
@@ -126,8 +128,8 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
 const FACTS_SHARE = 0.6;
 
 /** The dropped turns' exact commands, error lines, paths and numbers that the model summary does not state, appended verbatim. */
-export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number): string {
-  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t));
+export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
+  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t) || keptText.includes(t));
   return facts ? `${summary}\n\n${facts}` : summary;
 }
 

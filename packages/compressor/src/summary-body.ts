@@ -18,6 +18,8 @@ export interface SummaryBodyInput {
   previous: string | null;
   latestRequest: string | null;
   firstRequest: string | null;
+  /** Text of what the result keeps verbatim (kept messages, restated task): facts it holds need no room in the summary. */
+  keptText: string;
   budget: number;
   calls: Map<string, CallInfo>;
   focusTopic?: string | undefined;
@@ -46,6 +48,7 @@ export async function writeSummaryBody(p: SummaryBodyInput): Promise<SummaryBody
       previousSummary: p.previous,
       latestRequest: p.latestRequest,
       firstRequest: p.firstRequest,
+      keptText: p.keptText,
       reason,
       focusTopic: p.focusTopic,
       targetTokens: p.budget,
@@ -71,6 +74,7 @@ export async function writeSummaryBody(p: SummaryBodyInput): Promise<SummaryBody
       middle: p.middle,
       previous: p.previous,
       latestRequest: p.latestRequest,
+      keptText: p.keptText,
       budget: p.budget,
       focusTopic: p.focusTopic,
       memoryContext: p.memoryContext,
