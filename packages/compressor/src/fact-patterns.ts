@@ -9,7 +9,7 @@
  *   error`, `error[E0308]:`), a `fatal:`/`panic:`/`FAILED` verdict, a non-zero
  *   exit status, a test runner's failure line (`E   …`), and the stack frame
  *   nearest it. Tier 1: any other line naming an error or exception class
- *   (code that raises or catches). Tier 2: the other stack frames.
+ *   (code that raises or catches, a `Traceback` header).
  * - number: a number with what gives it meaning: the key before it
  *   (`timeout=30`, `line 42`, `port: 8080`) or the unit after it (`3.2s`,
  *   `12 MB`, `45%`, `3 failed`), kept with that key or unit; versions (`1.2.3`);
@@ -22,7 +22,7 @@ export type FactKind = "command" | "error" | "path" | "number";
 
 export interface FoundFact {
   text: string;
-  /** Lower packs first: 0 the fact itself (the exception, the verdict, a keyed number), 1 its context (stack frames), 2 weaker candidates. */
+  /** Lower packs first: 0 a fact by its structure, 1 and 2 weaker candidates kept when room is left. */
   tier: number;
 }
 
@@ -40,24 +40,23 @@ const EXIT_STATUS = /(?:\bexit(?:ed)?(?: with)?(?: status| code)?[ :=]+|\breturn
 const NAMES_ERROR = /[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\b(?:error|failed|failure)\b/;
 
 /**
- * Failure-shaped lines of a tool result, trimmed, 8–240 characters. The
- * frame nearest a failure (the last one before an exception line) says where
- * it happened and ranks with the failure; the other frames rank after lines
- * that name an error.
+ * Failure-shaped lines of a tool result, trimmed, 8–240 characters. Of a
+ * stack, only the frame nearest a failure (the last one before the exception
+ * line) is kept, with the failure: it says where it happened; the frames
+ * above it are context a continuation can rebuild by running the code again.
  */
 export function errorLines(text: string): FoundFact[] {
   const out: FoundFact[] = [];
-  let lastFrame: FoundFact | null = null;
+  let lastFrame: string | null = null;
   for (const raw of text.split("\n")) {
     const line = raw.trim();
     if (line.length < 8 || line.length > 240) continue;
     if (EXCEPTION_OPENING.test(line) || DIAGNOSTIC.test(line) || TEST_FAILURE.test(line) || EXIT_STATUS.test(line)) {
-      if (lastFrame) lastFrame.tier = 0;
+      if (lastFrame) out.push({ text: lastFrame, tier: 0 });
       lastFrame = null;
       out.push({ text: line, tier: 0 });
-    } else if (STACK_FRAME.test(line) || line.startsWith("Traceback (")) {
-      lastFrame = { text: line, tier: 2 };
-      out.push(lastFrame);
+    } else if (STACK_FRAME.test(line)) {
+      lastFrame = line;
     } else if (NAMES_ERROR.test(line)) {
       out.push({ text: line, tier: 1 });
     }
@@ -77,7 +76,7 @@ const BARE = /(?<![\w.-])\d+\.\d+(?![\w.])|(?<![\w.-])\d{3,}(?![\w.])/g;
 /** Keys that are prose words, not names: "in 2019", "to 300" say nothing a bare number does not. */
 const PROSE = new Set(["a", "an", "the", "in", "on", "at", "to", "of", "and", "or", "for", "by", "is", "are", "was", "be", "from", "with", "than", "as", "into", "over", "under", "about", "after", "before", "since", "until", "up", "down"]);
 
-/** Numbers of a text with their key or unit (tier 0), versions (tier 0), then bare ones (tier 1). */
+/** Numbers of a text: with their key or unit, versions, then bare ones (one inside a span already found is not repeated). */
 export function numbersIn(text: string): FoundFact[] {
   const out: FoundFact[] = [];
   const covered: Array<[number, number]> = [];

@@ -99,7 +99,8 @@ export async function summarise(params: SummariseParams): Promise<string> {
       p.state.useMainModel = true;
       body = await ask(p.followModel);
     }
-    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget), p.middle, p.budget, p.keptText ?? "");
+    const kept = p.keptText ?? "";
+    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget, kept), p.middle, p.budget, kept);
   } finally {
     deadline.dispose();
   }
@@ -125,7 +126,9 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
 
 
 /** Share of the summary budget (in characters, ~4 a token) the exact facts of the dropped turns may add to a model summary. */
-const FACTS_SHARE = 0.6;
+const FACTS_SHARE = 0.75;
+/** Share of the summary budget (in tokens, as characters: ~a quarter of the tokens) the recurring-identifier anchors may add. */
+const ANCHOR_SHARE = 0.2;
 
 /** The dropped turns' exact commands, error lines, paths and numbers that the model summary does not state, appended verbatim. */
 export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
@@ -139,8 +142,8 @@ export function withDroppedFacts(summary: string, middle: readonly Message[], bu
  * summary does not contain are appended verbatim (about a tenth of the
  * summary budget, from the newest ~16k characters).
  */
-export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number): string {
-  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * 0.4)), (t) => summary.includes(t));
+export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
+  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * ANCHOR_SHARE)), (t) => summary.includes(t) || keptText.includes(t));
   // Harvested from the raw turns: a token can look like an identifier, so the block is redacted like the summary.
   const lines = formatIdentifiers(chosen).map((line) => redactSecrets(line));
   return lines.length ? `${summary}\n\n${ANCHOR_HEADING}\n${lines.join("\n")}` : summary;

@@ -53,7 +53,7 @@ async function summaryAfterCompaction(messages: Message[]): Promise<string> {
 }
 
 describe("the compressor's own definition of a fact", () => {
-  it("finds error lines by their structure, and ranks the frame nearest a failure with it", () => {
+  it("finds error lines by their structure, with the frame nearest a failure", () => {
     const out = errorLines(
       [
         "Traceback (most recent call last):",
@@ -67,7 +67,9 @@ describe("the compressor's own definition of a fact", () => {
     const tier = (t: string) => out.find((f) => f.text === t)?.tier;
     expect(tier("KeyError: 'config'")).toBe(0);
     expect(tier('File "/repo/app/util.py", line 40, in load')).toBe(0);
-    expect(tier('File "/repo/app/main.py", line 12, in <module>')).toBe(2);
+    // The frames above the nearest one are not kept; the header only names the failure.
+    expect(tier('File "/repo/app/main.py", line 12, in <module>')).toBeUndefined();
+    expect(tier("Traceback (most recent call last):")).toBe(1);
     expect(tier("except KeyError as exc:")).toBe(1);
     expect(tier("all good here, nothing to see")).toBeUndefined();
   });
