@@ -100,7 +100,10 @@ export async function summarise(params: SummariseParams): Promise<string> {
       body = await ask(p.followModel);
     }
     const kept = p.keptText ?? "";
-    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget, kept), p.middle, p.budget, kept);
+    // A latest request the result keeps verbatim (restated after the summary, or in the tail) is not quoted twice.
+    const keptRequest = p.latestRequest !== null && p.latestRequest.trim().length > 0 && kept.includes(p.latestRequest.trim());
+    const grounded = keptRequest ? body : groundLatestRequest(body, p.latestRequest);
+    return withDroppedFacts(anchorIdentifiers(grounded, p.middle, p.budget, kept), p.middle, p.budget, kept);
   } finally {
     deadline.dispose();
   }
