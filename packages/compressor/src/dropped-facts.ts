@@ -165,6 +165,9 @@ export function renderDroppedFacts(facts: DroppedFacts, budgetChars: number, kno
   const next: Record<FactKind, number> = { command: 0, error: 0, path: 0, number: 0 };
   const cost = (kind: FactKind, t: string) => (kind === "number" ? numbers.cost(t) : t.length + (kind === "path" ? 2 : 3));
   let said = "";
+  const saidTokens = new Set<string>();
+  // A one-word fact inside a chosen one is one of its tokens; a phrase (`line 42`) is searched.
+  const inChosen = (t: string) => (/\s/.test(t) ? statedIn(said, t) : saidTokens.has(t));
   let used = FACTS_HEADING.length + 1;
   for (let progress = true; progress; ) {
     progress = false;
@@ -172,12 +175,14 @@ export function renderDroppedFacts(facts: DroppedFacts, budgetChars: number, kno
       const list = facts[kind];
       while (next[kind] < list.length) {
         const t = list[next[kind]++]!;
-        if (known(t) || statedIn(said, t)) continue;
+        // Size first: the look-ups cost far more than the arithmetic, and most candidates of a long middle do not fit.
         const c = cost(kind, t) + (chosen[kind].length === 0 ? LABEL[kind].length + 3 : 0);
-        if (used + c > budgetChars) continue;
+        // Containment in chosen facts matters for one-line facts (a path or number inside a chosen error line or command).
+        if (used + c > budgetChars || known(t) || ((kind === "path" || kind === "number") && inChosen(t))) continue;
         chosen[kind].push(t);
         if (kind === "number") numbers.add(t);
         said += `\n${t}`;
+        for (const token of t.split(TOKEN_SPLIT)) if (token) saidTokens.add(token.replace(/[.:!?]+$/, ""));
         used += c;
         progress = true;
         break;
@@ -194,3 +199,33 @@ export function renderDroppedFacts(facts: DroppedFacts, budgetChars: number, kno
   }
   return parts.length ? redactSecrets(`${FACTS_HEADING}\n${parts.join("\n")}`) : "";
 }
+
+/** Splits text into the tokens a one-word fact (a path, a number) is compared with. */
+const TOKEN_SPLIT = /[\s"'`(),;[\]{}<>]+/;
+let lastLookup: { text: string; has: (t: string) => boolean } | null = null;
+
+/**
+ * "Does `text` state this fact?" for many facts against one large text (the
+ * kept messages): a one-word fact is looked up among its tokens (also with a
+ * trailing `.`/`:` or `:line` off), a line-long one (an error line, a command)
+ * among its trimmed lines, and only a short phrase (`line 42`) searched. A
+ * substring that is only part of a token (`a/b.py` inside `x/a/b.py`) does not count.
+ */
+export function statedInText(text: string): (t: string) => boolean {
+  if (lastLookup?.text === text) return lastLookup.has;
+  const tokens = new Set<string>();
+  for (const raw of text.split(TOKEN_SPLIT)) {
+    if (!raw) continue;
+    tokens.add(raw);
+    const bare = raw.replace(/[.:!?]+$/, "");
+    tokens.add(bare);
+    tokens.add(bare.replace(/(:\d+)+$/, ""));
+  }
+  const lines = new Set(text.split("\n").map((l) => l.trim()));
+  const has = (t: string) => (/\s/.test(t) ? lines.has(t) || (t.length <= SHORT_PHRASE && text.includes(t)) : tokens.has(t));
+  lastLookup = { text, has };
+  return has;
+}
+
+/** Longest fact searched for as a substring; longer ones are whole lines or not stated. */
+const SHORT_PHRASE = 40;

@@ -5,7 +5,7 @@ import { ANCHOR_HEADING, HEADINGS, NO_USER_SENTINEL, quoteBlock } from "./prompt
 import { describeCall, shorten } from "./prune.js";
 import type { CallInfo } from "./prune.js";
 import { redactSecrets } from "./redact.js";
-import { collectDroppedFacts, FACTS_HEADING, redactedArguments, redactedText, renderDroppedFacts } from "./dropped-facts.js";
+import { collectDroppedFacts, FACTS_HEADING, redactedArguments, redactedText, renderDroppedFacts, statedInText } from "./dropped-facts.js";
 import { chooseIdentifiers, formatIdentifiers, harvestMessage, harvestStart, newHarvest, sampleOf } from "./identifiers.js";
 
 /**
@@ -180,7 +180,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   const idLines = formatIdentifiers(chooseIdentifiers(harvest, prevIds, Math.max(300, Math.floor(budgetChars * FILES_SHARE))));
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
   // The exact commands, error lines, paths and numbers of the dropped turns: the model can look nothing up.
-  const facts = renderDroppedFacts(collectDroppedFacts(turns), Math.floor(budgetChars * FACTS_SHARE), (t) => keptText.includes(t));
+  const facts = renderDroppedFacts(collectDroppedFacts(turns), Math.floor(budgetChars * FACTS_SHARE), statedInText(keptText));
   if (facts) sections.push([FACTS_HEADING, facts.slice(FACTS_HEADING.length + 1)]);
   const prevErrors = previous.get(HEADINGS.errors);
   // Error lines the facts section quotes verbatim are not listed twice.

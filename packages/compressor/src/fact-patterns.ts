@@ -79,11 +79,12 @@ const PROSE = new Set(["a", "an", "the", "in", "on", "at", "to", "of", "and", "o
 /** Numbers of a text: with their key or unit, versions, then bare ones (one inside a span already found is not repeated). */
 export function numbersIn(text: string): FoundFact[] {
   const out: FoundFact[] = [];
-  const covered: Array<[number, number]> = [];
-  const push = (text: string, at: number, tier: number) => {
-    if (covered.some(([a, b]) => at >= a && at + text.length <= b)) return;
-    covered.push([at, at + text.length]);
-    out.push({ text, tier });
+  // Characters already inside a found span: a number found again by a later pattern is not repeated.
+  const covered = new Uint8Array(text.length);
+  const push = (found: string, at: number, tier: number) => {
+    if (covered[at] || covered[at + found.length - 1]) return;
+    covered.fill(1, at, at + found.length);
+    out.push({ text: found, tier });
   };
   for (const m of text.matchAll(KEYED)) {
     if (PROSE.has(m[1]!.toLowerCase()) || m[1]!.length > 40) continue;

@@ -1,6 +1,6 @@
 import type { Message, TokenCounter } from "@context-engine/core";
 import { toolCallsOf } from "@context-engine/core";
-import { redactedArguments, redactedText } from "./dropped-facts.js";
+import { commandLine, redactedArguments, redactedText } from "./dropped-facts.js";
 import { summaryTokenBudget } from "./budget.js";
 import { wrapSummary } from "./markers.js";
 import type { CompactionPlan } from "./protection.js";
@@ -60,7 +60,8 @@ export function keptTextOf(kept: readonly Message[], restatedTask: string | null
   const parts: string[] = restatedTask ? [restatedTask] : [];
   for (const m of kept) {
     parts.push(redactedText(m));
-    for (const call of toolCallsOf(m)) parts.push(redactedArguments(call));
+    // The call as the facts name it (one line), beside its arguments.
+    for (const call of toolCallsOf(m)) parts.push(commandLine(call.function.name, redactedArguments(call)), redactedArguments(call));
   }
   return parts.join("\n");
 }

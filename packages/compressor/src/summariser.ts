@@ -3,7 +3,7 @@ import { ChatModelError } from "@context-engine/core";
 import { classifyError, describeError, isServerError } from "./failure-policy.js";
 import { chooseIdentifiers, formatIdentifiers, harvestTurns } from "./identifiers.js";
 import { ANCHOR_HEADING, buildSummaryPrompt } from "./prompt.js";
-import { collectDroppedFacts, renderDroppedFacts } from "./dropped-facts.js";
+import { collectDroppedFacts, renderDroppedFacts, statedInText } from "./dropped-facts.js";
 import { redactSecrets } from "./redact.js";
 import { serializeTurns } from "./serialize.js";
 import type { SessionState } from "./session-state.js";
@@ -135,7 +135,8 @@ const ANCHOR_SHARE = 0.2;
 
 /** The dropped turns' exact commands, error lines, paths and numbers that the model summary does not state, appended verbatim. */
 export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
-  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t) || keptText.includes(t));
+  const keptHas = statedInText(keptText);
+  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t) || keptHas(t));
   return facts ? `${summary}\n\n${facts}` : summary;
 }
 
@@ -146,7 +147,8 @@ export function withDroppedFacts(summary: string, middle: readonly Message[], bu
  * summary budget, from the newest ~16k characters).
  */
 export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
-  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * ANCHOR_SHARE)), (t) => summary.includes(t) || keptText.includes(t));
+  const keptHas = statedInText(keptText);
+  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * ANCHOR_SHARE)), (t) => summary.includes(t) || keptHas(t));
   // Harvested from the raw turns: a token can look like an identifier, so the block is redacted like the summary.
   const lines = formatIdentifiers(chosen).map((line) => redactSecrets(line));
   return lines.length ? `${summary}\n\n${ANCHOR_HEADING}\n${lines.join("\n")}` : summary;
