@@ -36,6 +36,8 @@ const DIAGNOSTIC = /^(?:\S+:\d+(?::\d+)?:\s*(?:fatal )?(?:error|warning|E\d+|F\d
 const TEST_FAILURE = /^(?:FAILED|FAIL|ERROR)\b|^E {2,}\S|^(?:=+ )?.*\b\d+ (?:failed|errors?)\b.*(?: =+)?$|^not ok \d+/;
 /** A non-zero exit status in the forms shells and harnesses print. */
 const EXIT_STATUS = /(?:\bexit(?:ed)?(?: with)?(?: status| code)?[ :=]+|\breturn ?code[ :=]+|<returncode>)[1-9]\d*\b|\bcommand not found\b|\bSegmentation fault\b|\bcore dumped\b|\bNo such file or directory\b|\bPermission denied\b/;
+/** Something every pattern above needs (case aside): a text without it has no failure line. */
+const ANY_FAILURE_SIGNAL = /error|exception|fault|failure|interrupt|exit|fail|fatal|panic|traceback|warning|file "|^\s*at |0x|goroutine|not found|not ok|dumped|no such file|denied|return ?code|^\s*E {2}|:\d+(?::\d+)?:\s*[EF]\d/im;
 /** Weaker: a line that names an error or exception class anywhere (code raising or catching it, a log line). */
 const NAMES_ERROR = /[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\b(?:error|failed|failure)\b/;
 
@@ -47,6 +49,8 @@ const NAMES_ERROR = /[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\b(?:error|fail
  */
 export function errorLines(text: string): FoundFact[] {
   const out: FoundFact[] = [];
+  // Most outputs hold no failure at all: one pass over the whole text spares testing every line.
+  if (!ANY_FAILURE_SIGNAL.test(text)) return out;
   let lastFrame: string | null = null;
   for (const raw of text.split("\n")) {
     const line = raw.trim();
