@@ -68,7 +68,8 @@ export function assembleCompaction(p: AssemblyInput): Assembly {
     rest.push(m);
     if (i === plan.latestUser) untouchable.add(m);
   }
-  const assemble = () => placed(head, withTask(p.restatedTask, body), rest, untouchable);
+  let task = p.restatedTask;
+  const assemble = () => placed(head, withTask(task, body), rest, untouchable);
   let result = assemble();
   let after = counter.countMessages(result);
   if (after > limit) {
@@ -84,6 +85,12 @@ export function assembleCompaction(p: AssemblyInput): Assembly {
       result = sanitizeToolPairs(relievePressure(assemble(), limit, counter, untouchable, calls));
       after = counter.countMessages(result);
     }
+  }
+  if (after > p.windowLimit && task) {
+    // Past the window the latest request outranks the restated task: the task copy goes before any request is cut.
+    task = null;
+    result = sanitizeToolPairs(relievePressure(assemble(), limit, counter, untouchable, calls));
+    after = counter.countMessages(result);
   }
   if (after > p.windowLimit) {
     result = sanitizeToolPairs(fitWindow(result, p.windowLimit, counter, untouchable));

@@ -21,24 +21,37 @@ const MIN_REQUEST_CHARS = 2_000;
  */
 export function fitWindow(messages: Message[], windowLimit: number, counter: TokenCounter, untouchable: ReadonlySet<Message>): Message[] {
   let out = dropOldestGroups(messages, windowLimit, counter, untouchable);
-  const total = counter.countMessages(out);
-  if (total <= windowLimit) return out;
-  let index = -1;
-  let largest = 0;
-  out.forEach((m, i) => {
-    if (m.role !== "user" || (isSummaryMessage(m) && requestPart(m) === null)) return;
-    const tokens = counter.countText(requestPart(m) ?? contentText(m.content));
-    if (tokens > largest) [index, largest] = [i, tokens];
-  });
-  if (index < 0) return out;
-  const request = out[index]!;
-  const chars = (requestPart(request) ?? contentText(request.content)).length;
-  const room = Math.max(largest - (total - windowLimit), 100);
-  const keepChars = Math.max(MIN_REQUEST_CHARS, Math.floor((chars * room) / Math.max(largest, 1)) - 200);
-  const shortened = shortenRequest(request, keepChars);
-  if (shortened === request) return out;
-  out = out === messages ? out.slice() : out;
-  out[index] = shortened;
+  // Older requests are cut first, largest first; a protected one (the latest request) only if the rest was not enough.
+  for (const protectedToo of [false, true]) {
+    for (;;) {
+      const total = counter.countMessages(out);
+      if (total <= windowLimit) return out;
+      const next = shortenLargestRequest(out, total - windowLimit, counter, protectedToo ? null : untouchable);
+      if (next === out) break;
+      out = next;
+    }
+  }
+  return out;
+}
+
+/** The list with its largest user request (outside `skip`) shortened by about `over` tokens; the same list if none shortens. */
+function shortenLargestRequest(out: Message[], over: number, counter: TokenCounter, skip: ReadonlySet<Message> | null): Message[] {
+  const sized = out
+    .map((m, i) => [i, m] as const)
+    .filter(([, m]) => m.role === "user" && !(isSummaryMessage(m) && requestPart(m) === null) && !skip?.has(m))
+    .map(([i, m]) => [i, counter.countText(requestPart(m) ?? contentText(m.content))] as const)
+    .sort((a, b) => b[1] - a[1]);
+  for (const [index, tokens] of sized) {
+    const request = out[index]!;
+    const chars = (requestPart(request) ?? contentText(request.content)).length;
+    const room = Math.max(tokens - over, 100);
+    const keepChars = Math.max(MIN_REQUEST_CHARS, Math.floor((chars * room) / Math.max(tokens, 1)) - 200);
+    const shortened = shortenRequest(request, keepChars);
+    if (shortened === request) continue;
+    const next = out.slice();
+    next[index] = shortened;
+    return next;
+  }
   return out;
 }
 

@@ -90,7 +90,22 @@ describe("compress: properties over random conversations", () => {
           }
         },
       ),
-      { numRuns: 120 },
+      {
+        numRuns: 120,
+        // Found by a random run: the restated task left no room, and the window fit cut the latest request (with an image).
+        examples: [
+          [
+            [
+              { kind: "user", words: 312, image: false },
+              { kind: "user", words: 111, image: false },
+              { kind: "assistant", words: 175 },
+              { kind: "user", words: 83, image: false },
+              { kind: "user", words: 326, image: true },
+            ],
+            true, false, 3000, 0, 3, false, false,
+          ],
+        ],
+      },
     );
   });
 
