@@ -22,7 +22,10 @@ export const GUARD_SIZES = [1_000, 10_000] as const;
 // catch-up and the preparation ahead of the threshold were held to `drain_cpu_share` (branch trigger34b,
 // 2026-12-06, load 9-14), five runs measured 1.57-2.06× and 2.70-6.16× (main beside them: 3.16× and 4.65×; the
 // README has the runs): 3× and 8× leave that noise and catch a per-turn cost that grows with the history.
-export const GUARD_LIMITS = { importedOverGrown: 3, largeOverSmall: 8 } as const;
+// After the merge the write-ahead of prepared summaries was taken back (it stored two summaries of one run with two
+// processes), and four runs of main at load 5 measured 2.41, 2.93, 2.22 and 2.50× and 4.80-6.28×: the first limit
+// is 4× again, so noise of +-20 % does not fail CI while a cost that grows with the history still does.
+export const GUARD_LIMITS = { importedOverGrown: 4, largeOverSmall: 8 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
 
 export interface GuardRun {
