@@ -205,7 +205,32 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 6, description: "the trigram index holds the CJK runs of a message only, not its whole body", up: cjkRunsOnly },
   { version: 7, description: "drain claims: one process at a time summarises a conversation's backlog", up: (db) => db.exec(DRAIN_CLAIMS_TABLE) },
+  { version: 8, description: "a summary's source messages keyed by the summary's rowid instead of its text id", up: summarySourcesByRowid },
 ];
+
+/**
+ * Version 8: `summary_sources` replaces `summary_messages`. The text id
+ * (`sum_` and 16 hex digits) was written twice per source message, in the
+ * table and in its message index: 0.14× the raw text at 10k messages, the
+ * largest part of what summaries add. The summary's rowid (the handle the
+ * summaries' full-text index already uses) takes one or two bytes. Rowid
+ * tables keep their rowids here: the store never runs a full VACUUM, only
+ * `incremental_vacuum`, which moves pages, not rows.
+ */
+function summarySourcesByRowid(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE summary_sources (
+      summary_rid INTEGER NOT NULL,
+      ordinal     INTEGER NOT NULL,
+      message_id  INTEGER NOT NULL REFERENCES messages(id),
+      PRIMARY KEY (summary_rid, ordinal)
+    ) WITHOUT ROWID;
+    INSERT INTO summary_sources (summary_rid, ordinal, message_id)
+      SELECT s.rowid, sm.ordinal, sm.message_id FROM summary_messages sm JOIN summaries s ON s.id = sm.summary_id ORDER BY 1, 2;
+    DROP TABLE summary_messages;
+    CREATE INDEX summary_sources_message ON summary_sources (message_id);
+  `);
+}
 
 /**
  * Version 6: rebuild the trigram index from the CJK runs of each indexed CJK
