@@ -219,17 +219,22 @@ export const MIGRATIONS: readonly Migration[] = [
  */
 function summarySourcesByRowid(db: Database.Database): void {
   db.exec(`
-    CREATE TABLE summary_sources (
+    CREATE TABLE IF NOT EXISTS summary_sources (
       summary_rid INTEGER NOT NULL,
       ordinal     INTEGER NOT NULL,
       message_id  INTEGER NOT NULL REFERENCES messages(id),
       PRIMARY KEY (summary_rid, ordinal)
     ) WITHOUT ROWID;
-    INSERT INTO summary_sources (summary_rid, ordinal, message_id)
-      SELECT s.rowid, sm.ordinal, sm.message_id FROM summary_messages sm JOIN summaries s ON s.id = sm.summary_id ORDER BY 1, 2;
-    DROP TABLE summary_messages;
-    CREATE INDEX summary_sources_message ON summary_sources (message_id);
   `);
+  // Idempotent like the versions before it: a file already laid out this way has no old table left.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'summary_messages'").get()) {
+    db.exec(`
+      INSERT INTO summary_sources (summary_rid, ordinal, message_id)
+        SELECT s.rowid, sm.ordinal, sm.message_id FROM summary_messages sm JOIN summaries s ON s.id = sm.summary_id ORDER BY 1, 2;
+      DROP TABLE summary_messages;
+    `);
+  }
+  db.exec("CREATE INDEX IF NOT EXISTS summary_sources_message ON summary_sources (message_id)");
 }
 
 /**
