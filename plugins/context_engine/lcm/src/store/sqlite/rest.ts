@@ -5,12 +5,16 @@ import { emptyWal, withoutWaiting } from "./wal.js";
 /**
  * Work for the moments the store rests: once no write has come for
  * `STORE_REST_MS`, on an unref'd timer (never inside a hook or a write):
- *  1. a bounded step of merging each full-text index's segments (FTS5 `merge`,
- *     at most `MERGE_PAGES` pages written per index). Every write adds a small
- *     segment and FTS5 merges only 16 at a time (schema.ts, for cheaper
- *     writes), so at rest the index holds many part-filled segments: at 10k
- *     messages 0.05× the raw text more than merged. Steps run in slices of
- *     `REST_SLICE_MS` until nothing is left to merge.
+ *  1. bounded steps of merging each full-text index's segments (FTS5 `merge`,
+ *     at most `MERGE_PAGES` pages written per index and step). Every write adds
+ *     a small segment and the write path merges only 16 at a time (schema.ts, for
+ *     cheaper writes), so the index held many part-filled segments: at 10k
+ *     messages 0.05× the raw text. At rest a level is merged once it holds 4
+ *     (FTS5's `usermerge`), as FTS5's own default would on every write: about
+ *     2 ms CPU per rest at 10k, a merge every few turns. (Merging down to one
+ *     segment instead rewrote the whole index at every rest: 17 ms CPU per turn
+ *     at 10k, growing with the store.) Steps run in slices of `REST_SLICE_MS`
+ *     until no level has enough segments left.
  *  2. the pages that frees (and any other free page) given back to the file
  *     system: the store is `auto_vacuum = INCREMENTAL`, so they would stay in it;
  *  3. the -wal file emptied (wal.ts).
@@ -31,8 +35,8 @@ export function mergeFullTextStep(db: Database.Database): boolean | null {
     db
       .transaction(() => {
         const before = (db.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
-        // Negative: merge a level's segments even when fewer than `usermerge` wait there.
-        for (const t of FTS_TABLES) db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('merge', ${-MERGE_PAGES})`).run();
+        // Positive: only levels holding `usermerge` (4) segments or more are merged.
+        for (const t of FTS_TABLES) db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('merge', ${MERGE_PAGES})`).run();
         // Each command counts one change itself; any more is a segment merged.
         return (db.prepare("SELECT total_changes() AS n").get() as { n: number }).n > before + FTS_TABLES.length;
       })
