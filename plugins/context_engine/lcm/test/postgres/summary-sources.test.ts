@@ -3,6 +3,7 @@ import { searchHistory } from "../../src/search/index.js";
 import { migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "../../src/store/postgres/migrations.js";
 import { PostgresLcmStore } from "../../src/store/postgres/store.js";
 import { POSTGRES_URL, postgresReachable, testSchema } from "./server.js";
+import { SEEDED_QUERIES, seededMessages, seededSummaryPlan } from "../seeded-history.js";
 
 const reachable = await postgresReachable();
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -65,5 +66,51 @@ describe.skipIf(!reachable)("PostgreSQL migration 7 (summary sources keyed by ri
     if (!late.ok) throw new Error(late.detail);
     expect((await store.lineage(late.summary.id)).messageIds).toEqual([ids[4], ids[5]]);
     expect(await store.summariesCoveringMessage(ids[5]!)).toEqual([late.summary.id, "sum_a2"].sort());
+  });
+
+  it("a seeded store answers every search and lineage read the same before and after the migration", async () => {
+    const t = await testSchema(1);
+    cleanups.push(t.drop);
+    const conn = await t.open();
+    const q = (sql: string, values?: unknown[]) => conn.pool.query(sql, values);
+    let store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema: t.schema, poolSize: 1 });
+    const conv = await store.conversation("seeded");
+    const messages = seededMessages();
+    for (let i = 0; i < messages.length; i += 2) await store.ingest(conv.id, messages.slice(i, i + 2), { mode: "append" });
+    const ids = (await q("SELECT id FROM messages WHERE conversation_id = $1 ORDER BY seq", [conv.id])).rows.map((r) => Number(r.id));
+    const plan = seededSummaryPlan(messages.length);
+    const leafIds: string[] = [];
+    for (const l of plan.leaves) {
+      const r = await store.commitSummary({ conversationId: conv.id, kind: "leaf", depth: 0, content: l.content, tokens: 10, sourceMessageIds: ids.slice(l.from, l.to + 1) });
+      if (!r.ok) throw new Error(r.detail);
+      leafIds.push(r.summary.id);
+    }
+    for (const [n, group] of plan.condensed.entries()) {
+      const r = await store.commitSummary({ conversationId: conv.id, kind: "condensed", depth: 1, content: `condensed ${n}: gateway review`, tokens: 10, childSummaryIds: group.map((i) => leafIds[i]!) });
+      if (!r.ok) throw new Error(r.detail);
+    }
+    const snapshot = async (s: PostgresLcmStore) => ({
+      searches: await Promise.all(SEEDED_QUERIES.map((x) => searchHistory(s, { ...x, conversationId: conv.id }))),
+      lineage: await Promise.all(leafIds.map((id) => s.lineage(id))),
+      covering: await Promise.all(ids.map((id) => s.summariesCoveringMessage(id))),
+    });
+    // Before: with the whole-summary trigram index version 6 had.
+    await q("CREATE INDEX summaries_trgm ON summaries USING gin (content public.gin_trgm_ops)");
+    const before = await snapshot(store);
+    expect(before.searches.map((r, i) => [SEEDED_QUERIES[i]!.query, r.hits.length > 0])).toEqual(SEEDED_QUERIES.map((x) => [x.query, true]));
+    await store.close();
+
+    // The schema laid out as version 6 wrote it, then opened again: migration 7 runs.
+    await q(`
+      CREATE TABLE summary_messages (summary_id text NOT NULL REFERENCES summaries (id), message_id bigint NOT NULL REFERENCES messages (id), ordinal integer NOT NULL, PRIMARY KEY (summary_id, message_id));
+      CREATE INDEX summary_messages_message ON summary_messages (message_id);
+      INSERT INTO summary_messages SELECT s.id, ss.message_id, ss.ordinal FROM summary_sources ss JOIN summaries s ON s.rid = ss.summary_rid;
+      DROP TABLE summary_sources;
+      DELETE FROM lcm_migrations WHERE version = 7;
+    `);
+    store = await PostgresLcmStore.open({ url: POSTGRES_URL, schema: t.schema, poolSize: 1 });
+    cleanups.unshift(() => store.close());
+    expect((await q("SELECT to_regclass('summaries_trgm') AS i")).rows[0].i).toBeNull();
+    expect(await snapshot(store)).toEqual(before);
   });
 });

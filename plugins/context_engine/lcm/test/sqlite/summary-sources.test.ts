@@ -7,6 +7,9 @@ import { pinNativeObjects } from "../../src/store/native-pin.js";
 import { MIGRATIONS } from "../../src/store/sqlite/schema.js";
 import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { openLcmStore, SCHEMA_VERSION } from "../../src/store/index.js";
+import { searchHistory } from "../../src/search/index.js";
+import type { LcmStore } from "../../src/store/types.js";
+import { SEEDED_QUERIES, seededMessages, seededSummaryPlan } from "../seeded-history.js";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -95,6 +98,55 @@ describe("summary sources keyed by rowid (schema version 8)", () => {
       expect(sqliteHandle(store).prepare("SELECT message_id FROM summary_sources WHERE summary_rid = ? ORDER BY ordinal").all(rid)).toEqual(ids.slice(2, 5).map((id) => ({ message_id: id })));
     } finally {
       store.close();
+    }
+  });
+
+  it("a seeded store answers every search and lineage read the same before and after the migration", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lcm-v8-seeded-"));
+    dirs.push(dir);
+    const path = join(dir, "lcm.sqlite");
+    const store = openLcmStore({ path });
+    const conv = store.conversation("seeded");
+    const messages = seededMessages();
+    for (let i = 0; i < messages.length; i += 2) store.ingest(conv.id, messages.slice(i, i + 2), { mode: "append" });
+    const ids = (sqliteHandle(store).prepare("SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq").all(conv.id) as Array<{ id: number }>).map((r) => r.id);
+    const plan = seededSummaryPlan(messages.length);
+    const leafIds = plan.leaves.map((l) => {
+      const r = store.commitSummary({ conversationId: conv.id, kind: "leaf", depth: 0, content: l.content, tokens: 10, sourceMessageIds: ids.slice(l.from, l.to + 1) });
+      if (!r.ok) throw new Error(r.detail);
+      return r.summary.id;
+    });
+    for (const [n, group] of plan.condensed.entries()) {
+      const r = store.commitSummary({ conversationId: conv.id, kind: "condensed", depth: 1, content: `condensed ${n}: gateway review`, tokens: 10, childSummaryIds: group.map((i) => leafIds[i]!) });
+      if (!r.ok) throw new Error(r.detail);
+    }
+    const snapshot = async (s: LcmStore) => ({
+      searches: await Promise.all(SEEDED_QUERIES.map((q) => searchHistory(s, { ...q, conversationId: conv.id }))),
+      lineage: leafIds.map((id) => s.lineage(id)),
+      covering: ids.map((id) => s.summariesCoveringMessage(id)),
+    });
+    const after = await snapshot(store);
+    expect(after.searches.map((r, i) => [SEEDED_QUERIES[i]!.query, r.hits.length > 0])).toEqual(SEEDED_QUERIES.map((q) => [q.query, true]));
+    store.close();
+
+    // The same file laid out as version 7 wrote it: the sources under text ids.
+    const db = pinNativeObjects(new Database(path));
+    db.exec(`
+      CREATE TABLE summary_messages (
+        summary_id TEXT NOT NULL REFERENCES summaries(id), ordinal INTEGER NOT NULL, message_id INTEGER NOT NULL REFERENCES messages(id),
+        PRIMARY KEY (summary_id, ordinal)
+      ) WITHOUT ROWID;
+      CREATE INDEX summary_messages_message ON summary_messages (message_id);
+      INSERT INTO summary_messages SELECT s.id, ss.ordinal, ss.message_id FROM summary_sources ss JOIN summaries s ON s.rowid = ss.summary_rid;
+      DROP TABLE summary_sources;
+    `);
+    db.pragma("user_version = 7");
+    db.close();
+    const migrated = openLcmStore({ path });
+    try {
+      expect(await snapshot(migrated)).toEqual(after);
+    } finally {
+      migrated.close();
     }
   });
 });
