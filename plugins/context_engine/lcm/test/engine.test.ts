@@ -221,9 +221,17 @@ describe("prepared work and atomic publish", () => {
     model.release();
     await engine.whenIdle("a");
     const callsAfterPrepare = model.calls;
-    expect((await engine.store.listSummaries(conv.id))).toHaveLength(0); // prepared, not published
+    const summariesIn = async () => (await engine.store.getFrontier(conv.id)).items.filter((i) => i.kind === "summary").length;
+    // Prepared and written ahead (so the trigger only swaps them in), not published: the active context is unchanged.
+    const written = await engine.store.listSummaries(conv.id);
+    expect(written.length).toBeGreaterThan(0);
+    expect(await summariesIn()).toBe(0);
     const out = await engine.compress(input, { sessionId: "a" });
-    expect((await engine.store.listSummaries(conv.id)).length).toBeGreaterThan(0);
+    expect(await summariesIn()).toBeGreaterThan(0);
+    // What the trigger put in the active context are the summaries written ahead.
+    const shown = (await engine.store.getFrontier(conv.id)).items.flatMap((i) => (i.kind === "summary" ? [i.summaryId] : []));
+    const writtenIds = new Set(written.map((w) => w.id));
+    expect(shown.filter((id) => writtenIds.has(id)).length).toBeGreaterThan(0);
     expect(checkConversation(out)).toEqual([]);
     // Publishing what was prepared needed few or no new summariser calls.
     expect(model.calls - callsAfterPrepare).toBeLessThan(callsAfterPrepare);

@@ -28,6 +28,8 @@ export interface EngineMetrics {
   drainRuns: number;
   /** Drain runs skipped because another process held the conversation's drain claim. */
   drainClaimWaits: number;
+  /** Summaries written ahead of the trigger by background preparation (published later by a frontier swap). */
+  staged: number;
 }
 
 /** What the engine's parts (turn path, preparation, compress, selection) share: one per engine instance. */
@@ -51,7 +53,7 @@ export interface EngineParts {
 }
 
 export function newMetrics(): EngineMetrics {
-  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0, drains: 0, drainRuns: 0, drainClaimWaits: 0 };
+  return { ingested: 0, reconciled: 0, published: 0, stalePrepared: 0, prepareRuns: 0, compressCalls: 0, selections: 0, assemblies: 0, storeFailures: 0, drains: 0, drainRuns: 0, drainClaimWaits: 0, staged: 0 };
 }
 
 /** The summariser an engine's config and context describe. */

@@ -111,6 +111,22 @@ export function summarySources(
   return { id: summaryId(conv, input.kind, input.depth, childIds, input.content), span, messageIds: [], childIds };
 }
 
+/**
+ * The sources of a summary as its input names them, with the id hashed over
+ * them in the order given (a leaf's in seq order, as the planner lists them).
+ * When a row under that id is stored already, it was checked and written for
+ * exactly these sources and content (the id is their digest): publishing it
+ * (a run to replace, after it was written ahead off the frontier) then needs
+ * no read of the source rows. The span is left empty: only a new row uses it.
+ */
+export function presumedSources(input: NewSummary): SummarySources {
+  const messageIds = input.kind === "leaf" ? wantedMessageIds(input) : [];
+  const childIds = input.kind === "leaf" ? [] : [...(input.childSummaryIds ?? [])];
+  const keys = input.kind === "leaf" ? messageIds.map((m) => `m${m}`) : childIds;
+  const span: SummarySpan = { earliestAt: 0, latestAt: 0, firstSeq: 0, lastSeq: 0, descendantMessages: 0, sourceTokens: 0 };
+  return { id: summaryId(input.conversationId, input.kind, input.depth, keys, input.content), span, messageIds, childIds };
+}
+
 /** The row to insert for a new summary (the driver adds its lineage from `SummarySources`). */
 export function summaryRecord(input: NewSummary, sources: SummarySources, now: number): SummaryRecord {
   return {

@@ -57,7 +57,7 @@ function versionSevenFile(): string {
   return path;
 }
 
-describe("summary sources keyed by rowid (schema version 8)", () => {
+describe("summary sources keyed by rowid (schema version 9)", () => {
   it("moves every source of a version-7 store, in its order, and the lineage reads the same", () => {
     const path = versionSevenFile();
     const before = pinNativeObjects(new Database(path, { readonly: true }));
@@ -102,7 +102,7 @@ describe("summary sources keyed by rowid (schema version 8)", () => {
   });
 
   it("a seeded store answers every search and lineage read the same before and after the migration", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lcm-v8-seeded-"));
+    const dir = mkdtempSync(join(tmpdir(), "lcm-v9-seeded-"));
     dirs.push(dir);
     const path = join(dir, "lcm.sqlite");
     const store = openLcmStore({ path });
@@ -129,7 +129,7 @@ describe("summary sources keyed by rowid (schema version 8)", () => {
     expect(after.searches.map((r, i) => [SEEDED_QUERIES[i]!.query, r.hits.length > 0])).toEqual(SEEDED_QUERIES.map((q) => [q.query, true]));
     store.close();
 
-    // The same file laid out as version 7 wrote it: the sources under text ids.
+    // The same file laid out as version 8 wrote it: the sources under text ids.
     const db = pinNativeObjects(new Database(path));
     db.exec(`
       CREATE TABLE summary_messages (
@@ -140,7 +140,7 @@ describe("summary sources keyed by rowid (schema version 8)", () => {
       INSERT INTO summary_messages SELECT s.id, ss.ordinal, ss.message_id FROM summary_sources ss JOIN summaries s ON s.rowid = ss.summary_rid;
       DROP TABLE summary_sources;
     `);
-    db.pragma("user_version = 7");
+    db.pragma("user_version = 8");
     db.close();
     const migrated = openLcmStore({ path });
     try {

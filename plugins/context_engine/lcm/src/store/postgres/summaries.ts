@@ -1,5 +1,5 @@
 import type { PoolClient } from "pg";
-import { frontierSwap, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import { frontierSwap, presumedSources, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
 import type { CommitSummaryResult, FrontierReplace, NewSummary, SummaryRecord } from "../types.js";
 import { toFrontierItem, toSummary } from "./rows.js";
 
@@ -14,9 +14,12 @@ export async function commitSummaryPg(c: PoolClient, input: NewSummary, replace?
   const convId = input.conversationId;
   const conv = (await c.query("SELECT frontier_version FROM conversations WHERE id = $1 FOR UPDATE", [convId])).rows[0];
   if (!conv) throw new Error(`no conversation ${convId}`);
-  const sources = summarySources(input, await readSources(c, input));
+  // A summary written ahead (off the frontier) is published without reading its sources again.
+  const presumed = replace ? presumedSources(input) : null;
+  const staged = presumed ? (await c.query("SELECT * FROM summaries WHERE id = $1", [presumed.id])).rows[0] : undefined;
+  const sources = staged ? presumed! : summarySources(input, await readSources(c, input));
   if ("ok" in sources) return sources;
-  const existing = (await c.query("SELECT * FROM summaries WHERE id = $1", [sources.id])).rows[0];
+  const existing = staged ?? (await c.query("SELECT * FROM summaries WHERE id = $1", [sources.id])).rows[0];
   let swap = null;
   if (replace) {
     const already = existing !== undefined && (await c.query("SELECT 1 FROM frontier WHERE conversation_id = $1 AND summary_id = $2", [convId, sources.id])).rows.length > 0;

@@ -123,7 +123,6 @@ export class SqliteLcmStore implements LcmStore {
       countTokens: options.countTokens ?? ((m: Message) => defaultTokenCounter.countMessage(m)),
       payloadThreshold: options.payloadThresholdBytes ?? DEFAULT_PAYLOAD_THRESHOLD,
       backlog: false,
-      screenThread: undefined,
       hashMemo: new HashMemo(),
     };
   }
@@ -138,8 +137,6 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   close(): void {
-    this.#ctx.screenThread?.close();
-    this.#ctx.screenThread = null;
     this.#rest.stop();
     if (!this.#ctx.db.open) return;
     try {

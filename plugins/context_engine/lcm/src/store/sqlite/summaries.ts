@@ -1,4 +1,4 @@
-import { frontierSwap, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import { frontierSwap, presumedSources, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
 import type { CommitSummaryResult, FrontierReplace, NewSummary, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
 import { requireConversation, type SqliteContext } from "./context.js";
 import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./rows.js";
@@ -10,9 +10,12 @@ import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./
 export function commitSummaryRows(ctx: SqliteContext, input: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
   validateSummary(input);
   const conv = requireConversation(ctx, input.conversationId);
-  const sources = summarySources(input, readSources(ctx, input));
+  // A summary written ahead (off the frontier) is published without reading its sources again.
+  const presumed = replace ? presumedSources(input) : null;
+  const stagedRow = presumed ? (ctx.s.summaryById.get(presumed.id) as SummaryRow | undefined) : undefined;
+  const sources = stagedRow ? presumed! : summarySources(input, readSources(ctx, input));
   if ("ok" in sources) return sources;
-  const existingRow = ctx.s.summaryById.get(sources.id) as SummaryRow | undefined;
+  const existingRow = stagedRow ?? (ctx.s.summaryById.get(sources.id) as SummaryRow | undefined);
   let swap = null;
   if (replace) {
     const run = (ctx.s.frontierRange.all(conv.id, replace.fromOrdinal, replace.toOrdinal) as FrontierRow[]).map(toFrontierItem);
@@ -49,7 +52,7 @@ function readSources(ctx: SqliteContext, input: NewSummary) {
 }
 
 function insertSummary(ctx: SqliteContext, r: SummaryRecord, messageIds: readonly number[], childIds: readonly string[]): SummaryRecord {
-  // The rowid keys the summary's sources and its full-text row (schema.ts, version 8).
+  // The rowid keys the summary's sources and its full-text row (schema.ts, version 9).
   const rid = ctx.s.insertSummary.run(
     r.id, r.conversationId, r.kind, r.depth, r.content, r.tokens, r.level, r.model, r.earliestAt, r.latestAt, r.firstSeq, r.lastSeq,
     r.descendantMessages, r.sourceTokens, r.meta ? JSON.stringify(r.meta) : null, r.createdAt,
