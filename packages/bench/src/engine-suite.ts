@@ -52,8 +52,10 @@ export interface EngineCheckpoint {
   roundTrips: { ingest: Stats; select: Stats; background: Stats } | null;
   /** Every file of the database (main, -wal, -shm); on PostgreSQL the schema's tables and indexes. */
   dbBytes: number;
-  /** The -wal file alone (SQLite reuses it; it is not trimmed after checkpoints). */
+  /** The -wal file alone, at rest (LCM empties it once writes pause). */
   walBytes: number;
+  /** The -wal file just after the last turn, before the store's pause checkpoint emptied it. */
+  walWritingBytes: number;
   rawBytes: number;
   dbRatio: number;
   heapBytes: number;
@@ -89,6 +91,8 @@ export function storeConfig(store: BenchStore, dir: string): Record<string, unkn
 }
 
 const SESSION = "bench-session";
+/** Longer than LCM's SQLite pause before it empties the -wal file (1 s, lcm src/store/sqlite/wal.ts). */
+const STORE_REST_MS = 1_500;
 export const ENGINE_SESSION = SESSION;
 const SYSTEM: Message = { role: "system", content: SYSTEM_PROMPT };
 
@@ -240,6 +244,11 @@ async function checkpoint(
   const triggers = samples.filter((s) => s.startMessages >= size / 2 && s.triggerMs !== undefined);
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
+  // The size at rest: LCM's SQLite store empties its -wal file once writes pause for a second
+  // (lcm src/store/sqlite/wal.ts); how large the log was while the turns wrote is reported beside it.
+  const writing = await engine.store.stats();
+  const walWritingBytes = store.kind === "sqlite" ? fileSize(`${writing.path}-wal`) : 0;
+  if (store.kind === "sqlite") await new Promise((r) => setTimeout(r, STORE_REST_MS));
   const stats = await engine.store.stats();
   const dbBytes = stats.fileBytes;
   const walBytes = store.kind === "sqlite" ? fileSize(`${stats.path}-wal`) : 0;
@@ -268,6 +277,7 @@ async function checkpoint(
       : null,
     dbBytes,
     walBytes,
+    walWritingBytes,
     rawBytes: gen.rawBytes,
     dbRatio: dbBytes / gen.rawBytes,
     heapBytes: mem.heapUsed,

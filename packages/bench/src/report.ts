@@ -93,7 +93,7 @@ export function formatTable(report: BenchReport): string {
     }
     rows.push(
       row("database / raw text", (p) => `${(p.dbBytes / 2 ** 20).toFixed(1)} MiB / ${(p.rawBytes / 2 ** 20).toFixed(1)} MiB = ${p.dbRatio.toFixed(2)}×`),
-      row("of it the -wal file", (p) => (p.store === "sqlite" ? `${(p.walBytes / 2 ** 20).toFixed(1)} MiB` : "")),
+      row("of it the -wal file (while writing)", (p) => (p.store === "sqlite" ? `${(p.walBytes / 2 ** 20).toFixed(1)} MiB (${((p.walWritingBytes ?? 0) / 2 ** 20).toFixed(1)} MiB)` : "")),
       row("heap / RSS after GC", (p) => `${(p.heapBytes / 2 ** 20).toFixed(0)} / ${(p.rssBytes / 2 ** 20).toFixed(0)} MiB`),
       row("live list / compactions", (p) => `${p.liveMessages} / ${p.compactions}`),
     );

@@ -50,7 +50,7 @@ describe.skipIf(!reachable)("the engine in 4 processes sharing one PostgreSQL sc
       if (conv.session_id.startsWith("shared") || /own-[0-3]$/.test(conv.session_id)) expect(bodies.length).toBe(TURNS * 2);
     }
     // No message under two leaf summaries: no run was compacted twice.
-    expect(await query(`SELECT message_id FROM ${schema}.summary_messages GROUP BY message_id HAVING count(*) > 1`)).toEqual([]);
+    expect(await query(`SELECT message_id FROM ${schema}.summary_sources GROUP BY message_id HAVING count(*) > 1`)).toEqual([]);
     // Nothing half-published: every message is in the active context exactly once, directly or under one summary.
     for (const conv of conversations) {
       const covered = await query<{ message_id: string; n: string }>(`
@@ -58,7 +58,7 @@ describe.skipIf(!reachable)("the engine in 4 processes sharing one PostgreSQL sc
           UNION ALL SELECT c.child_id FROM ${schema}.summary_children c JOIN tree t ON c.summary_id = t.id)
         SELECT message_id, count(*) AS n FROM (
           SELECT message_id FROM ${schema}.frontier WHERE conversation_id = ${conv.id} AND message_id IS NOT NULL
-          UNION ALL SELECT sm.message_id FROM ${schema}.summary_messages sm JOIN tree t ON sm.summary_id = t.id) x GROUP BY message_id`);
+          UNION ALL SELECT sm.message_id FROM ${schema}.summary_sources sm JOIN ${schema}.summaries s ON s.rid = sm.summary_rid JOIN tree t ON s.id = t.id) x GROUP BY message_id`);
       const total = Number((await query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.messages WHERE conversation_id = ${conv.id}`))[0]!.n);
       expect(covered.length, conv.session_id).toBe(total);
       expect(covered.every((r) => Number(r.n) === 1), conv.session_id).toBe(true);

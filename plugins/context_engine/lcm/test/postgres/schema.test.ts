@@ -36,7 +36,9 @@ async function seed(conn: PostgresConnection, session: string) {
        VALUES ($1, $2, 'leaf', 0, 'payment timeouts', 2, 'normal', 1, 2, 0, 1, 2, 9, 3)`,
       [`sum_${session}`, id],
     );
-    for (const [i, r] of m.rows.entries()) await c.query("INSERT INTO summary_messages VALUES ($1, $2, $3)", [`sum_${session}`, r.id, i]);
+    for (const [i, r] of m.rows.entries()) {
+      await c.query("INSERT INTO summary_sources (summary_rid, message_id, ordinal) SELECT rid, $2, $3 FROM summaries WHERE id = $1", [`sum_${session}`, r.id, i]);
+    }
     await c.query("INSERT INTO frontier (conversation_id, ordinal, summary_id, tokens) VALUES ($1, 0, $2, 2)", [id, `sum_${session}`]);
     return { id, messageIds: m.rows.map((r) => Number(r.id)) };
   });
@@ -71,7 +73,7 @@ describe.skipIf(!reachable)("PostgreSQL store: schema, immutability, locks, hard
     await expect(c.pool.query("UPDATE messages SET body = 'forged' WHERE id = $1", [messageIds[0]])).rejects.toThrow(/immutable/);
     await expect(c.pool.query("DELETE FROM messages WHERE id = $1", [messageIds[0]])).rejects.toThrow(/immutable/);
     await expect(c.pool.query("UPDATE summaries SET content = 'forged'")).rejects.toThrow(/immutable/);
-    await expect(c.pool.query("DELETE FROM summary_messages")).rejects.toThrow(/immutable/);
+    await expect(c.pool.query("DELETE FROM summary_sources")).rejects.toThrow(/immutable/);
     // a duplicate seq from a second writer conflicts instead of forking the history
     await expect(
       c.pool.query("INSERT INTO messages (conversation_id, seq, role, message, body, tokens, created_at, hash) VALUES ($1, 1, 'user', '{}', 'x', 1, 1, 'z')", [id]),

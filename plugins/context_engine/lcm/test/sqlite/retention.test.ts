@@ -45,7 +45,7 @@ describe("hard delete", () => {
       expect((sqliteHandle(store).prepare(`SELECT count(*) AS n FROM ${table} WHERE conversation_id = ?`).get(a.id) as { n: number }).n).toBe(0);
     }
     expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM message_parts").get() as { n: number }).n).toBe(1);
-    expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM summary_messages").get() as { n: number }).n).toBe(2);
+    expect((sqliteHandle(store).prepare("SELECT count(*) AS n FROM summary_sources").get() as { n: number }).n).toBe(2);
     expect(store.stats().payloads).toBe(2); // the shared one is still used by b
     expect((await searchHistory(store, { query: "apple", conversationId: null })).hits).toHaveLength(0);
     expect((await searchHistory(store, { query: "静默模式", conversationId: null })).hits.map((h) => h.sessionId)).toEqual(["b"]);

@@ -118,7 +118,10 @@ export async function listSummariesPg(pool: Pool, conversationId: number, option
 
 export async function lineagePg(pool: Pool, summaryId: string): Promise<SummaryLineage> {
   const [m, c, p] = await Promise.all([
-    pool.query("SELECT sm.message_id FROM summary_messages sm JOIN messages m ON m.id = sm.message_id WHERE sm.summary_id = $1 ORDER BY m.seq", [summaryId]),
+    pool.query(
+      "SELECT sm.message_id FROM summary_sources sm JOIN messages m ON m.id = sm.message_id WHERE sm.summary_rid = (SELECT rid FROM summaries WHERE id = $1) ORDER BY m.seq",
+      [summaryId],
+    ),
     pool.query("SELECT child_id FROM summary_children WHERE summary_id = $1 ORDER BY ordinal", [summaryId]),
     pool.query("SELECT summary_id FROM summary_children WHERE child_id = $1 ORDER BY summary_id", [summaryId]),
   ]);
@@ -132,12 +135,13 @@ export async function lineagePg(pool: Pool, summaryId: string): Promise<SummaryL
 export async function descendantMessageIdsPg(pool: Pool, summaryId: string): Promise<number[]> {
   const { rows } = await pool.query(
     `WITH RECURSIVE tree(id) AS (SELECT $1::text UNION SELECT c.child_id FROM summary_children c JOIN tree t ON c.summary_id = t.id)
-     SELECT DISTINCT m.id, m.seq FROM summary_messages sm JOIN tree t ON sm.summary_id = t.id JOIN messages m ON m.id = sm.message_id ORDER BY m.seq`,
+     SELECT DISTINCT m.id, m.seq FROM tree t JOIN summaries s ON s.id = t.id JOIN summary_sources sm ON sm.summary_rid = s.rid JOIN messages m ON m.id = sm.message_id ORDER BY m.seq`,
     [summaryId],
   );
   return rows.map((r) => Number(r.id));
 }
 
 export async function summariesCoveringMessagePg(pool: Pool, messageId: number): Promise<string[]> {
-  return (await pool.query("SELECT summary_id FROM summary_messages WHERE message_id = $1 ORDER BY summary_id", [messageId])).rows.map((r) => r.summary_id as string);
+  const { rows } = await pool.query("SELECT s.id FROM summary_sources sm JOIN summaries s ON s.rid = sm.summary_rid WHERE sm.message_id = $1 ORDER BY s.id", [messageId]);
+  return rows.map((r) => r.id as string);
 }

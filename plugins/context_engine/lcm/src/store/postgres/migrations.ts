@@ -2,6 +2,7 @@ import type { PoolClient } from "pg";
 import type { PostgresConnection } from "./connect.js";
 import { migrateToSingleText } from "./layout.js";
 import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
+import { migrateSummarySources } from "./summary-sources.js";
 
 /**
  * Versioned migrations of the PostgreSQL schema, applied in order, each once,
@@ -193,6 +194,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     async up(client) {
       await client.query(DRAIN_CLAIMS_TABLE);
     },
+  },
+  {
+    version: 7,
+    name: "summaries smaller: sources keyed by rid (summary_sources), no whole-summary trigram index, small GIN pending list",
+    up: migrateSummarySources,
   },
 ];
 

@@ -289,7 +289,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     // Nearest covering summary, then its parents, bounded like the SQLite store.
     const { rows } = await this.#query(
       `WITH RECURSIVE chain(id, n) AS (
-         (SELECT summary_id, 1 FROM summary_messages WHERE message_id = $1 ORDER BY summary_id LIMIT 1)
+         (SELECT s.id, 1 FROM summary_sources sm JOIN summaries s ON s.rid = sm.summary_rid WHERE sm.message_id = $1 ORDER BY s.id LIMIT 1)
          UNION ALL
          (SELECT (SELECT c.summary_id FROM summary_children c WHERE c.child_id = chain.id ORDER BY c.summary_id LIMIT 1), n + 1 FROM chain WHERE n < 32)
        ) SELECT id FROM chain WHERE id IS NOT NULL ORDER BY n`,

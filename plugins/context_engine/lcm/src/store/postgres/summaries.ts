@@ -59,7 +59,10 @@ async function insertSummary(c: PoolClient, r: SummaryRecord, messageIds: readon
       r.descendantMessages, r.sourceTokens, r.meta ? JSON.stringify(r.meta) : null, r.createdAt],
   );
   if (messageIds.length) {
-    await c.query("INSERT INTO summary_messages (summary_id, message_id, ordinal) SELECT $1, m, o - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(m, o) ON CONFLICT DO NOTHING", [r.id, messageIds]);
+    await c.query(
+      "INSERT INTO summary_sources (summary_rid, message_id, ordinal) SELECT (SELECT rid FROM summaries WHERE id = $1), m, o - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS t(m, o) ON CONFLICT DO NOTHING",
+      [r.id, messageIds],
+    );
   } else {
     await c.query("INSERT INTO summary_children (summary_id, child_id, ordinal) SELECT $1, s, o - 1 FROM unnest($2::text[]) WITH ORDINALITY AS t(s, o) ON CONFLICT DO NOTHING", [r.id, childIds]);
   }

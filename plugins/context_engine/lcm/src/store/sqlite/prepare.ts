@@ -54,18 +54,17 @@ const SQL = {
   toolResults: (`SELECT ${msgCols} FROM messages WHERE conversation_id = ? AND tool_call_id = ? ORDER BY seq`),
   insertSummary: `INSERT INTO summaries (id, conversation_id, kind, depth, content, tokens, level, model, earliest_at, latest_at, first_seq, last_seq,
        descendant_messages, source_tokens, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  insertSummaryMessage: "INSERT INTO summary_messages (summary_id, ordinal, message_id) VALUES (?, ?, ?)",
+  insertSummarySource: "INSERT INTO summary_sources (summary_rid, ordinal, message_id) VALUES (?, ?, ?)",
   insertSummaryChild: "INSERT INTO summary_children (summary_id, ordinal, child_id) VALUES (?, ?, ?)",
-  summaryRowid: "SELECT rowid AS rid FROM summaries WHERE id = ?",
   insertSummaryFts: "INSERT INTO summaries_fts (rowid, body, ctag) VALUES (?, ?, ?)",
   summaryById: "SELECT * FROM summaries WHERE id = ?",
   summariesOf: "SELECT * FROM summaries WHERE conversation_id = ? ORDER BY first_seq, depth",
-  summaryMessages: "SELECT message_id FROM summary_messages WHERE summary_id = ? ORDER BY ordinal",
+  summaryMessages: "SELECT message_id FROM summary_sources WHERE summary_rid = (SELECT rowid FROM summaries WHERE id = ?) ORDER BY ordinal",
   summaryChildren: "SELECT child_id FROM summary_children WHERE summary_id = ? ORDER BY ordinal",
   summaryParents: "SELECT summary_id FROM summary_children WHERE child_id = ? ORDER BY summary_id",
-  coveringSummaries: "SELECT summary_id FROM summary_messages WHERE message_id = ? ORDER BY summary_id",
+  coveringSummaries: "SELECT s.id AS summary_id FROM summary_sources ss JOIN summaries s ON s.rowid = ss.summary_rid WHERE ss.message_id = ? ORDER BY s.id",
   descendants: `WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT c.child_id FROM summary_children c JOIN tree t ON c.summary_id = t.id)
-     SELECT DISTINCT sm.message_id FROM summary_messages sm JOIN tree t ON sm.summary_id = t.id
+     SELECT DISTINCT sm.message_id FROM tree t JOIN summaries s ON s.id = t.id JOIN summary_sources sm ON sm.summary_rid = s.rowid
      JOIN messages m ON m.id = sm.message_id ORDER BY m.seq`,
   maxOrdinal: "SELECT max(ordinal) AS m FROM frontier WHERE conversation_id = ?",
   insertFrontier: "INSERT INTO frontier (conversation_id, ordinal, message_id, summary_id, tokens) VALUES (?, ?, ?, ?, ?)",

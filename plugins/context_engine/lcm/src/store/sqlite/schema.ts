@@ -211,7 +211,37 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "impact postings: each term's possible best messages in large conversations, so a common word's top hits are read, not all scored (filled in the background)",
     up: (db) => db.exec(IMPACT_TABLES),
   },
+  { version: 9, description: "a summary's source messages keyed by the summary's rowid instead of its text id", up: summarySourcesByRowid },
 ];
+
+/**
+ * Version 9: `summary_sources` replaces `summary_messages`. The text id
+ * (`sum_` and 16 hex digits) was written twice per source message, in the
+ * table and in its message index: 0.14× the raw text at 10k messages, the
+ * largest part of what summaries add. The summary's rowid (the handle the
+ * summaries' full-text index already uses) takes one or two bytes. Rowid
+ * tables keep their rowids here: the store never runs a full VACUUM, only
+ * `incremental_vacuum`, which moves pages, not rows.
+ */
+function summarySourcesByRowid(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS summary_sources (
+      summary_rid INTEGER NOT NULL,
+      ordinal     INTEGER NOT NULL,
+      message_id  INTEGER NOT NULL REFERENCES messages(id),
+      PRIMARY KEY (summary_rid, ordinal)
+    ) WITHOUT ROWID;
+  `);
+  // Idempotent like the versions before it: a file already laid out this way has no old table left.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'summary_messages'").get()) {
+    db.exec(`
+      INSERT INTO summary_sources (summary_rid, ordinal, message_id)
+        SELECT s.rowid, sm.ordinal, sm.message_id FROM summary_messages sm JOIN summaries s ON s.id = sm.summary_id ORDER BY 1, 2;
+      DROP TABLE summary_messages;
+    `);
+  }
+  db.exec("CREATE INDEX IF NOT EXISTS summary_sources_message ON summary_sources (message_id)");
+}
 
 /**
  * Version 6: rebuild the trigram index from the CJK runs of each indexed CJK

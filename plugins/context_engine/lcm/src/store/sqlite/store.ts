@@ -43,6 +43,8 @@ import { toConversation, type ConversationRow } from "./rows.js";
 import { migrate, SCHEMA_VERSION } from "./schema.js";
 import { searchStoreOf } from "./search.js";
 import * as sum from "./summaries.js";
+import { StoreRest } from "./rest.js";
+import { openWal } from "./wal.js";
 import { assertStorableSessionId, sessionIdProblem } from "../session-id.js";
 
 const DEFAULT_PAYLOAD_THRESHOLD = 16 * 1024;
@@ -71,10 +73,8 @@ function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
     }
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    // SQLite's default WAL of about 4 MiB (1,000 pages of 4 KiB), kept at 4 MiB with 16 KiB pages and trimmed back to it
-    // after a bulk import: at 1,000 pages of 16 KiB the -wal file alone was 16 MiB, most of a small store's size.
-    db.pragma("wal_autocheckpoint = 256");
-    db.pragma("journal_size_limit = 4194304");
+    // The -wal file: 256-page checkpoints, emptied when the store rests (wal.ts).
+    openWal(db);
     db.pragma("foreign_keys = ON");
     db.pragma("temp_store = MEMORY");
     db.pragma("cache_size = -32000");
@@ -100,6 +100,8 @@ export class SqliteLcmStore implements LcmStore {
   readonly redactor: Redactor;
   /** The raw handle and statements: only for the SQLite driver's own modules (see `sqliteHandle`). */
   readonly #ctx: SqliteContext;
+  /** Merges the full-text segments and empties the -wal file once writes pause (rest.ts). */
+  readonly #rest: StoreRest;
 
   constructor(options: OpenStoreOptions = {}) {
     this.path = resolveStorePath(options);
@@ -113,6 +115,7 @@ export class SqliteLcmStore implements LcmStore {
       db.close();
       throw error;
     }
+    this.#rest = new StoreRest(db);
     this.#ctx = {
       db,
       s,
@@ -134,6 +137,7 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   close(): void {
+    this.#rest.stop();
     if (!this.#ctx.db.open) return;
     try {
       this.#ctx.db.pragma("optimize");
@@ -149,7 +153,9 @@ export class SqliteLcmStore implements LcmStore {
 
   /** `fn` in one IMMEDIATE transaction (the write lock taken up front, so a concurrent writer waits instead of failing mid-way). */
   #write<T>(fn: () => T): T {
-    return this.#ctx.db.transaction(fn).immediate();
+    const out = this.#ctx.db.transaction(fn).immediate();
+    this.#rest.wrote();
+    return out;
   }
 
   // ---------------------------------------------------------------- conversations
@@ -290,7 +296,9 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   indexPending(options: { maxRows?: number; maxMs?: number } = {}): { indexed: number; remaining: number } {
-    return maint.indexPending(this.#ctx, options);
+    const r = maint.indexPending(this.#ctx, options);
+    if (r.indexed > 0) this.#rest.wrote();
+    return r;
   }
 
   compact(): { fileBytes: number } {
@@ -312,7 +320,9 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   deleteConversation(conversationId: number): DeleteReport | null {
-    return deleteConversationRows(this.#ctx.db, conversationId);
+    const r = deleteConversationRows(this.#ctx.db, conversationId);
+    this.#rest.wrote();
+    return r;
   }
 }
 

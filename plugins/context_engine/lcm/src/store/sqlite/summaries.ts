@@ -49,13 +49,13 @@ function readSources(ctx: SqliteContext, input: NewSummary) {
 }
 
 function insertSummary(ctx: SqliteContext, r: SummaryRecord, messageIds: readonly number[], childIds: readonly string[]): SummaryRecord {
-  ctx.s.insertSummary.run(
+  // The rowid keys the summary's sources and its full-text row (schema.ts, version 9).
+  const rid = ctx.s.insertSummary.run(
     r.id, r.conversationId, r.kind, r.depth, r.content, r.tokens, r.level, r.model, r.earliestAt, r.latestAt, r.firstSeq, r.lastSeq,
     r.descendantMessages, r.sourceTokens, r.meta ? JSON.stringify(r.meta) : null, r.createdAt,
-  );
-  messageIds.forEach((m, i) => ctx.s.insertSummaryMessage.run(r.id, i, m));
+  ).lastInsertRowid;
+  messageIds.forEach((m, i) => ctx.s.insertSummarySource.run(rid, i, m));
   childIds.forEach((c, i) => ctx.s.insertSummaryChild.run(r.id, i, c));
-  const rid = (ctx.s.summaryRowid.get(r.id) as { rid: number }).rid;
   ctx.s.insertSummaryFts.run(rid, r.content, `c${r.conversationId}`);
   return toSummary(ctx.s.summaryById.get(r.id) as SummaryRow);
 }

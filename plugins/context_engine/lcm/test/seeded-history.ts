@@ -1,0 +1,54 @@
+import type { Message } from "@context-engine/core";
+import type { SearchQuery } from "../src/search/types.js";
+
+/**
+ * A seeded conversation for before/after comparisons of a store's layout:
+ * 240 messages over a small vocabulary (so words repeat and rank), a few CJK
+ * sentences and rare identifiers, and the summaries to lay over them
+ * (leaves over runs of 20 messages, condensed ones over three leaves).
+ */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = "deploy retry gateway timeout staging migration schema config cache index worker queue payment invoice ledger canary review patch branch release".split(" ");
+const CJK = ["決済サービスの障害を調査しました", "請求書の再発行が必要です", "ステージング環境でリトライが失敗"];
+
+export function seededMessages(count = 240, seed = 7): Message[] {
+  const r = rng(seed);
+  const out: Message[] = [];
+  for (let i = 0; i < count; i++) {
+    const words = Array.from({ length: 4 + Math.floor(r() * 14) }, () => WORDS[Math.floor(r() * WORDS.length)]!);
+    if (r() < 0.08) words.push(CJK[Math.floor(r() * CJK.length)]!);
+    if (i % 40 === 0) words.push(`kenobi${i}`);
+    out.push({ role: i % 2 === 0 ? "user" : "assistant", content: words.join(" ") } as Message);
+  }
+  return out;
+}
+
+/** Leaf summaries over runs of `run` messages (by position), and condensed ones over each three leaves. */
+export function seededSummaryPlan(count = 240, run = 20): { leaves: Array<{ from: number; to: number; content: string }>; condensed: number[][] } {
+  const leaves = [];
+  for (let from = 0; from + run <= count; from += run) leaves.push({ from, to: from + run - 1, content: `leaf ${from}: ${WORDS[(from / run) % WORDS.length]} and ${WORDS[(from / run + 3) % WORDS.length]} ${from % 60 === 0 ? CJK[0] : ""}` });
+  const condensed = [];
+  for (let i = 0; i + 3 <= leaves.length; i += 3) condensed.push([i, i + 1, i + 2]);
+  return { leaves, condensed };
+}
+
+/** The queries compared: ranked words, a rare identifier, CJK, a substring, each scope. */
+export const SEEDED_QUERIES: Array<Omit<SearchQuery, "conversationId">> = [
+  { query: "deploy retry" },
+  { query: "payment ledger invoice", scope: "both" },
+  { query: "kenobi40" },
+  { query: "決済サービス" },
+  { query: "gateway", scope: "summaries" },
+  { query: "staging", scope: "messages", limit: 30 },
+  { query: "canary review", scope: "both", limit: 25 },
+];
