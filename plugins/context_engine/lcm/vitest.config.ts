@@ -19,6 +19,7 @@ const ENGINE_SUITES = [
   "test/engine-schedules.test.ts",
   "test/isolation.test.ts",
   "test/engine-dates.test.ts",
+  "test/answer-context.test.ts",
 ];
 
 async function reachable(): Promise<boolean> {

@@ -75,6 +75,11 @@ export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState |
 
 /** Default weight of the best neighbour at distance 1; distance 2 counts half of it (see neighbours.ts). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
+/**
+ * A message right after a turn that asks a question takes that turn's words at this multiple of the
+ * neighbour weight (1.0 at the default 0.5: the answer counts as saying the question's words).
+ */
+export const ANSWER_FACTOR = 2;
 /** Rows fetched at most to prove the top of a neighbour-scored ranking; past it the result says so. */
 export const NEIGHBOUR_FETCH_CAP = 5_000;
 
@@ -93,17 +98,19 @@ async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: numb
   const nw = Math.max(0, Math.min(1, ctx.q.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT));
   // With one term a neighbour can lend no word the message lacks: neighbours cannot change the order.
   const weights = nw > 0 && parsed.terms.length > 1 ? [nw, nw / 2] : [];
+  const answerWeight = ANSWER_FACTOR * nw;
   if (w === 0 && weights.length === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
   const span = w > 0 ? await ctx.search.timeSpan(ctx.filter.conversationId) : null;
   const boost = (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
   const own = new OwnScores(ctx.search, expression);
   const fetched: ScoredRow[] = [];
-  const growth = 1 + weights.reduce((a, b) => a + b, 0);
+  // An unfetched row gains at most the largest weight at each distance (an answer's w_1 is answerWeight).
+  const growth = 1 + weights.reduce((a, b, d) => a + (d === 0 ? Math.max(b, answerWeight) : b), 0);
   let batch = Math.max(50, need * 4);
   for (;;) {
     const got = await ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
     fetched.push(...got);
-    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost, termExpressions: parsed.terms.map(termExpression) });
+    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, answerWeight, boost, termExpressions: parsed.terms.map(termExpression) });
     if (got.length < batch) return ranked.slice(0, need);
     const kth = ranked[need - 1]?.score ?? -Infinity;
     if (got[got.length - 1]!.score * growth * (1 + w) <= kth) return ranked.slice(0, need);
