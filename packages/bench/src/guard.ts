@@ -17,16 +17,12 @@ import type { CostRatios } from "./ratios.js";
  */
 export const GUARD_SIZES = [1_000, 10_000] as const;
 
-/**
- * What the guard fails on: regressions, with room for the noise of 8 turns on a shared machine. Imported / grown
- * at 10k measured 1.30 with the scheduled drain and 1.41 on the commit before it (load 6-9; 4.1-6.4 on earlier
- * commits at load 17-30), so it fails above 3. 10k / 1k measured 7.8 and 8.5 in the same runs (the host's per-turn
- * ingest still grows with its list; ingest by turn, issue #33, is what brings it down): its limit stays at 8.
- */
-// Limits with room for run-to-run noise (about ±20 % here between runs of one commit): the ratios measured
-// 3.00× / 3.82× and 6.93× / 8.06× in two CI runs of clean clones on 2026-12-06 (see the README). They catch a
-// regression of the kind the guard is for (a per-turn cost that grows with the history), not yet the targets.
-export const GUARD_LIMITS = { importedOverGrown: 6, largeOverSmall: 12 } as const;
+/** What the guard fails on: regressions, with room for the noise of 8 turns on a shared machine. */
+// Limits with room for run-to-run noise (about ±20 % here between runs of one commit). After the import's index
+// catch-up and the preparation ahead of the threshold were held to `drain_cpu_share` (branch trigger34b,
+// 2026-12-06, load 9-14), five runs measured 1.57-2.06× and 2.70-6.16× (main beside them: 3.16× and 4.65×; the
+// README has the runs): 3× and 8× leave that noise and catch a per-turn cost that grows with the history.
+export const GUARD_LIMITS = { importedOverGrown: 3, largeOverSmall: 8 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
 
 export interface GuardRun {

@@ -14,6 +14,7 @@ import { LoopbackChatServer } from "./loopback-server.js";
 import { countPgRoundTrips } from "./round-trips.js";
 import { cpuMs, loadNow, summarise } from "./stats.js";
 import type { Stats, Timing } from "./stats.js";
+import { profiled } from "./profile.js";
 import { createInstantSummariser } from "./stub-model.js";
 import { SYSTEM_PROMPT } from "./system-prompt.js";
 
@@ -118,7 +119,7 @@ async function timeTurns(session: Session, clock: { providerMs: number; provider
     checkContext(label, session.messages, contextLength);
     return { wall, own: wall - clock.providerMs, ownCpu: cpu - clock.providerCpu, trips: trips() - r0 };
   };
-  const first = await send();
+  const first = await profiled(send);
   const firstLoad = loadNow();
   const walls: number[] = [];
   const roundTrips: number[] = [];

@@ -3,7 +3,6 @@ import type {
   CompressDecision,
   CompressOptions,
   EngineInitContext,
-  EngineStatus,
   Logger,
   Message,
   PruneOptions,
@@ -14,48 +13,32 @@ import type {
   Usage,
 } from "@context-engine/core";
 import { ContextEngine, createEstimator, createTiktokenCounter, normalizeUsage, silentLogger } from "@context-engine/core";
-import { calibrationRatio, maxSummaryTokens, summaryTokenBudget, tailTokenBudget } from "./budget.js";
+import { assembleCompaction, withTask } from "./assemble.js";
+import { calibrationRatio, maxSummaryTokens, tailTokenBudget } from "./budget.js";
+import { capText } from "./cap-text.js";
 import type { CompressionConfig } from "./config.js";
 import { CompressionConfigSchema, parseCompressionConfig, unknownCompressionKeys } from "./config.js";
-import { buildExtractiveSummary } from "./extractive.js";
-import { classifyError, describeError, failureAction } from "./failure-policy.js";
-import { relievePressure } from "./fit.js";
-import { blockedReason, carryGuards, recordFailure, recordSuccess, resetRouteGuards } from "./guards.js";
-import { RESTATED_REQUEST_HEADER, isSummaryMessage, unwrapMergedContent, wrapSummary } from "./markers.js";
-import { placeSummary, restateRequest } from "./placement.js";
+import { describeError } from "./failure-policy.js";
+import { blockedReason, carryGuards, commitCompaction, recordVerdict, resetRouteGuards } from "./guards.js";
+import { wrapSummary } from "./markers.js";
 import type { CompactionPlan } from "./protection.js";
-import { findLatestUser, planCompaction } from "./protection.js";
+import { planCompaction } from "./protection.js";
 import type { CallInfo } from "./prune.js";
 import { indexToolCalls, pruneToolResultRange } from "./prune.js";
-import { sanitizeToolPairs } from "./sanitize.js";
-import type { CompactionRecord, SessionState, SummaryRejectionRecord } from "./session-state.js";
+import type { SessionState } from "./session-state.js";
 import { DEFAULT_SESSION, SessionStore } from "./session-state.js";
-import { SummaryRejectedError, abortReason } from "./summary-call.js";
-import { summarise } from "./summariser.js";
-import { taskSection } from "./task.js";
+import type { CompressorStatus } from "./status.js";
+import { sessionStatus } from "./status.js";
+import { writeSummaryBody } from "./summary-body.js";
+import { throwIfAborted } from "./summary-call.js";
 import { createSnapshotTolerantCounter } from "./token-cache.js";
-import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, withoutSummary } from "./transcript.js";
+import { firstRequestText, hasSummaryNear, latestRequestText, onlySummaries, previousSummaryFor, wellFormed } from "./transcript.js";
 import type { UnitIndex } from "./units.js";
 import { indexUnits, rangeTokens } from "./units.js";
-import { WINDOW_SHARE, fitWindow } from "./window-fit.js";
+import { WINDOW_SHARE, relieveWithoutSummary } from "./window-fit.js";
+import { keptTextOf, sizeSummary } from "./sizing.js";
 
-const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
-
-export interface CompressorStatus extends EngineStatus {
-  sessionId: string;
-  hasPreviousSummary: boolean;
-  summaryMode: "model" | "extractive";
-  summaryModel: string | null;
-  /** Why automatic compaction is blocked right now (`cooldown:<s>`, `ineffective`), else null. */
-  blockedReason: string | null;
-  cooldownSeconds: number;
-  lastSummaryError: string | null;
-  strikes: number;
-  fallbackStreak: number;
-  lastCompaction: CompactionRecord | null;
-  /** The last model answer the summary acceptance checks rejected (it then fell back or aborted). */
-  lastRejection: SummaryRejectionRecord | null;
-}
+export type { CompressorStatus } from "./status.js";
 
 /**
  * The built-in engine. When the conversation crosses the threshold it keeps
@@ -137,20 +120,7 @@ export class ContextCompressor extends ContextEngine {
     this.recordUsage(normalizeUsage(usage));
     const state = this.#sessions.peek(this.#activeSession);
     if (!state) return;
-    const prompt = this.lastPromptTokens;
-    if (prompt > 0 && this.thresholdTokens > 0) {
-      if (state.verifyArmed && prompt >= this.thresholdTokens) {
-        state.strikes++;
-        this.#logger.warn("compaction did not bring the prompt under the threshold", {
-          promptTokens: prompt,
-          thresholdTokens: this.thresholdTokens,
-          strikes: state.strikes,
-        });
-      } else if (prompt < this.thresholdTokens) {
-        state.strikes = 0;
-      }
-    }
-    state.verifyArmed = false;
+    recordVerdict(state, this.lastPromptTokens, this.thresholdTokens, this.#logger);
   }
 
   shouldCompress(promptTokens?: number): boolean {
@@ -176,7 +146,7 @@ export class ContextCompressor extends ContextEngine {
 
   override shouldCompressPreflight(messages: readonly Message[]): boolean {
     if (this.thresholdTokens <= 0 || !this.config.enabled || !Array.isArray(messages)) return false;
-    if (!this.#wellFormed(messages)) return false;
+    if (!wellFormed(messages)) return false;
     const tokens = this.#counter.countMessages(messages);
     if (tokens < this.thresholdTokens) return false;
     return this.#nearWindow(tokens) || blockedReason(this.#sessions.peek(this.#activeSession)) === null;
@@ -207,7 +177,7 @@ export class ContextCompressor extends ContextEngine {
   // ---------------------------------------------------------------- compaction
 
   override hasContentToCompress(messages: readonly Message[]): boolean {
-    if (!Array.isArray(messages) || messages.length < 2 || !this.#wellFormed(messages)) return false;
+    if (!Array.isArray(messages) || messages.length < 2 || !wellFormed(messages)) return false;
     const state = this.#sessions.peek(this.#activeSession);
     const index = indexUnits(messages, this.#counter);
     return this.#plan(messages, index, state, Infinity) !== null;
@@ -222,7 +192,7 @@ export class ContextCompressor extends ContextEngine {
       await this.#counterReady;
       throwIfAborted(signal);
     }
-    if (!this.#wellFormed(messages)) {
+    if (!wellFormed(messages)) {
       this.#logger.warn("compress: the message list contains entries without a known role; left unchanged");
       return messages;
     }
@@ -243,37 +213,24 @@ export class ContextCompressor extends ContextEngine {
     const windowLimit = hostBudget ? Math.floor(hostBudget / scale) : this.contextLength > 0 ? Math.floor((this.contextLength * WINDOW_SHARE) / scale) : Infinity;
     const calls = indexToolCalls(messages);
 
-    const nothingToSummarise = () => {
-      // If it is over the limit, trimming kept tool output is all that is left.
-      if (before <= limit) return messages;
-      const latest = findLatestUser(messages);
-      const keep = new Set(latest >= 0 ? [messages[latest]!] : []);
-      let relieved = relievePressure(messages, limit, counter, keep, calls);
-      if (counter.countMessages(relieved) > windowLimit) relieved = fitWindow(relieved, windowLimit, counter, keep);
-      return relieved === messages ? messages : sanitizeToolPairs(relieved);
-    };
+    const nothingToSummarise = () => relieveWithoutSummary(messages, before, limit, windowLimit, counter, calls);
     const plan = this.#plan(messages, index, state, limit);
     if (!plan) return nothingToSummarise();
 
     const middle = messages.slice(plan.headEnd, plan.tailStart);
-    const middleTokens = rangeTokens(index, plan.headEnd, plan.tailStart);
-    const wrapperTokens = counter.countText(wrapSummary("")) + 8;
-    // The request to restate, without any summary an earlier compaction merged into it.
-    const pinnedSource = plan.pinned >= 0 ? withoutSummary(messages[plan.pinned]!) : null;
     if (state.task === undefined) state.task = firstRequestText(messages);
-    const kept = [...messages.slice(0, plan.headEnd), ...(pinnedSource ? [pinnedSource] : []), ...messages.slice(plan.tailStart)];
-    // The task may take what the restated request and a minimal summary (150 tokens and its wrapper) leave; it opens the summary.
-    const taskRoom = limit - (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0) - 150 - wrapperTokens;
-    const restatedTask = taskSection(state.task, kept, taskRoom, counter);
-    const keptTokens =
-      rangeTokens(index, 0, plan.headEnd) +
-      rangeTokens(index, plan.tailStart, messages.length) +
-      (pinnedSource ? counter.countMessage(pinnedSource) + 40 : 0) +
-      (restatedTask ? counter.countText(restatedTask) : 0);
-    // When the kept messages leave little room, the summary gets what is left (at least a short one).
-    const room = limit - keptTokens - wrapperTokens;
-    const budget = Math.max(150, Math.min(summaryTokenBudget(middleTokens, this.summaryTargetRatio, this.contextLength, threshold), room));
-    const summaryCap = Math.max(150, Math.min(Math.floor(budget * 1.5), room));
+    const sizing = sizeSummary({
+      messages,
+      index,
+      plan,
+      task: state.task,
+      counter,
+      limit,
+      ratio: this.summaryTargetRatio,
+      contextLength: this.contextLength,
+      thresholdTokens: threshold,
+    });
+    const { pinnedSource, restatedTask, budget, summaryCap, wrapperTokens } = sizing;
     const previous = previousSummaryFor(messages, state);
     // A middle holding only the previous summary (and the request restated
     // anyway) has nothing new: rewriting a summary that already fits its
@@ -284,132 +241,47 @@ export class ContextCompressor extends ContextEngine {
     const latestRequest = latestRequestText(messages, plan.tailStart);
 
     // ---- the summary
-    let mode: CompactionRecord["mode"];
-    let body: string;
-    let rejected: CompactionRecord["rejected"];
-    const extractive = (reason: string) =>
-      buildExtractiveSummary({
-        turns: middle,
-        previousSummary: previous,
-        latestRequest,
-        firstRequest: firstRequestText(messages),
-        reason,
-        focusTopic: options.focusTopic,
-        targetTokens: budget,
-        calls,
-      });
-    const now = Date.now();
-    if (!this.#chatModel) {
-      mode = "extractive";
-      body = extractive("No summary model is configured.");
-    } else if (state.cooldownUntil > now && !options.force) {
-      if (state.terminalFailure) {
-        this.#logger.warn("compaction skipped: the summariser failed and is cooling down; the transcript is unchanged", {
-          error: state.lastSummaryError,
-          retryInSeconds: Math.ceil((state.cooldownUntil - now) / 1000),
-        });
-        return messages;
-      }
-      mode = "fallback";
-      body = extractive(`The summariser is cooling down after a failure (${state.lastSummaryError ?? "unknown error"}).`);
-    } else {
-      try {
-        body = await summarise({
-          chatModel: this.#chatModel,
-          state,
-          logger: this.#logger,
-          middle,
-          previous,
-          latestRequest,
-          budget,
-          focusTopic: options.focusTopic,
-          memoryContext: options.memoryContext,
-          signal,
-          summaryModel: this.config.summary_model ?? undefined,
-          mainModel: this.#model,
-          contextLength: this.contextLength,
-          timeoutSeconds: this.config.context_timeout_seconds,
-          followModel: this.#followModel(),
-          countTokens: (text) => counter.countText(text),
-        });
-        mode = "model";
-      } catch (error) {
-        if (signal?.aborted) throw abortReason(signal);
-        const kind = classifyError(error);
-        recordFailure(state, kind, error);
-        if (error instanceof SummaryRejectedError) {
-          rejected = { reason: error.reason, detail: error.message };
-          state.lastRejection = { ...rejected, at: Date.now() };
-        }
-        if (failureAction(kind, this.config.abort_on_summary_failure) === "abort") {
-          this.#logger.warn("compaction aborted: the summariser failed; the transcript is unchanged. Retry with /compress or start a new session.", {
-            kind,
-            error: describeError(error),
-          });
-          return messages;
-        }
-        this.#logger.warn("the summariser failed; using the deterministic summary", { kind, error: describeError(error) });
-        mode = "fallback";
-        body = extractive(`The summariser failed (${kind}: ${describeError(error)}).`);
-      }
-    }
+    const written = await writeSummaryBody({
+      chatModel: this.#chatModel,
+      config: this.config,
+      state,
+      logger: this.#logger,
+      middle,
+      previous,
+      latestRequest,
+      firstRequest: firstRequestText(messages),
+      keptText: keptTextOf(sizing.kept, restatedTask),
+      budget,
+      calls,
+      focusTopic: options.focusTopic,
+      memoryContext: options.memoryContext,
+      signal,
+      force: options.force,
+      mainModel: this.#model,
+      contextLength: this.contextLength,
+      followModel: this.#followModel(),
+      countTokens: (text) => counter.countText(text),
+    });
+    if ("abort" in written) return messages;
+    const { mode, rejected } = written;
     throwIfAborted(signal);
 
     // ---- assembly
-    body = capText(body, counter, summaryCap, "summary shortened to its budget");
-    // The task leads the summary and is never shortened with it.
-    const withTask = (b: string) => (restatedTask ? `${restatedTask}\n\n${b}` : b);
-    const head = messages.slice(0, plan.headEnd);
-    const rest: Message[] = [];
-    const untouchable = new Set<Message>();
-    if (pinnedSource) {
-      const restated = restateRequest(pinnedSource, RESTATED_REQUEST_HEADER);
-      rest.push(restated);
-      untouchable.add(restated);
-    }
-    for (let i = plan.tailStart; i < messages.length; i++) {
-      const m = messages[i]!;
-      if (isSummaryMessage(m)) {
-        // An older summary in the tail is folded into the new one.
-        const unwrapped = unwrapMergedContent(m);
-        if (unwrapped) rest.push(unwrapped);
-        if (unwrapped && i === plan.latestUser) untouchable.add(unwrapped);
-        continue;
-      }
-      rest.push(m);
-      if (i === plan.latestUser) untouchable.add(m);
-    }
-    let result = this.#assemble(head, withTask(body), rest, untouchable);
-    let after = counter.countMessages(result);
-    if (after > limit) {
-      result = sanitizeToolPairs(relievePressure(result, limit, counter, untouchable, calls));
-      after = counter.countMessages(result);
-    }
-    if (after > limit) {
-      // Last concession: a shorter summary (the request section comes first and survives).
-      const summaryTokens = counter.countText(body);
-      const room = summaryTokens - (after - limit) - wrapperTokens;
-      if (room >= 60) {
-        body = capText(body, counter, room, "summary shortened to fit the context window");
-        result = this.#assemble(head, withTask(body), rest, untouchable);
-        result = sanitizeToolPairs(relievePressure(result, limit, counter, untouchable, calls));
-        after = counter.countMessages(result);
-      }
-    }
-    if (after > windowLimit) {
-      result = sanitizeToolPairs(fitWindow(result, windowLimit, counter, untouchable));
-      after = counter.countMessages(result);
-      this.#logger.warn("the conversation did not fit the context window: older steps dropped or the request shortened", {
-        afterTokens: after,
-        windowTokens: this.contextLength,
-      });
-    }
-    if (after > limit) {
-      this.#logger.warn("compaction could not fit under the threshold; kept messages are larger than the window allows", {
-        afterTokens: after,
-        limitTokens: limit,
-      });
-    }
+    const assembled = assembleCompaction({
+      messages,
+      plan,
+      pinnedSource,
+      restatedTask,
+      body: capText(written.body, counter, summaryCap, "summary shortened to its budget"),
+      counter,
+      limit,
+      windowLimit,
+      contextLength: this.contextLength,
+      wrapperTokens,
+      calls,
+      logger: this.#logger,
+    });
+    const { result, after, body } = assembled;
     if (after >= before) {
       // Summarising made nothing smaller: refuse, and count it against the breaker.
       if (!options.force) state.strikes++;
@@ -420,24 +292,8 @@ export class ContextCompressor extends ContextEngine {
 
     // ---- commit (only the newest attempt publishes)
     if (state.commitSeq === startSeq) {
-      state.commitSeq++;
-      state.previousSummary = withTask(body);
-      state.compactions++;
-      state.verifyArmed = true;
-      if (mode === "model") {
-        recordSuccess(state);
-      } else if (mode === "fallback") {
-        state.fallbackStreak++;
-      }
-      state.lastCompaction = {
-        at: Date.now(),
-        beforeTokens: before,
-        afterTokens: after,
-        summarisedMessages: middle.length,
-        mode,
-        durationMs: performance.now() - started,
-        ...(rejected ? { rejected } : {}),
-      };
+      const record = { at: Date.now(), beforeTokens: before, afterTokens: after, summarisedMessages: middle.length, mode, durationMs: performance.now() - started };
+      commitCompaction(state, withTask(restatedTask, body), rejected ? { ...record, rejected } : record);
       this.compressionCount++;
       this.lastCompressionRoughTokens = after;
       this.#logger.info("compacted conversation", { sessionId, ...state.lastCompaction });
@@ -460,14 +316,6 @@ export class ContextCompressor extends ContextEngine {
     return this.#model && this.#startModel !== null && this.#model !== this.#startModel ? this.#model : undefined;
   }
 
-  /** head + summary + rest, tool pairs checked; the summary-bearing message becomes untouchable. */
-  #assemble(head: Message[], body: string, rest: Message[], untouchable: Set<Message>): Message[] {
-    const placed = placeSummary(head, wrapSummary(body), rest);
-    // Either the standalone summary or the message it was merged into.
-    untouchable.add(placed[head.length]!);
-    return sanitizeToolPairs(placed);
-  }
-
   #plan(messages: readonly Message[], index: UnitIndex, state: SessionState | undefined, limit: number): CompactionPlan | null {
     const decayed = (state?.compactions ?? 0) > 0 || hasSummaryNear(messages, this.protectFirstN + 6);
     const wrapper = this.#counter.countText(wrapSummary("")) + 8;
@@ -482,18 +330,12 @@ export class ContextCompressor extends ContextEngine {
     });
   }
 
-  #wellFormed(messages: readonly unknown[]): boolean {
-    for (const m of messages) {
-      if (!m || typeof m !== "object" || !KNOWN_ROLES.has((m as { role?: unknown }).role as string)) return false;
-    }
-    return true;
-  }
 
   // ---------------------------------------------------------------- deterministic pruning
 
   override pruneToolResultsOnly(messages: Message[], options: PruneOptions = {}): PruneResult {
     const noop = { messages, pruned: 0 };
-    if (!Array.isArray(messages) || messages.length < 3 || !this.#wellFormed(messages)) return noop;
+    if (!Array.isArray(messages) || messages.length < 3 || !wellFormed(messages)) return noop;
     if (options.sessionId) this.#activeSession = options.sessionId;
     const threshold = this.thresholdTokens;
     const current = options.currentTokens;
@@ -547,36 +389,7 @@ export class ContextCompressor extends ContextEngine {
   }
 
   override getStatus(): CompressorStatus {
-    const state = this.#sessions.peek(this.#activeSession);
-    const now = Date.now();
-    return {
-      ...super.getStatus(),
-      sessionId: this.#activeSession,
-      hasPreviousSummary: Boolean(state?.previousSummary),
-      summaryMode: this.#chatModel ? "model" : "extractive",
-      summaryModel: this.#chatModel ? (this.config.summary_model ?? this.#chatModel.model ?? null) : null,
-      blockedReason: blockedReason(state),
-      cooldownSeconds: state && state.cooldownUntil > now ? Math.ceil((state.cooldownUntil - now) / 1000) : 0,
-      lastSummaryError: state?.lastSummaryError ?? null,
-      strikes: state?.strikes ?? 0,
-      fallbackStreak: state?.fallbackStreak ?? 0,
-      lastCompaction: state?.lastCompaction ?? null,
-      lastRejection: state?.lastRejection ?? null,
-    };
+    const summaryModel = this.#chatModel ? (this.config.summary_model ?? this.#chatModel.model ?? null) : false;
+    return sessionStatus(super.getStatus(), this.#activeSession, this.#sessions.peek(this.#activeSession), summaryModel);
   }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
-}
-
-/** Cut text to about `maxTokens`, at a line boundary, with a note. */
-function capText(text: string, counter: TokenCounter, maxTokens: number, note: string): string {
-  const tokens = counter.countText(text);
-  if (tokens <= maxTokens) return text;
-  const keepChars = Math.max(200, Math.floor(text.length * (maxTokens / tokens)) - note.length - 10);
-  let cut = text.slice(0, keepChars);
-  const nl = cut.lastIndexOf("\n");
-  if (nl > keepChars * 0.6) cut = cut.slice(0, nl);
-  return `${cut}\n[… ${note}]`;
 }

@@ -1,5 +1,7 @@
 import type { Message } from "@context-engine/core";
 import { toolCallsOf } from "@context-engine/core";
+import type { FactKind, FoundFact } from "./fact-patterns.js";
+import { commandLine, errorLines, numbersIn, pathsIn } from "./fact-patterns.js";
 import { isSummaryMessage } from "./markers.js";
 import { redactSecrets } from "./redact.js";
 import { renderContent } from "./serialize.js";
@@ -7,25 +9,33 @@ import { renderContent } from "./serialize.js";
 /**
  * The exact facts of the turns a compaction drops: the compressor has no
  * tools, so whatever its summary does not say verbatim is gone for the model.
- * Four kinds are kept, each as the text itself (never reworded): the commands
- * that were run, the error lines that came back, the file paths and the
- * numbers (versions, line numbers, ids, sizes). The section shares its budget
- * among the kinds, newest first, so a flood of one kind cannot crowd out another.
+ * What counts as a fact is defined in `fact-patterns.ts`; this file collects
+ * them (newest first, counting how often each recurs) and packs the section.
  */
 export const FACTS_HEADING = "## Exact Facts of the Compacted Turns (verbatim, newest first)";
 
-export type DroppedFactKind = "command" | "error" | "path" | "number";
-const KINDS: readonly DroppedFactKind[] = ["command", "error", "path", "number"];
-const LABEL: Record<DroppedFactKind, string> = { command: "Commands run", error: "Error lines", path: "Paths", number: "Numbers" };
+export { commandLine } from "./fact-patterns.js";
+export type DroppedFactKind = FactKind;
+const KINDS: readonly FactKind[] = ["command", "error", "path", "number"];
+const LABEL: Record<FactKind, string> = { command: "Commands run", error: "Error lines", path: "Paths", number: "Numbers" };
 
-const PATH = /(?:[\w.-]*\/)+[\w.-]*[\w-]\.[A-Za-z]{1,5}\b|(?:[\w-]+\/){2,}[\w.-]+/g;
-const NUMBER = /(?<![\w.])\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{3,}(?![\w.])/g;
-const ERROR = /\b(?:\w*Error|\w*Exception|Traceback|FAILED|FAIL:|fatal|error:|E {2,})\b/;
 /** Long outputs say most at their start and end; scanning them whole would cost time for little. */
 const SCAN_HEAD = 60_000;
 const SCAN_TAIL = 20_000;
 
-export type DroppedFacts = Record<DroppedFactKind, string[]>;
+export interface Candidate {
+  text: string;
+  /** Lower packs first (see `FoundFact`). */
+  tier: number;
+  /** Position in newest-first order of first sight (0 = newest). */
+  order: number;
+  /** How many times the dropped turns state it. */
+  refs: number;
+}
+
+/** Candidates per kind, in packing order (see `collectDroppedFacts`). */
+export type DroppedFacts = Record<FactKind, string[]>;
+export type RankedFacts = Record<FactKind, Candidate[]>;
 
 /**
  * A message's text and a call's arguments with secrets redacted, computed once
@@ -47,79 +57,117 @@ export function redactedArguments(call: { function: { arguments: string } }): st
   return args;
 }
 
-/** The first line of a shell command, or the call as `name arg…` (its string arguments) for other tools. */
-export function commandLine(name: string, args: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(args);
-  } catch {
-    return `${name} ${args}`.split("\n")[0]!.trim().slice(0, 200);
-  }
-  const obj = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-  const cmd = typeof obj.command === "string" ? obj.command : typeof obj.cmd === "string" ? obj.cmd : null;
-  const line = cmd !== null && /\s/.test(cmd.trim()) ? cmd.trim() : `${name} ${Object.values(obj).filter((v) => typeof v === "string").join(" ")}`;
-  return line.split("\n")[0]!.trim().slice(0, 200);
-}
-
-/**
- * Paths of a text, matched per whitespace-separated token (a path holds no
- * space): the pattern backtracks over long runs of word characters, so tokens
- * without a slash or longer than any path (a base64 blob) are skipped.
- */
-function* pathsIn(text: string): Generator<string> {
-  for (const token of text.split(/\s+/)) {
-    if (token.length > 300 || !token.includes("/")) continue;
-    for (const m of token.matchAll(PATH)) yield m[0];
-  }
-}
-
 function scanned(text: string): string {
   return text.length > SCAN_HEAD + SCAN_TAIL ? `${text.slice(0, SCAN_HEAD)}\n${text.slice(-SCAN_TAIL)}` : text;
 }
 
-/** Facts of `turns` per kind, each list newest first and without repeats (summaries themselves are skipped). */
-export function collectDroppedFacts(turns: readonly Message[]): DroppedFacts {
-  const lists: DroppedFacts = { command: [], error: [], path: [], number: [] };
-  const seen = new Set<string>();
-  const add = (kind: DroppedFactKind, raw: string) => {
-    const text = raw.trim();
+/** Tool results, and user messages that carry tool output (agents that return observations as user turns). */
+function carriesOutput(m: Message): boolean {
+  return m.role === "tool" || m.role === "user";
+}
+
+/**
+ * Facts of `turns` per kind, ranked: tier first, then newest and most
+ * referenced (a fact stated n times ranks as if it were n times newer), each
+ * once. Summaries themselves are skipped (their facts were packed before).
+ */
+export function rankDroppedFacts(turns: readonly Message[]): RankedFacts {
+  const byKey = new Map<string, Candidate & { kind: FactKind }>();
+  let order = 0;
+  const add = (kind: FactKind, found: FoundFact) => {
+    const text = found.text.trim();
+    if (text.length < 3) return;
     const key = `${kind}\u0000${text}`;
-    if (text.length < 3 || seen.has(key)) return;
-    seen.add(key);
-    lists[kind].push(text);
+    const seen = byKey.get(key);
+    if (seen) {
+      seen.refs++;
+      if (found.tier < seen.tier) seen.tier = found.tier;
+      return;
+    }
+    byKey.set(key, { kind, text, tier: found.tier, order: order++, refs: 1 });
   };
   for (let i = turns.length - 1; i >= 0; i--) {
     const m = turns[i]!;
     if (isSummaryMessage(m)) continue;
     // Redacted before anything is lifted out: a secret taken out of its context ("key=…") is no longer recognisable.
     const text = scanned(redactedText(m));
-    if (m.role === "tool" || m.role === "user") {
-      const lines = text.split("\n");
-      for (let j = lines.length - 1; j >= 0; j--) {
-        const line = lines[j]!.trim();
-        if (line.length >= 8 && line.length <= 200 && ERROR.test(line)) add("error", line);
-      }
-    }
-    for (const p of pathsIn(text)) add("path", p);
-    for (const n of text.matchAll(NUMBER)) add("number", n[0]);
     for (const call of toolCallsOf(m).slice().reverse()) {
       const args = redactedArguments(call);
-      add("command", commandLine(call.function.name, args));
+      add("command", { text: commandLine(call.function.name, args), tier: 0 });
       for (const p of pathsIn(args)) add("path", p);
     }
+    if (carriesOutput(m)) for (const e of errorLines(text).reverse()) add("error", e);
+    for (const p of pathsIn(text)) add("path", p);
+    for (const n of numbersIn(text)) add("number", n);
   }
-  return lists;
+  const ranked: RankedFacts = { command: [], error: [], path: [], number: [] };
+  for (const c of byKey.values()) ranked[c.kind].push(c);
+  const weight = (c: Candidate) => c.order / c.refs;
+  for (const kind of KINDS) ranked[kind].sort((a, b) => a.tier - b.tier || weight(a) - weight(b) || a.order - b.order);
+  return ranked;
+}
+
+/** The ranked facts as plain lists (packing order). */
+export function collectDroppedFacts(turns: readonly Message[]): DroppedFacts {
+  const ranked = rankDroppedFacts(turns);
+  return { command: ranked.command.map((c) => c.text), error: ranked.error.map((c) => c.text), path: ranked.path.map((c) => c.text), number: ranked.number.map((c) => c.text) };
+}
+
+/** `text` occurs in `haystack` not as part of a longer word or number (so `120` is not found in `1203`). */
+export function statedIn(haystack: string, text: string): boolean {
+  for (let at = haystack.indexOf(text); at >= 0; at = haystack.indexOf(text, at + 1)) {
+    const before = haystack[at - 1];
+    const after = haystack[at + text.length];
+    if (!(before && /[\w.]/.test(before) && /^[\w.]/.test(text)) && !(after && /[\w]/.test(after) && /[\w]$/.test(text))) return true;
+  }
+  return false;
+}
+
+/** `key=12`, `line 42`: the key with its separator, and the value; null for a number stated alone (`405`, `3.2s`). */
+const KEYED_NUMBER = /^([A-Za-z_][\w.-]*[A-Za-z_](?:[ \t]*[=:][ \t]*|[ \t]+))(\S.*)$/;
+
+/**
+ * The numbers row: values under the same key share it (`line 42, 57, 80`),
+ * so a key that recurs is written once; the first of each key reads verbatim.
+ */
+class NumberRow {
+  readonly #groups = new Map<string, string[]>();
+  /** Characters `text` adds to the row. */
+  cost(text: string): number {
+    const keyed = KEYED_NUMBER.exec(text);
+    return (keyed && this.#groups.has(keyed[1]!) ? keyed[2]!.length : text.length) + 2;
+  }
+  add(text: string): void {
+    const keyed = KEYED_NUMBER.exec(text);
+    const key = keyed ? keyed[1]! : `\u0000${text}`;
+    const group = this.#groups.get(key);
+    if (group) group.push(keyed ? keyed[2]! : text);
+    else this.#groups.set(key, [text]);
+  }
+  get size(): number {
+    return this.#groups.size;
+  }
+  render(): string {
+    return [...this.#groups.values()].map((values) => values.join(", ")).join("; ");
+  }
 }
 
 /**
  * The facts section within `budgetChars`: kinds take turns adding their next
- * newest fact until nothing more fits; facts `known` already holds are left out
- * (a model summary or an earlier section that states them). Empty when there is nothing to say.
+ * fact (in ranking order) until nothing more fits, so no kind starves. A fact
+ * `known` says is stated elsewhere (the kept messages, a model summary) or
+ * that a fact already chosen contains is left out: each fact is said once.
+ * Empty when there is nothing to say.
  */
 export function renderDroppedFacts(facts: DroppedFacts, budgetChars: number, known: (text: string) => boolean = () => false): string {
   const chosen: DroppedFacts = { command: [], error: [], path: [], number: [] };
-  const next: Record<DroppedFactKind, number> = { command: 0, error: 0, path: 0, number: 0 };
-  const cost = (kind: DroppedFactKind, t: string) => t.length + (kind === "command" || kind === "error" ? 3 : 2);
+  const numbers = new NumberRow();
+  const next: Record<FactKind, number> = { command: 0, error: 0, path: 0, number: 0 };
+  const cost = (kind: FactKind, t: string) => (kind === "number" ? numbers.cost(t) : t.length + (kind === "path" ? 2 : 3));
+  let said = "";
+  const saidTokens = new Set<string>();
+  // A one-word fact inside a chosen one is one of its tokens; a phrase (`line 42`) is searched.
+  const inChosen = (t: string) => (/\s/.test(t) ? statedIn(said, t) : saidTokens.has(t));
   let used = FACTS_HEADING.length + 1;
   for (let progress = true; progress; ) {
     progress = false;
@@ -127,10 +175,14 @@ export function renderDroppedFacts(facts: DroppedFacts, budgetChars: number, kno
       const list = facts[kind];
       while (next[kind] < list.length) {
         const t = list[next[kind]++]!;
-        if (known(t)) continue;
+        // Size first: the look-ups cost far more than the arithmetic, and most candidates of a long middle do not fit.
         const c = cost(kind, t) + (chosen[kind].length === 0 ? LABEL[kind].length + 3 : 0);
-        if (used + c > budgetChars) break;
+        // Containment in chosen facts matters for one-line facts (a path or number inside a chosen error line or command).
+        if (used + c > budgetChars || known(t) || ((kind === "path" || kind === "number") && inChosen(t))) continue;
         chosen[kind].push(t);
+        if (kind === "number") numbers.add(t);
+        said += `\n${t}`;
+        for (const token of t.split(TOKEN_SPLIT)) if (token) saidTokens.add(token.replace(/[.:!?]+$/, ""));
         used += c;
         progress = true;
         break;
@@ -142,7 +194,38 @@ export function renderDroppedFacts(facts: DroppedFacts, budgetChars: number, kno
     const items = chosen[kind];
     if (!items.length) continue;
     // Commands and error lines one per line (they hold commas and spaces); paths and numbers in a row.
-    parts.push(kind === "command" || kind === "error" ? `${LABEL[kind]}:\n${items.map((t) => `- ${t}`).join("\n")}` : `${LABEL[kind]}: ${items.join(", ")}`);
+    if (kind === "number") parts.push(`${LABEL[kind]}: ${numbers.render()}`);
+    else parts.push(kind === "path" ? `${LABEL[kind]}: ${items.join(", ")}` : `${LABEL[kind]}:\n${items.map((t) => `- ${t}`).join("\n")}`);
   }
   return parts.length ? redactSecrets(`${FACTS_HEADING}\n${parts.join("\n")}`) : "";
 }
+
+/** Splits text into the tokens a one-word fact (a path, a number) is compared with. */
+const TOKEN_SPLIT = /[\s"'`(),;[\]{}<>]+/;
+let lastLookup: { text: string; has: (t: string) => boolean } | null = null;
+
+/**
+ * "Does `text` state this fact?" for many facts against one large text (the
+ * kept messages): a one-word fact is looked up among its tokens (also with a
+ * trailing `.`/`:` or `:line` off), a line-long one (an error line, a command)
+ * among its trimmed lines, and only a short phrase (`line 42`) searched. A
+ * substring that is only part of a token (`a/b.py` inside `x/a/b.py`) does not count.
+ */
+export function statedInText(text: string): (t: string) => boolean {
+  if (lastLookup?.text === text) return lastLookup.has;
+  const tokens = new Set<string>();
+  for (const raw of text.split(TOKEN_SPLIT)) {
+    if (!raw) continue;
+    tokens.add(raw);
+    const bare = raw.replace(/[.:!?]+$/, "");
+    tokens.add(bare);
+    tokens.add(bare.replace(/(:\d+)+$/, ""));
+  }
+  const lines = new Set(text.split("\n").map((l) => l.trim()));
+  const has = (t: string) => (/\s/.test(t) ? lines.has(t) || (t.length <= SHORT_PHRASE && text.includes(t)) : tokens.has(t));
+  lastLookup = { text, has };
+  return has;
+}
+
+/** Longest fact searched for as a substring; longer ones are whole lines or not stated. */
+const SHORT_PHRASE = 40;

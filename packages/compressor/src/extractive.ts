@@ -5,8 +5,7 @@ import { ANCHOR_HEADING, HEADINGS, NO_USER_SENTINEL, quoteBlock } from "./prompt
 import { describeCall, shorten } from "./prune.js";
 import type { CallInfo } from "./prune.js";
 import { redactSecrets } from "./redact.js";
-import { renderContent } from "./serialize.js";
-import { collectDroppedFacts, FACTS_HEADING, redactedArguments, redactedText, renderDroppedFacts } from "./dropped-facts.js";
+import { collectDroppedFacts, FACTS_HEADING, redactedArguments, redactedText, renderDroppedFacts, statedInText } from "./dropped-facts.js";
 import { chooseIdentifiers, formatIdentifiers, harvestMessage, harvestStart, newHarvest, sampleOf } from "./identifiers.js";
 
 /**
@@ -25,6 +24,8 @@ export interface ExtractiveInput {
   latestRequest: string | null;
   /** The conversation's first user message (often the overall goal), when known. */
   firstRequest?: string | null;
+  /** Text the result keeps verbatim beside the summary (kept messages, restated task): not repeated here. */
+  keptText?: string | undefined;
   /** Why there is no model summary, shown in the header. */
   reason: string;
   focusTopic?: string | undefined;
@@ -62,6 +63,9 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
     if (m) turns.push(m);
   }
 
+  // What the context keeps verbatim anyway is pointed to, not repeated: the room goes to what would be lost.
+  const keptText = input.keptText ?? "";
+  const kept = (text: string) => keptText.length > 0 && text.trim().length > 0 && keptText.includes(text.trim());
   const harvest = newHarvest();
   const actions: string[] = [];
   const errors: string[] = [];
@@ -108,7 +112,7 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
       if (firstUser === null) firstUser = text;
       userTexts.push(text);
       for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
-        if (CONSTRAINT_RE.test(sentence) && sentence.length <= 300) constraints.push(`- "${oneLine(sentence, 240)}"`);
+        if (CONSTRAINT_RE.test(sentence) && sentence.length <= 300 && !kept(sentence)) constraints.push(`- "${oneLine(sentence, 240)}"`);
       }
     } else if (m.role === "assistant") {
       const calls = toolCallsOf(m);
@@ -139,10 +143,15 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   const sections: Array<[string, string]> = [];
   sections.push([
     HEADINGS.request,
-    input.latestRequest === null ? NO_USER_SENTINEL : `Newest user message in the compacted turns (verbatim; newer messages after this summary take precedence):\n${quoteBlock(input.latestRequest, 2_000)}`,
+    input.latestRequest === null
+      ? NO_USER_SENTINEL
+      : kept(input.latestRequest)
+        ? "The newest user message in the compacted turns is kept verbatim after this summary."
+        : `Newest user message in the compacted turns (verbatim; newer messages after this summary take precedence):\n${quoteBlock(input.latestRequest, 2_000)}`,
   ]);
   const opening = input.firstRequest ?? firstUser;
-  const goal = previous.get(HEADINGS.goal) ?? (opening !== null ? `Opening request: "${oneLine(opening, 400)}"` : "No user goal recorded.");
+  const openingLine = opening === null ? "No user goal recorded." : kept(opening) ? "The opening request (the task), kept verbatim in this context." : `Opening request: "${oneLine(opening, 400)}"`;
+  const goal = previous.get(HEADINGS.goal) ?? openingLine;
   sections.push([HEADINGS.goal, goal]);
   const prevConstraints = previous.get(HEADINGS.constraints);
   const allConstraints = dedupe([...(prevConstraints && prevConstraints !== "None" ? prevConstraints.split("\n") : []), ...constraints]);
@@ -171,20 +180,23 @@ export function buildExtractiveSummary(input: ExtractiveInput): string {
   const idLines = formatIdentifiers(chooseIdentifiers(harvest, prevIds, Math.max(300, Math.floor(budgetChars * FILES_SHARE))));
   sections.push([HEADINGS.files, idLines.join("\n") || "None recorded."]);
   // The exact commands, error lines, paths and numbers of the dropped turns: the model can look nothing up.
-  const facts = renderDroppedFacts(collectDroppedFacts(turns), Math.floor(budgetChars * FACTS_SHARE));
+  const facts = renderDroppedFacts(collectDroppedFacts(turns), Math.floor(budgetChars * FACTS_SHARE), statedInText(keptText));
   if (facts) sections.push([FACTS_HEADING, facts.slice(FACTS_HEADING.length + 1)]);
   const prevErrors = previous.get(HEADINGS.errors);
-  const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors]);
+  // Error lines the facts section quotes verbatim are not listed twice.
+  const quoted = new Set(facts.split("\n").map((l) => `- ${oneLine(l.slice(2), 200)}`));
+  const allErrors = dedupe([...(prevErrors && !prevErrors.startsWith("None") ? prevErrors.split("\n") : []), ...errors.filter((e) => !quoted.has(e))]);
   sections.push([HEADINGS.errors, allErrors.length ? allErrors.slice(-ERRORS_KEPT).join("\n") : "None recorded."]);
   sections.push([HEADINGS.questions, /\?\s*$/.test(lastAssistantText) ? `Assistant asked: "${oneLine(lastAssistantText, 300)}"` : "None recorded."]);
   sections.push([HEADINGS.next, input.latestRequest === null ? "Continue the work shown after this summary." : "Continue the latest request; check Current State first."]);
   if (focusHits.length) sections.push([`## Focus: ${oneLine(input.focusTopic ?? "", 80)}`, focusHits.slice(-12).join("\n")]);
-  const recentUsers = userTexts.slice(-4).reverse();
+  const recentUsers = userTexts.filter((t) => !kept(t)).slice(-4).reverse();
   if (recentUsers.length > 1) {
     sections.push(["## Recent User Messages (verbatim, newest first)", recentUsers.map((t) => quoteBlock(t, 600)).join("\n\n")]);
   }
 
-  return redactSecrets(fitSections(header, sections, budgetChars));
+  // The other sections take a fixed share beside the facts: a summary with few facts to keep is shorter, not padded.
+  return redactSecrets(fitSections(header, sections, Math.min(budgetChars, facts.length + Math.floor(budgetChars * OTHER_SHARE))));
 }
 
 /**
@@ -245,9 +257,12 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
   const lines = entries.map((e) => [e.h, [...(e.omitted ? [OMITTED] : []), ...e.lines.slice(e.start)]] as [string, string[]]);
   // Still too long (single huge lines): cut each section's body hard.
   if (total > budget) {
-    const share = Math.max(200, Math.floor(budget / lines.length));
+    // Both sized to their own share already; the rest share what they leave.
+    const own = (h: string) => h === HEADINGS.request || h === FACTS_HEADING;
+    const fixed = lines.reduce((n, [h, b]) => n + (own(h) ? h.length + b.join("\n").length + 3 : h.length + 3), header.length);
+    const share = Math.max(60, Math.floor((budget - fixed) / Math.max(1, lines.filter(([h]) => !own(h)).length)));
     for (const entry of lines) {
-      if (entry[0] === HEADINGS.request || entry[0] === FACTS_HEADING) continue; // both sized to their own share already
+      if (own(entry[0])) continue;
       const body = entry[1].join("\n");
       if (body.length > share) entry[1] = [shorten(body, share)];
     }
@@ -258,7 +273,9 @@ function fitSections(header: string, sections: Array<[string, string]>, budget: 
 const OMITTED = "… (earlier entries omitted)";
 /** Budget shares of the two verbatim sections: recurring identifiers, and the dropped turns' exact facts. */
 const FILES_SHARE = 0.05;
-const FACTS_SHARE = 0.65;
+const FACTS_SHARE = 0.75;
+/** What the sections other than the facts may take together. */
+const OTHER_SHARE = 0.4;
 /** Sections sized on their own (the request verbatim, identifiers by rank): never cut line-wise. */
 const FIXED = new Set<string>([HEADINGS.request, HEADINGS.files, FACTS_HEADING]);
 

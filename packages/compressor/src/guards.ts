@@ -1,6 +1,6 @@
-import type { ChatModelErrorKind } from "@context-engine/core";
+import type { ChatModelErrorKind, Logger } from "@context-engine/core";
 import { BREAKER_RECOVERY_MS, BREAKER_TRIP, cooldownSeconds, describeError, failureAction } from "./failure-policy.js";
-import type { SessionState } from "./session-state.js";
+import type { CompactionRecord, SessionState } from "./session-state.js";
 
 /**
  * The guards that keep a failing or useless summariser from being called
@@ -66,4 +66,28 @@ export function carryGuards(from: SessionState, to: SessionState): void {
   to.useMainModel ||= from.useMainModel;
   to.compactions = Math.max(to.compactions, from.compactions);
   to.verifyArmed ||= from.verifyArmed;
+}
+
+/** A compaction was committed: the summary to update next time, the verdict armed, the guards told how it was written. */
+export function commitCompaction(state: SessionState, summary: string, record: CompactionRecord): void {
+  state.commitSeq++;
+  state.previousSummary = summary;
+  state.compactions++;
+  state.verifyArmed = true;
+  if (record.mode === "model") recordSuccess(state);
+  else if (record.mode === "fallback") state.fallbackStreak++;
+  state.lastCompaction = record;
+}
+
+/** The first real usage after a compaction is its verdict: still over the threshold is a strike, under it clears them. */
+export function recordVerdict(state: SessionState, promptTokens: number, thresholdTokens: number, logger: Logger): void {
+  if (promptTokens > 0 && thresholdTokens > 0) {
+    if (state.verifyArmed && promptTokens >= thresholdTokens) {
+      state.strikes++;
+      logger.warn("compaction did not bring the prompt under the threshold", { promptTokens, thresholdTokens, strikes: state.strikes });
+    } else if (promptTokens < thresholdTokens) {
+      state.strikes = 0;
+    }
+  }
+  state.verifyArmed = false;
 }

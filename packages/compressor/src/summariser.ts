@@ -3,7 +3,7 @@ import { ChatModelError } from "@context-engine/core";
 import { classifyError, describeError, isServerError } from "./failure-policy.js";
 import { chooseIdentifiers, formatIdentifiers, harvestTurns } from "./identifiers.js";
 import { ANCHOR_HEADING, buildSummaryPrompt } from "./prompt.js";
-import { collectDroppedFacts, renderDroppedFacts } from "./dropped-facts.js";
+import { collectDroppedFacts, renderDroppedFacts, statedInText } from "./dropped-facts.js";
 import { redactSecrets } from "./redact.js";
 import { serializeTurns } from "./serialize.js";
 import type { SessionState } from "./session-state.js";
@@ -19,6 +19,8 @@ export interface SummariseParams {
   middle: Message[];
   previous: string | null;
   latestRequest: string | null;
+  /** Text the result keeps verbatim: facts it holds are not appended again. */
+  keptText?: string | undefined;
   budget: number;
   focusTopic?: string | undefined;
   memoryContext?: string | undefined;
@@ -97,7 +99,11 @@ export async function summarise(params: SummariseParams): Promise<string> {
       p.state.useMainModel = true;
       body = await ask(p.followModel);
     }
-    return withDroppedFacts(anchorIdentifiers(groundLatestRequest(body, p.latestRequest), p.middle, p.budget), p.middle, p.budget);
+    const kept = p.keptText ?? "";
+    // A latest request the result keeps verbatim (restated after the summary, or in the tail) is not quoted twice.
+    const keptRequest = p.latestRequest !== null && p.latestRequest.trim().length > 0 && kept.includes(p.latestRequest.trim());
+    const grounded = keptRequest ? body : groundLatestRequest(body, p.latestRequest);
+    return withDroppedFacts(anchorIdentifiers(grounded, p.middle, p.budget, kept), p.middle, p.budget, kept);
   } finally {
     deadline.dispose();
   }
@@ -123,11 +129,14 @@ function summaryDeadline(hostSignal: AbortSignal | undefined, seconds: number): 
 
 
 /** Share of the summary budget (in characters, ~4 a token) the exact facts of the dropped turns may add to a model summary. */
-const FACTS_SHARE = 0.6;
+const FACTS_SHARE = 0.75;
+/** Share of the summary budget (in tokens, as characters: ~a quarter of the tokens) the recurring-identifier anchors may add. */
+const ANCHOR_SHARE = 0.2;
 
 /** The dropped turns' exact commands, error lines, paths and numbers that the model summary does not state, appended verbatim. */
-export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number): string {
-  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t));
+export function withDroppedFacts(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
+  const keptHas = statedInText(keptText);
+  const facts = renderDroppedFacts(collectDroppedFacts(middle), Math.floor(budgetTokens * 4 * FACTS_SHARE), (t) => summary.includes(t) || keptHas(t));
   return facts ? `${summary}\n\n${facts}` : summary;
 }
 
@@ -137,8 +146,9 @@ export function withDroppedFacts(summary: string, middle: readonly Message[], bu
  * summary does not contain are appended verbatim (about a tenth of the
  * summary budget, from the newest ~16k characters).
  */
-export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number): string {
-  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * 0.4)), (t) => summary.includes(t));
+export function anchorIdentifiers(summary: string, middle: readonly Message[], budgetTokens: number, keptText = ""): string {
+  const keptHas = statedInText(keptText);
+  const chosen = chooseIdentifiers(harvestTurns(middle, 16_000), [], Math.max(300, Math.floor(budgetTokens * ANCHOR_SHARE)), (t) => summary.includes(t) || keptHas(t));
   // Harvested from the raw turns: a token can look like an identifier, so the block is redacted like the summary.
   const lines = formatIdentifiers(chosen).map((line) => redactSecrets(line));
   return lines.length ? `${summary}\n\n${ANCHOR_HEADING}\n${lines.join("\n")}` : summary;

@@ -113,3 +113,8 @@ export function groundLatestRequest(summary: string, latestRequest: string | nul
 function normalise(text: string): string {
   return text.replace(/^>\s?/gm, "").replace(/\s+/g, " ").trim();
 }
+
+/** Stop a pass the host aborted, with the host's reason. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortReason(signal);
+}

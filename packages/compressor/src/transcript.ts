@@ -67,3 +67,13 @@ export function previousSummaryFor(messages: readonly Message[], state: SessionS
   }
   return null;
 }
+
+const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+
+/** Every entry is an object with a role the compressor knows; anything else is left unchanged. */
+export function wellFormed(messages: readonly unknown[]): boolean {
+  for (const m of messages) {
+    if (!m || typeof m !== "object" || !KNOWN_ROLES.has((m as { role?: unknown }).role as string)) return false;
+  }
+  return true;
+}

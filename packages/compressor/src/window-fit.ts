@@ -1,7 +1,10 @@
 import type { Message, TokenCounter } from "@context-engine/core";
 import { contentText } from "@context-engine/core";
-import { dropOldestGroups, shortenMessage } from "./fit.js";
+import { dropOldestGroups, relievePressure, shortenMessage } from "./fit.js";
 import { SUMMARY_END_MARKER, isSummaryMessage } from "./markers.js";
+import { findLatestUser } from "./protection.js";
+import type { CallInfo } from "./prune.js";
+import { sanitizeToolPairs } from "./sanitize.js";
 
 /** Share of the window a compacted list may fill: room for tool schemas, framing and estimate error. */
 export const WINDOW_SHARE = 0.88;
@@ -54,4 +57,24 @@ function shortenRequest(message: Message, keepChars: number): Message {
   const shortened = shortenMessage({ ...message, content: rest } as Message, keepChars);
   if (shortened.content === rest) return message;
   return { ...message, content: text.slice(0, text.length - rest.length) + (shortened.content as string) } as Message;
+}
+
+/**
+ * Nothing to summarise: a list over `limit` can only have its kept tool output
+ * trimmed (the latest request untouched), then older steps dropped past the window.
+ */
+export function relieveWithoutSummary(
+  messages: Message[],
+  before: number,
+  limit: number,
+  windowLimit: number,
+  counter: TokenCounter,
+  calls: Map<string, CallInfo>,
+): Message[] {
+  if (before <= limit) return messages;
+  const latest = findLatestUser(messages);
+  const keep = new Set(latest >= 0 ? [messages[latest]!] : []);
+  let relieved = relievePressure(messages, limit, counter, keep, calls);
+  if (counter.countMessages(relieved) > windowLimit) relieved = fitWindow(relieved, windowLimit, counter, keep);
+  return relieved === messages ? messages : sanitizeToolPairs(relieved);
 }

@@ -163,7 +163,9 @@ describe("compress: guarantees", () => {
     const second = await engine.compress([...first, ...agentConversation({ turns: 10 }).slice(1)]);
     expectValid(second);
     const text = contentText(second.find(isSummaryMessage)!.content);
-    expect(text).toContain('Opening request: "Request 0: fix bug_0'); // the goal of the first summary
+    // The goal of the first summary, carried: it points to the task, which the summary restates verbatim once.
+    expect(text).toContain("The opening request (the task), kept verbatim in this context.");
+    expect(text.split("Request 0: fix bug_0 in src/module_0.ts").length).toBe(2);
     const numbers = [...text.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1]));
     expect(Math.max(...numbers)).toBeGreaterThan(Math.max(...firstNumbers));
     // The first summary is the thing updated, not a turn quoted inside the new one.

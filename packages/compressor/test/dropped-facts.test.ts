@@ -33,7 +33,8 @@ describe("exact facts of the compacted turns", () => {
     expect(facts.command[0]).toBe("python -m pytest tests/test_tok_2.py -k case2");
     expect(facts.error).toContain("E   ValueError: bad token 7002 at offset 2.2");
     expect(facts.path).toContain("lib/pkg_0/module_0.py");
-    expect(facts.number).toEqual(expect.arrayContaining(["7000", "7002", "2.2"]));
+    // Numbers keep the word they belong to.
+    expect(facts.number).toEqual(expect.arrayContaining(["token 7000", "token 7002", "offset 2.2"]));
   });
 
   it("names a non-shell tool call by its string arguments", () => {
@@ -41,10 +42,10 @@ describe("exact facts of the compacted turns", () => {
   });
 
   it("shares the budget among the kinds and leaves out what is already said", () => {
-    const facts = { command: ["make test"], error: ["E   boom happened here"], path: ["a/b/c.py"], number: Array.from({ length: 500 }, (_, i) => String(1000 + i)) };
+    const facts = { command: ["make test"], error: ["E   boom happened here"], path: ["a/b/c.py"], number: Array.from({ length: 500 }, (_, i) => `id ${1000 + i}`) };
     const text = renderDroppedFacts(facts, 400);
     expect(text.length).toBeLessThanOrEqual(400);
-    for (const t of ["make test", "E   boom happened here", "a/b/c.py", "1000"]) expect(text).toContain(t);
+    for (const t of ["make test", "E   boom happened here", "a/b/c.py", "id 1000"]) expect(text).toContain(t);
     expect(renderDroppedFacts(facts, 400, (t) => t === "make test")).not.toContain("make test");
     expect(renderDroppedFacts({ command: [], error: [], path: [], number: [] }, 400)).toBe("");
   });

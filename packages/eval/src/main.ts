@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   }
   const locomo = locomoRuns.length ? summarizeLocomo(locomoRuns) : null;
   const coding = codingRuns.length ? summarizeCoding(codingRuns) : null;
-  const hybrid = locomo && args.hybrid ? await runHybridStep(convs, locomo) : null;
+  const hybrid = locomo && args.hybrid ? await runHybridStep(convs, locomo, locomoRuns) : null;
   const table = renderTables(locomo, coding) + (hybrid?.table ?? "");
   const result = {
     schema: "context-engine/eval@1",

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startEmbedServer } from "../src/embed-server.js";
-import { evalHybridConversation, renderHybridTable, summarizeHybrid } from "../src/hybrid.js";
+import { evalHybridConversation, hybridByConversation, renderHybridByConversation, renderHybridTable, summarizeHybrid } from "../src/hybrid.js";
 import { readLocomo } from "../src/locomo-data.js";
 
 const dataDir = process.env.CONTEXT_ENGINE_DATA_DIR ?? resolve(import.meta.dirname, "../../../../shared/data");
@@ -38,6 +38,20 @@ describe("hybrid step", () => {
     const table = renderHybridTable(s, { all: { at10: 0.9 }, 1: { at10: 0.8 }, 2: { at10: 1 } }, { texts: 3, cpuMs: 1000, seconds: 2 });
     expect(table).toContain("| lcm_grep_words (words only) | 0.900 | 0.800 | 1.000 |");
     expect(table).toContain("| hybrid_raw | 0.750 | 0.500 | 1.000 |");
+  });
+
+  it("puts each conversation's words recall beside its hybrid figures", () => {
+    const q = (h: number) => ({ category: 1, at10: { semantic_raw: 0, hybrid_words: h, hybrid_raw: h } });
+    const runs = [
+      { id: "conv-a", degraded: 0, questions: [q(1), q(0)] },
+      { id: "conv-b", degraded: 0, questions: [q(1)] },
+    ];
+    const rows = hybridByConversation(runs, new Map([["conv-a", [1, 1]], ["conv-b", [0]]]));
+    expect(rows).toEqual([
+      { id: "conv-a", questions: 2, words: 1, methods: { semantic_raw: 0, hybrid_words: 0.5, hybrid_raw: 0.5 } },
+      { id: "conv-b", questions: 1, words: 0, methods: { semantic_raw: 0, hybrid_words: 1, hybrid_raw: 1 } },
+    ]);
+    expect(renderHybridByConversation(rows)).toContain("| conv-a | 2 | 1.000 | 0.000 | 0.500 | 0.500 |");
   });
 
   it.skipIf(!existsSync(locomoFile))("scores a LoCoMo slice through a loopback /v1/embeddings server and LCM's provider path", async () => {

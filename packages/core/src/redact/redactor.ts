@@ -1,4 +1,6 @@
+import { buildAnchoredScreen } from "./anchored-screen.js";
 import { BUILTIN_SECRET_RULES } from "./rules.js";
+import { factorByFirstChar } from "./screen-source.js";
 import type { RedactionResult, SecretRule, SecretRuleOptions } from "./types.js";
 
 /** The placeholder a secret is replaced with. Never matched by any rule (idempotent). */
@@ -6,30 +8,10 @@ export function redactionMarker(kind: string): string {
   return `[REDACTED:${kind}]`;
 }
 
+export { factorByFirstChar };
+
 const NOTHING: Readonly<Record<string, number>> = Object.freeze({});
 const SECRET_GROUPS = ["secret", "secret2", "secret3", "secret4", "secret5", "secret6"];
-
-/**
- * `a1|a2|b1` as `a(?:1|2)|b1`, grouped by (case-folded) first character: V8 tries a regex's top-level
- * alternatives one by one at every position, so fewer of them scan faster. Alternatives that do not
- * start with a letter, digit, `_`, `:` or `-` (a literal character) are kept as they are.
- */
-export function factorByFirstChar(alternatives: readonly string[]): string {
-  const groups = new Map<string, string[]>();
-  const loose: string[] = [];
-  for (const a of new Set(alternatives)) {
-    if (!/^[A-Za-z0-9_:-]/.test(a)) {
-      loose.push(a);
-      continue;
-    }
-    const key = a[0]!.toLowerCase();
-    const rests = groups.get(key) ?? [];
-    rests.push(a.slice(1));
-    groups.set(key, rests);
-  }
-  const factored = [...groups].map(([c, rests]) => (rests.length === 1 ? c + rests[0] : `${c}(?:${rests.join("|")})`));
-  return [...factored, ...loose].join("|");
-}
 
 /**
  * One case-insensitive regex that matches wherever any of `rules` could: a
@@ -95,6 +77,11 @@ const MAX_PASSES = 8;
  * while redacting.
  */
 export function createSecretRedactor(options: SecretRuleOptions = {}): SecretRedactor {
+  return compileSecretRedactor(options, true);
+}
+
+/** `createSecretRedactor`, with the trigram anchors or without them (the plain regexes, as tests compare). */
+export function compileSecretRedactor(options: SecretRuleOptions, withAnchors: boolean): SecretRedactor {
   const disabled = new Set(options.disable ?? []);
   const allow = new Set(options.allow ?? []);
   const builtins = BUILTIN_SECRET_RULES.filter((r) => !disabled.has(r.kind));
@@ -102,11 +89,14 @@ export function createSecretRedactor(options: SecretRuleOptions = {}): SecretRed
   const rules: SecretRule[] = [...builtins, ...extra];
   const compiled: CompiledRule[] = rules.map((rule) => ({ rule, hint: rule.screen.length ? new RegExp(factorByFirstChar(rule.screen), "i") : null }));
   const screen = extra.length ? undefined : disabled.size ? buildSecretScreen(builtins) : SECRET_SCREEN;
+  // The screen and each rule's hint, answered by trigram anchors (anchored-screen.ts): the same answers as the
+  // regexes, without running them at every position of every text.
+  const anchored = withAnchors ? anchoredFor(rules) : null;
 
   const redactText = (text: string): RedactionResult => {
     if (!text || text.length < 8) return { text, found: NOTHING as Record<string, number> };
     // One scan decides whether any rule can match at all (most text holds no secret).
-    if (screen && !screen.test(text)) return { text, found: NOTHING as Record<string, number> };
+    if (screen && !(anchored ? anchored.test(text) : screen.test(text))) return { text, found: NOTHING as Record<string, number> };
     let out = text;
     let found: Record<string, number> | null = null;
     const count = (kind: string) => {
@@ -118,16 +108,35 @@ export function createSecretRedactor(options: SecretRuleOptions = {}): SecretRed
     // changes something turns a secret into a marker).
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const before = out;
-      for (const { rule, hint } of compiled) {
-        if (hint && !hint.test(out)) continue;
+      // Rules whose hint may match (a superset); worked out again whenever a replacement changes the text.
+      let may = anchored?.candidates(out) ?? null;
+      for (let r = 0; r < compiled.length; r++) {
+        const { rule, hint } = compiled[r]!;
+        if (hint && ((may !== null && may[r] === 0) || !hint.test(out))) continue;
         rule.pattern.lastIndex = 0;
-        out = out.replace(rule.pattern, replacer(rule, allow, count));
+        const next = out.replace(rule.pattern, replacer(rule, allow, count));
+        if (next !== out && anchored) may = anchored.candidates(next);
+        out = next;
       }
       if (out === before) break;
     }
     return { text: out, found: found ?? (NOTHING as Record<string, number>) };
   };
   return screen ? { redactText, screen, rules } : { redactText, rules };
+}
+
+/** Anchored screens by rule set: built once (a table of 256 KiB), shared by every redactor with the same rules. */
+const anchoredByRules = new Map<string, ReturnType<typeof buildAnchoredScreen>>();
+
+function anchoredFor(rules: readonly SecretRule[]): ReturnType<typeof buildAnchoredScreen> {
+  const screens = rules.map((r) => r.screen);
+  const key = JSON.stringify(screens);
+  let a = anchoredByRules.get(key);
+  if (a === undefined) {
+    a = buildAnchoredScreen(screens);
+    anchoredByRules.set(key, a);
+  }
+  return a;
 }
 
 let defaultRedactor: SecretRedactor | undefined;

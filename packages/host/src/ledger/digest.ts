@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash as oneShotHash } from "node:crypto";
 import type { Message } from "@context-engine/core";
 import { applyCacheBreakpoints } from "../request/cache-breakpoints.js";
 import { sanitizeRequestMessages } from "../request/sanitize.js";
@@ -31,8 +31,13 @@ function canonical(value: unknown): unknown {
 
 /** A short stable digest of one message (16 hex digits), the pins block as one fixed key. */
 export function messageDigest(message: Message): string {
+  return digestOfCanonical(message, canonicalMessage(message));
+}
+
+/** `messageDigest` of a message whose canonical form (`canonicalMessage`) is already at hand. */
+export function digestOfCanonical(message: Message, canonicalForm: string): string {
   if (isPinsBlock(message)) return PINS_KEY;
-  return createHash("sha256").update(canonicalMessage(message)).digest("hex").slice(0, 16);
+  return oneShotHash("sha256", canonicalForm, "hex").slice(0, 16);
 }
 
 /** `messageDigest` remembered by message object, for one operation that looks the same messages up many times. */
@@ -78,12 +83,41 @@ export function requestBody(messages: readonly Message[], shape: RequestShape): 
 /** How much of the request prefix stays byte-identical across a change of the message list. */
 export function prefixImpact(before: readonly Message[], after: readonly Message[], shape?: RequestShape): PrefixImpact {
   const serialise = (list: readonly Message[]) => (shape ? requestBody(list, shape) : JSON.stringify(list.map(canonical)));
-  const a = Buffer.from(serialise(before), "utf8");
-  const b = Buffer.from(serialise(after), "utf8");
+  const a = serialise(before);
+  const b = serialise(after);
+  return { bytesBefore: Buffer.byteLength(a), bytesAfter: Buffer.byteLength(b), identicalPrefixBytes: commonUtf8PrefixBytes(a, b) };
+}
+
+/** Chunk compared at once when looking for the first difference (string comparison is a memcmp; a JS loop per byte is not). */
+const COMPARE_CHUNK = 4096;
+
+/** The leading UTF-8 bytes `a` and `b` share, without encoding either whole (a request of 100k messages is tens of MB). */
+export function commonUtf8PrefixBytes(a: string, b: string): number {
   const limit = Math.min(a.length, b.length);
   let i = 0;
-  while (i < limit && a[i] === b[i]) i++;
-  return { bytesBefore: a.length, bytesAfter: b.length, identicalPrefixBytes: i };
+  while (i < limit && a.slice(i, i + COMPARE_CHUNK) === b.slice(i, i + COMPARE_CHUNK)) i += COMPARE_CHUNK;
+  while (i < limit && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Never split a surrogate pair: the pair is one UTF-8 sequence, compared byte by byte below.
+  if (i > 0 && isHighSurrogate(a.charCodeAt(i - 1))) i--;
+  const bytes = Buffer.byteLength(a.slice(0, i));
+  // Surrogates (paired, or lone ones that both encode as U+FFFD): compare the rest as bytes, the exact rule.
+  if (isSurrogate(a.charCodeAt(i)) || isSurrogate(b.charCodeAt(i))) return bytes + commonBytes(Buffer.from(a.slice(i)), Buffer.from(b.slice(i)));
+  // Two different characters of the BMP may still share leading bytes ("é" and "è" both start with 0xC3).
+  return bytes + commonBytes(Buffer.from(a.slice(i, i + 1)), Buffer.from(b.slice(i, i + 1)));
+}
+
+function commonBytes(x: Buffer, y: Buffer): number {
+  let k = 0;
+  while (k < x.length && k < y.length && x[k] === y[k]) k++;
+  return k;
+}
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**
@@ -92,9 +126,13 @@ export function prefixImpact(before: readonly Message[], after: readonly Message
  * compaction keeps), then the longest common subsequence of the middle, so
  * equal messages (two "ok" answers) are matched to the right occurrence.
  */
-export function alignLists(before: readonly Message[], after: readonly Message[]): { removed: number[]; inserted: number[] } {
-  const a = before.map(canonicalMessage);
-  const b = after.map(canonicalMessage);
+export function alignLists(
+  before: readonly Message[],
+  after: readonly Message[],
+  canonicalForms?: { before: readonly string[]; after: readonly string[] },
+): { removed: number[]; inserted: number[] } {
+  const a = canonicalForms?.before ?? before.map(canonicalMessage);
+  const b = canonicalForms?.after ?? after.map(canonicalMessage);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;

@@ -1,6 +1,6 @@
 import type { Logger, Message, SecretRedactor } from "@context-engine/core";
 import type { CompactionTrigger } from "../events.js";
-import { alignLists, messageDigest, prefixImpact, type RequestShape } from "./digest.js";
+import { alignLists, canonicalMessage, digestOfCanonical, prefixImpact, type RequestShape } from "./digest.js";
 import { LedgerFile } from "./ledger-file.js";
 import type { Pin } from "./pins-block.js";
 import { ledgerRedactor, redactLedgerEntry } from "./redact-entry.js";
@@ -78,7 +78,9 @@ export class SessionLedger {
   }
 
   recordCompaction(f: CompactionFacts): LedgerCompaction {
-    const aligned = alignLists(f.before, f.after);
+    // Each message is put in canonical form once, for the alignment and its digest alike (a first turn may hand over 100k).
+    const canonicalForms = { before: f.before.map(canonicalMessage), after: f.after.map(canonicalMessage) };
+    const aligned = alignLists(f.before, f.after, canonicalForms);
     const removed = aligned.removed.map((index) => ({ index, message: structuredClone(f.before[index]!) }));
     const inserted = aligned.inserted.map((index) => ({ index, message: structuredClone(f.after[index]!) }));
     const entry: LedgerCompaction = {
@@ -96,8 +98,8 @@ export class SessionLedger {
       messagesAfter: f.after.length,
       removed,
       inserted,
-      before: f.before.map(messageDigest),
-      after: f.after.map(messageDigest),
+      before: f.before.map((m, i) => digestOfCanonical(m, canonicalForms.before[i]!)),
+      after: f.after.map((m, i) => digestOfCanonical(m, canonicalForms.after[i]!)),
       cache: prefixImpact(f.before, f.after, f.request),
     };
     return this.#add(entry);

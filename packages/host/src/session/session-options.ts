@@ -1,4 +1,4 @@
-import type { Message, SecretRuleOptions } from "@context-engine/core";
+import type { Message, SecretRuleOptions, SessionStartOptions } from "@context-engine/core";
 
 export interface OpenSessionOptions {
   /** Defaults to a random UUID. */
@@ -32,3 +32,20 @@ export interface OpenSessionOptions {
 }
 
 export type SessionEndReason = "end" | "reset" | "expired" | "close";
+
+/** What `updateModel` gets besides the model and window: the provider and base URL the session was opened with. */
+export function modelOptionsOf(options: OpenSessionOptions): { provider?: string; baseUrl?: string } {
+  const o: { provider?: string; baseUrl?: string } = {};
+  if (options.provider) o.provider = options.provider;
+  if (options.baseUrl) o.baseUrl = options.baseUrl;
+  return o;
+}
+
+/** What `onSessionStart` gets for a session on `model` with `contextLength`. */
+export function startOptionsOf(options: OpenSessionOptions, model: string, contextLength: number): SessionStartOptions {
+  const o: SessionStartOptions = { model, contextLength };
+  if (options.dataDir !== undefined) o.dataDir = options.dataDir;
+  if (options.platform !== undefined) o.platform = options.platform;
+  if (options.conversationId !== undefined) o.conversationId = options.conversationId;
+  return o;
+}

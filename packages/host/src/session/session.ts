@@ -11,9 +11,10 @@ import type { FunctionTool } from "../tools.js";
 import { callHook, callHookSync } from "./engine-calls.js";
 import type { LedgerCompaction, LedgerEntry } from "../ledger/types.js";
 import type { PinInfo, PinInput, PinResult, RestoreResult, UnpinResult } from "./ledger-ops.js";
+import { OperationQueue } from "./operation-queue.js";
 import { SessionLedgerWiring } from "./session-ledger.js";
 import { initialMessages, toUserMessage } from "./session-input.js";
-import type { OpenSessionOptions, SessionEndReason } from "./session-options.js";
+import { modelOptionsOf, startOptionsOf, type OpenSessionOptions, type SessionEndReason } from "./session-options.js";
 import { compactSession, safeEngineName, type CompactionSessionAccess } from "./session-compaction.js";
 import type { LedgerSessionAccess } from "./session-ledger.js";
 import { runTurn } from "./turn/run-turn.js";
@@ -44,15 +45,11 @@ export class Session {
   #engineToolNames = new Set<string>();
   #toolsTokens = 0;
   #promptCache = false;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #operations = new OperationQueue();
   #ended = false;
   #turns = 0;
   #compactions = 0;
-  #lastActivity = Date.now();
-  #pending = 0;
   readonly #turnNonce = randomUUID().slice(0, 8);
-  /** The last turn's `onTurnComplete`, running after its answer was returned; awaited before the next operation. */
-  #observation: Promise<void> = Promise.resolve();
   readonly #onEnded: (session: Session) => void;
   /** The compaction ledger and the pins (see `session-ledger.ts`). */
   readonly #ledger: SessionLedgerWiring;
@@ -106,11 +103,11 @@ export class Session {
   }
   /** When the last operation started or finished (ms since the epoch). */
   get lastActivity(): number {
-    return this.#lastActivity;
+    return this.#operations.lastActivity;
   }
   /** Whether an operation (a turn, a compaction, …) is running or queued. */
   get busy(): boolean {
-    return this.#pending > 0;
+    return this.#operations.busy;
   }
 
   /** @internal Engine start-up for this session: updateModel, onSessionStart, engine tools. */
@@ -148,7 +145,7 @@ export class Session {
       // Unique across processes: engines keep turn ids as idempotency keys, and a resumed session counts from 1 again.
       const turnId = `${this.#id}:${this.#turns}:${this.#turnNonce}`;
       const { result, observe } = await runTurn(this.#live(), user, turnId, options.signal);
-      if (observe) this.#observeLater(observe);
+      if (observe) this.#operations.observeLater(observe);
       return result;
     });
   }
@@ -157,11 +154,8 @@ export class Session {
    * Resolves once every queued operation, and the last turn's
    * `onTurnComplete` (which runs after `send` resolved), have settled.
    */
-  async idle(): Promise<void> {
-    while (this.#pending > 0) {
-      await this.#queue;
-      await this.#observation;
-    }
+  idle(): Promise<void> {
+    return this.#operations.idle();
   }
 
   /** `/compress [focus]`: a forced pass with the optional focus topic. */
@@ -312,48 +306,15 @@ export class Session {
   }
 
   #enqueue<T>(fn: () => Promise<T>, allowWhenEnded = false): Promise<T> {
-    if (this.#ended && !allowWhenEnded) return Promise.reject(new SessionClosedError(this.#id));
-    this.#pending++;
-    const run = this.#queue.then(async () => {
-      // Observation of the previous turn finishes (within its bound) before anything else touches the engine.
-      await this.#observation;
-      if (this.#ended && !allowWhenEnded) throw new SessionClosedError(this.#id);
-      this.#lastActivity = Date.now();
-      return fn();
-    });
-    const settled = () => {
-      this.#pending--;
-      this.#lastActivity = Date.now();
-    };
-    this.#queue = run.then(settled, settled);
-    return run;
-  }
-
-  /** Start `observe` once the caller has had the turn's result; the session counts as busy until it settles. */
-  #observeLater(observe: () => Promise<void>): void {
-    this.#pending++;
-    this.#observation = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(observe)
-      .catch(() => undefined)
-      .finally(() => {
-        this.#pending--;
-        this.#lastActivity = Date.now();
-      });
+    return this.#operations.enqueue(fn, () => (this.#ended && !allowWhenEnded ? new SessionClosedError(this.#id) : null));
   }
 
   #modelOptions() {
-    const o: { provider?: string; baseUrl?: string } = {};
-    if (this.#options.provider) o.provider = this.#options.provider;
-    if (this.#options.baseUrl) o.baseUrl = this.#options.baseUrl;
-    return o;
+    return modelOptionsOf(this.#options);
   }
 
   #startOptions(): SessionStartOptions {
-    const o: SessionStartOptions = { model: this.#model, contextLength: this.#contextLength };
-    if (this.#options.dataDir !== undefined) o.dataDir = this.#options.dataDir;
-    if (this.#options.platform !== undefined) o.platform = this.#options.platform;
-    if (this.#options.conversationId !== undefined) o.conversationId = this.#options.conversationId;
-    return o;
+    return startOptionsOf(this.#options, this.#model, this.#contextLength);
   }
 
   /** The input budget engines are given as `budgetTokens`. */

@@ -84,8 +84,10 @@ const fields = {
   /** Prepare summaries after a turn, off the turn path, and publish them at the next compress (or drain a frontier over the threshold); `false` turns both off. */
   prepare_in_background: z.boolean().default(true),
   /**
-   * Share of one core the scheduled drain may use while a frontier is over the threshold with no compress
-   * asked for (an imported history): it pauses between its runs so that its CPU time stays within it.
+   * Share of one core background work may use: the scheduled drain while a frontier is over the threshold
+   * with no compress asked for (an imported history), the preparation of summaries ahead of the threshold,
+   * and the full-text index catch-up of an import. Each pauses after a run, a summary or a slice so that its
+   * CPU time stays within it.
    */
   drain_cpu_share: ratio.default(0.5),
   /** A message larger than this is shown shortened in the assembled context (the original stays in the store). */

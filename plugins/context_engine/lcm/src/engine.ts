@@ -107,7 +107,7 @@ export class LcmEngine extends ContextEngine {
       handle: this.#handle,
       budgets: new Budgets(windowOf(this, ctx.contextLength), this.config),
       metrics: newMetrics(),
-      indexing: new IndexDrain(this.#logger, () => this.#closed),
+      indexing: new IndexDrain(this.#logger, () => this.#closed, this.config.drain_cpu_share),
       drain: new BacklogDrain(),
       embeddings: this.config.embeddings ? new Embeddings(this.config.embeddings, this.#logger, () => this.#closed, ctx.env ?? process.env) : null,
       isClosed: () => this.#closed,

@@ -147,14 +147,35 @@ describe.each(["sqlite", "postgres"] as const)("hybrid retrieval on %s", (kind) 
       const semantic = await grep(e.engine, { query: "adopt", mode: "semantic" });
       expect(semantic.mode).toBe("semantic");
       expect(semantic.hits[0]!.snippet).toContain("puppy");
-      const status = e.engine.getStatus().lcm as { retrieval: { retrieval: string; model: string; vectors: string } };
+      const status = e.engine.getStatus().lcm as { retrieval: { retrieval: string; model: string; vectors: string; vectorsNotice?: string } };
       expect(status.retrieval).toMatchObject({ retrieval: "hybrid", model: "toy-1" });
       expect(status.retrieval.vectors).toMatch(kind === "sqlite" ? /sqlite-vec|exact scan/ : /exact scan \(PostgreSQL|pgvector/);
+      // PostgreSQL without pgvector: the fallback to the exact scan is said, not silent.
+      if (status.retrieval.vectors === "exact scan (PostgreSQL bytea)") expect(status.retrieval.vectorsNotice).toMatch(/pgvector .* not installed/);
       expect(e.engine.describe().retrieval).toMatch(/hybrid/);
       expect(e.engine.getStatus().retrieval).toBe("hybrid (words + toy-1 vectors)");
       expect(e.engine.getToolSchemas()[0]!.parameters).toMatchObject({ properties: { mode: { enum: ["full_text", "regex", "semantic"] } } });
     } finally {
       await e.cleanup();
+    }
+  });
+
+  run("the strong word hits head the fused list as they head the word ranking", async () => {
+    const hybrid = await engineOn(kind, { base_url: server.baseUrl, model: "toy-1", batch_size: 4 });
+    const words = await engineOn(kind, undefined);
+    try {
+      for (const e of [hybrid, words]) await e.engine.onTurnComplete(conversation(), null, { sessionId: "s" });
+      await hybrid.engine.whenIdle("s");
+      for (const query of ["quarterly report Friday", "brother kitchen sink", "sailors Arctic novel", "tomato cheese"]) {
+        const fused = await grep(hybrid.engine, { query });
+        const plain = await grep(words.engine, { query });
+        expect(fused.mode).toBe("hybrid");
+        expect(plain.mode).toBe("full_text");
+        expect(fused.hits[0]!.ref, query).toBe(plain.hits[0]!.ref);
+      }
+    } finally {
+      await hybrid.cleanup();
+      await words.cleanup();
     }
   });
 

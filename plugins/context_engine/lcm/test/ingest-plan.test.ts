@@ -34,7 +34,7 @@ class Memory {
 }
 
 function plan(messages: readonly Message[], memory: Memory, options: IngestOptions = {}): IngestPlan {
-  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m, _i, s) => encodeMessage(m, redactor, s) });
+  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m) => encodeMessage(m, redactor) });
   return runPlanSync(planIngest(inputs, { seenIds: memory.ownIds, ...options }, memory.messages.length), (need) => memory.answer(need));
 }
 
@@ -245,7 +245,7 @@ describe("ingest plan: writer positions and keys", () => {
     const memo = new HashMemo();
     let encodes = 0;
     const inputsOf = (list: readonly Message[]) =>
-      new IngestInputs(list, undefined, { encode: (m, _i, s) => (encodes++, encodeMessage(m, redactor, s)), memo });
+      new IngestInputs(list, undefined, { encode: (m) => (encodes++, encodeMessage(m, redactor)), memo });
     const memory = new Memory();
     const history = Array.from({ length: 500 }, (_, i) => (i % 2 ? asst(`answer ${i}`) : user(`question ${i}`)));
     const first = runPlanSync(planIngest(inputsOf(history), { mode: "append" }, 0), (need) => memory.answer(need));

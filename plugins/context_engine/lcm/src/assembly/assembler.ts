@@ -24,7 +24,12 @@ export interface AssembleInput {
   largeMessageTokens: number;
   /** Live host copies of stored messages (by stored id): reused so the tail keeps the host's exact bytes. */
   live?: ReadonlyMap<number, Message>;
+  /** Role and answered call of a stored message, when the engine holds them (the planner's shapes): with a live copy, no read. */
+  shapeOf?: (messageId: number) => { role: StoredMessage["role"]; toolCallId: string | null } | undefined;
 }
+
+/** What assembly needs of a stored message; `seq` only to name a shortened one, so known messages may leave it out. */
+export type MessageFacts = Pick<StoredMessage, "id" | "role" | "message" | "tokens" | "toolCallId"> & { seq?: number };
 
 export interface AssembleResult {
   messages: Message[];
@@ -40,7 +45,7 @@ export interface AssembleResult {
 
 export type Piece =
   | { kind: "summary"; id: string; rendered: string; tokens: number }
-  | { kind: "message"; stored: StoredMessage; message: Message; tokens: number; shortened: boolean; largeInLastUnit: boolean };
+  | { kind: "message"; stored: MessageFacts; message: Message; tokens: number; shortened: boolean; largeInLastUnit: boolean };
 
 /** What the last assembly of a conversation chose, so the next one only handles what was appended. */
 export interface AssemblyState {
@@ -52,7 +57,7 @@ export interface AssemblyState {
 
 function buildPiece(
   it: FrontierItem,
-  stored: ReadonlyMap<number, StoredMessage>,
+  stored: ReadonlyMap<number, MessageFacts>,
   summaries: ReadonlyMap<string, { rendered: string; tokens: number }>,
   input: AssembleInput,
   avail: number,
@@ -67,12 +72,25 @@ function buildPiece(
   if (!m) return null;
   const large = m.tokens > input.largeMessageTokens;
   const base = input.live?.get(m.id) ?? m.message;
-  if (large && !(inLastUnit && keepLastUnitWhole)) {
+  if (large && !(inLastUnit && keepLastUnitWhole) && m.seq !== undefined) {
     const cap = inLastUnit ? Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2))) : input.largeMessageTokens;
     const short = shortenMessage(base, { id: m.id, seq: m.seq }, m.tokens, cap);
     return { kind: "message", stored: m, message: short, tokens: defaultTokenCounter.countMessage(short), shortened: true, largeInLastUnit: inLastUnit };
   }
   return { kind: "message", stored: m, message: base, tokens: m.tokens, shortened: false, largeInLastUnit: large && inLastUnit };
+}
+
+/**
+ * A message the engine already holds (the host's copy and its stored shape) is not read again: after a
+ * compaction's publish the whole fresh tail would otherwise be read and decoded from the store. A message
+ * large enough to be shown shortened is read (its note names the stored row).
+ */
+function knownFacts(it: FrontierItem & { kind: "message" }, input: AssembleInput): MessageFacts | null {
+  if (it.tokens > input.largeMessageTokens) return null;
+  const message = input.live?.get(it.messageId);
+  const shape = message ? (it.shape ?? input.shapeOf?.(it.messageId)) : undefined;
+  if (!message || !shape) return null;
+  return { id: it.messageId, role: shape.role, message, tokens: it.tokens, toolCallId: shape.toolCallId };
 }
 
 /** Pieces for a run of frontier items, newest unit kept whole when it fits. Oldest first. */
@@ -84,13 +102,19 @@ async function piecesFor(
   avail: number,
   continuation = false,
 ): Promise<Piece[] | null> {
+  const stored = new Map<number, MessageFacts>();
   const messageIds: number[] = [];
   const summaryIds: string[] = [];
   for (const it of items) {
-    if (it.kind === "message") messageIds.push(it.messageId);
-    else summaryIds.push(it.summaryId);
+    if (it.kind === "summary") summaryIds.push(it.summaryId);
+    else {
+      const known = knownFacts(it, input);
+      if (known) stored.set(it.messageId, known);
+      else messageIds.push(it.messageId);
+    }
   }
-  const [stored, summaries] = await Promise.all([cache.messages(store, messageIds), cache.summaries(store, summaryIds)]);
+  const [read, summaries] = await Promise.all([cache.messages(store, messageIds), cache.summaries(store, summaryIds)]);
+  for (const [id, m] of read) stored.set(id, m);
   // The newest unit (last assistant-with-calls and its results, or the last message) is kept whole when it fits.
   let lastUnitStart = items.length - 1;
   while (lastUnitStart > 0) {

@@ -42,6 +42,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Epoch ms after which model summaries are no longer started (deterministic ones instead). */
   modelDeadline?: number;
+  /** Between passes of a background run: a pause sized from the CPU time the last pass took (a bounded share of a core). */
+  pauseAfter?: (passCpuMs: number) => Promise<void>;
 }
 
 /** The published frontier as planner items (summary depths looked up in one query). */
@@ -78,9 +80,14 @@ export async function prepareSteps(
   const items = start.items;
   const steps: PreparedStep[] = [...previous];
   let saved = 0;
+  let passCpu = process.cpuUsage();
   for (let pass = 0; pass < options.maxPasses; pass++) {
     // The event loop is free between passes: a hook arriving meanwhile waits for one summary, not the whole run.
-    if (pass > 0) await yieldToEvents();
+    if (pass > 0) {
+      const used = process.cpuUsage(passCpu);
+      await (options.pauseAfter ? options.pauseAfter((used.user + used.system) / 1000) : yieldToEvents());
+      passCpu = process.cpuUsage();
+    }
     if (options.signal?.aborted) break;
     if (total(items) <= options.stopAtTokens) break;
     const plan = planNext(items, deps.loadShapes, options.plan);
@@ -221,6 +228,42 @@ function sameKey(a: FrontierItemKey, b: FrontierItemKey): boolean {
   return a.kind === "message" ? b.kind === "message" && a.messageId === b.messageId : b.kind === "summary" && a.summaryId === b.summaryId;
 }
 
+/** The frontier run a step replaces, its pending children resolved by `ids` (of the steps before it); null if one is not. */
+export function runOf(step: PreparedStep, ids: readonly (string | null)[]): FrontierItemKey[] | null {
+  const expect: FrontierItemKey[] = [];
+  if (step.plan.kind === "leaf") {
+    for (const id of step.plan.messageIds) expect.push({ kind: "message", messageId: id });
+  } else {
+    for (const c of step.plan.children) {
+      const sid = c.kind === "pending" ? ids[c.ref] : c.summaryId;
+      if (!sid) return null;
+      expect.push({ kind: "summary", summaryId: sid });
+    }
+  }
+  return expect.length ? expect : null;
+}
+
+/** The summary a prepared step publishes (`expect`: its sources, children resolved to stored ids). */
+export function summaryOf(conversationId: number, step: PreparedStep, expect: readonly FrontierItemKey[]): NewSummary {
+  return {
+    conversationId,
+    kind: step.plan.kind === "leaf" ? "leaf" : "condensed",
+    depth: step.plan.kind === "leaf" ? 0 : step.plan.depth,
+    content: step.result.content,
+    tokens: step.result.tokens,
+    level: step.result.level,
+    model: step.result.model ?? null,
+    meta: {
+      prompt: "lcm-v1",
+      ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
+      ...(step.result.rejected ? { rejected: step.result.rejected } : {}),
+    },
+    ...(step.plan.kind === "leaf"
+      ? { sourceMessageIds: step.plan.messageIds }
+      : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
+  };
+}
+
 /**
  * Publish prepared steps in order, each one atomic on its own as a
  * compare-and-swap on the run it replaces (so any driver, synchronous or not,
@@ -240,38 +283,12 @@ export async function publishPrepared(store: LcmStoreDriver, work: PreparedWork,
       stale = work.steps.length - k;
       break;
     }
-    const expect: FrontierItemKey[] = [];
-    let unresolved = false;
-    if (step.plan.kind === "leaf") {
-      for (const id of step.plan.messageIds) expect.push({ kind: "message", messageId: id });
-    } else {
-      for (const c of step.plan.children) {
-        const sid = c.kind === "pending" ? ids[c.ref] : c.summaryId;
-        if (!sid) unresolved = true;
-        else expect.push({ kind: "summary", summaryId: sid });
-      }
-    }
-    if (unresolved || expect.length === 0) {
+    const expect = runOf(step, ids);
+    if (!expect) {
       stale = work.steps.length - k;
       break;
     }
-    const summary: NewSummary = {
-      conversationId: work.conversationId,
-      kind: step.plan.kind === "leaf" ? "leaf" : "condensed",
-      depth: step.plan.kind === "leaf" ? 0 : step.plan.depth,
-      content: step.result.content,
-      tokens: step.result.tokens,
-      level: step.result.level,
-      model: step.result.model ?? null,
-      meta: {
-        prompt: "lcm-v1",
-        ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
-        ...(step.result.rejected ? { rejected: step.result.rejected } : {}),
-      },
-      ...(step.plan.kind === "leaf"
-        ? { sourceMessageIds: step.plan.messageIds }
-        : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
-    };
+    const summary = summaryOf(work.conversationId, step, expect);
     // The planned ordinals are tried first (no frontier read); if the run moved but still exists
     // (ordinals renumbered), it is located once. The store's compare-and-swap decides either way.
     let res = await store.commitSummary(summary, { fromOrdinal: step.plan.fromOrdinal, toOrdinal: step.plan.toOrdinal, expect });

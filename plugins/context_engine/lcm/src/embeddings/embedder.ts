@@ -19,6 +19,8 @@ export interface RetrievalStatus {
   endpoint: string;
   /** How neighbours are found (null until the store's vector table is ready). */
   vectors: string | null;
+  /** Why a faster way of finding neighbours is not used (PostgreSQL without pgvector); absent when none. */
+  vectorsNotice?: string;
   embedded: number;
   requests: number;
   failures: number;
@@ -39,6 +41,7 @@ export class Embeddings {
   #watermarks = new WeakMap<object, { message: number; summary: number }>();
   #cleaned = new WeakSet<object>();
   #method: string | null = null;
+  #notice: string | null = null;
   #embedded = 0;
   #requests = 0;
   #failures = 0;
@@ -63,7 +66,7 @@ export class Embeddings {
 
   status(): RetrievalStatus {
     const degraded = Date.now() < this.#blockedUntil && this.#lastError ? { until: new Date(this.#blockedUntil).toISOString(), error: this.#lastError } : null;
-    return { retrieval: "hybrid", model: this.model, endpoint: this.client.url, vectors: this.#method, embedded: this.#embedded, requests: this.#requests, failures: this.#failures, degraded };
+    return { retrieval: "hybrid", model: this.model, endpoint: this.client.url, vectors: this.#method, ...(this.#notice ? { vectorsNotice: this.#notice } : {}), embedded: this.#embedded, requests: this.#requests, failures: this.#failures, degraded };
   }
 
   /** Start embedding what is not embedded yet (off the caller's path); a running pass picks new rows up itself. */
@@ -109,6 +112,10 @@ export class Embeddings {
   async index(store: LcmStoreDriver): Promise<VectorIndex> {
     const index = await vectorIndexOf(store);
     this.#method = index.method;
+    if (index.notice && index.notice !== this.#notice) {
+      this.#notice = index.notice;
+      this.logger.info(`lcm: ${index.notice}`);
+    }
     return index;
   }
 

@@ -1,12 +1,12 @@
 import type { Role } from "@context-engine/core";
-import { cosine, fromBlob, norm, toBlob, TopK, type StoredVector, type VectorFilter, type VectorIndex, type VectorItem, type VectorMatch } from "./vectors.js";
+import { ADD_PGVECTOR_COLUMN, DETECT_PGVECTOR, insertVectors, nearestByPgvector, scanInScope } from "./postgres-vector-sql.js";
+import { cosine, fromBlob, norm, TopK, type StoredVector, type VectorFilter, type VectorIndex, type VectorItem, type VectorMatch } from "./vectors.js";
 
 /** What this needs of a `pg` pool whose search_path is the LCM schema. */
 export interface Queryable {
   query(sql: string, params?: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount?: number | null }>;
 }
 
-const KIND = { message: 0, summary: 1 } as const;
 const KIND_NAME = ["message", "summary"] as const;
 
 const TABLE = `
@@ -31,15 +31,26 @@ CREATE INDEX IF NOT EXISTS lcm_vectors_conversation ON lcm_vectors (conversation
  * as bytea and ranked by an exact scan of the rows in scope in this process. When the pgvector
  * extension is installed in the database, a `pgv vector` column is filled too and the distance
  * is computed by the server (`<=>`, still exact: vectors of several sizes share the column, so
- * no approximate index is built). That second path is NOT tested on the machine this was built
- * on (its PostgreSQL 15 has no pgvector package).
+ * no approximate index is built). That second path is NOT tested against pgvector on the machine this
+ * was built on (its PostgreSQL 15 has no pgvector package): its statements are checked by a unit test and
+ * run against a stand-in of the extension (test/pgvector-sql.test.ts). Without the extension the index says
+ * so in `notice` (logged once, shown in the status).
  */
 export class PostgresVectorIndex implements VectorIndex {
   #pgvector = false;
-  constructor(private readonly pool: Queryable) {}
+  #notice: string | null = null;
+  /** `usePgvector`: skip the detection and use the pgvector statements (tests, with a stand-in of the extension). */
+  constructor(
+    private readonly pool: Queryable,
+    private readonly options: { usePgvector?: boolean } = {},
+  ) {}
 
   get method(): string {
     return this.#pgvector ? "pgvector (exact, <=>)" : "exact scan (PostgreSQL bytea)";
+  }
+
+  get notice(): string | null {
+    return this.#notice;
   }
 
   async prepare(): Promise<void> {
@@ -55,11 +66,17 @@ export class PostgresVectorIndex implements VectorIndex {
 
   async #enablePgvector(): Promise<boolean> {
     try {
-      const { rows } = await this.pool.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
-      if (rows.length === 0) return false;
-      await this.pool.query("ALTER TABLE lcm_vectors ADD COLUMN IF NOT EXISTS pgv vector");
+      if (!this.options.usePgvector) {
+        const { rows } = await this.pool.query(DETECT_PGVECTOR);
+        if (rows.length === 0) {
+          this.#notice = "pgvector (the `vector` extension) is not installed in this database: vectors are ranked by an exact scan in the engine process";
+          return false;
+        }
+      }
+      await this.pool.query(ADD_PGVECTOR_COLUMN);
       return true;
-    } catch {
+    } catch (error) {
+      this.#notice = `pgvector could not be used (${error instanceof Error ? error.message : String(error)}): vectors are ranked by an exact scan in the engine process`;
       return false;
     }
   }
@@ -90,37 +107,18 @@ export class PostgresVectorIndex implements VectorIndex {
 
   async put(model: string, rows: readonly StoredVector[]): Promise<void> {
     if (rows.length === 0) return;
-    const cols = ["kind", "item_id", "conversation_id", "created_at", "started_at", "role", "dims", "vec", ...(this.#pgvector ? ["pgtxt"] : [])];
-    // One statement per batch; an item whose conversation was deleted meanwhile is skipped by the join.
-    const types = ["smallint", "bigint", "bigint", "bigint", "bigint", "text", "integer", "bytea", "text"];
-    const values = rows.map((_, i) => `(${cols.map((_, j) => `$${i * cols.length + j + 2}::${types[j]}`).join(", ")})`).join(", ");
-    const params: unknown[] = [model];
-    for (const r of rows) {
-      params.push(KIND[r.kind], r.id, r.conversationId, r.createdAt, r.startedAt, r.role, r.vector.length, toBlob(r.vector));
-      if (this.#pgvector) params.push(r.vector.length ? `[${Array.from(r.vector).join(",")}]` : null);
-    }
-    const pgv = this.#pgvector ? ", pgv" : "";
-    const pgvValue = this.#pgvector ? ", x.pgtxt::vector" : "";
-    await this.pool.query(
-      `INSERT INTO lcm_vectors (kind, item_id, model, conversation_id, created_at, started_at, role, dims, vec${pgv})
-       SELECT x.kind, x.item_id, $1, x.conversation_id, x.created_at, x.started_at, x.role, x.dims, x.vec${pgvValue}
-       FROM (VALUES ${values}) AS x (${cols.join(", ")}) JOIN conversations c ON c.id = x.conversation_id
-       ON CONFLICT (kind, item_id, model) DO NOTHING`,
-      params,
-    );
+    const { sql, params } = insertVectors(model, rows, this.#pgvector);
+    await this.pool.query(sql, params);
   }
 
   async nearest(model: string, query: Float32Array, filter: VectorFilter, k: number): Promise<VectorMatch[]> {
-    const { sql, params } = where(model, query.length, filter);
     if (this.#pgvector) {
-      const { rows } = await this.pool.query(
-        `SELECT kind, item_id AS id, conversation_id AS c, created_at AS t, pgv <=> $${params.length + 1}::vector AS d
-         FROM lcm_vectors WHERE ${sql} AND pgv IS NOT NULL ORDER BY d, item_id DESC LIMIT $${params.length + 2}`,
-        [...params, `[${Array.from(query).join(",")}]`, k],
-      );
+      const { sql, params } = nearestByPgvector(model, query, filter, k);
+      const { rows } = await this.pool.query(sql, params);
       return rows.map((r) => ({ kind: KIND_NAME[Number(r.kind) as 0 | 1], id: Number(r.id), conversationId: Number(r.c), createdAt: Number(r.t), similarity: 1 - Number(r.d) }));
     }
-    const { rows } = await this.pool.query(`SELECT kind, item_id AS id, conversation_id AS c, created_at AS t, vec FROM lcm_vectors WHERE ${sql}`, params);
+    const { sql, params } = scanInScope(model, query.length, filter);
+    const { rows } = await this.pool.query(sql, params);
     const top = new TopK(k);
     const qn = norm(query);
     for (const r of rows) {
@@ -133,19 +131,4 @@ export class PostgresVectorIndex implements VectorIndex {
     const { rows } = await this.pool.query("SELECT count(*)::int AS n FROM lcm_vectors WHERE model = $1", [model]);
     return Number(rows[0]?.n ?? 0);
   }
-}
-
-function where(model: string, dims: number, f: VectorFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [model, dims];
-  const parts = ["model = $1", "dims = $2"];
-  const p = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  if (f.conversationId != null) parts.push(`conversation_id = ${p(f.conversationId)}`);
-  parts.push(`kind IN (${f.kinds.map((k) => KIND[k]).join(", ")})`);
-  if (f.roles?.length) parts.push(`(kind = 1 OR role = ANY(${p([...f.roles])}::text[]))`);
-  if (f.since !== undefined) parts.push(`created_at >= ${p(f.since)}`);
-  if (f.before !== undefined) parts.push(`started_at < ${p(f.before)}`);
-  return { sql: parts.join(" AND "), params };
 }

@@ -42,6 +42,8 @@ export interface VectorFilter {
 export interface VectorIndex {
   /** How nearest neighbours are found: "sqlite-vec", "exact scan (float32 blobs)", "pgvector", "exact scan (PostgreSQL bytea)". */
   readonly method: string;
+  /** Why a faster method is not used (e.g. PostgreSQL without pgvector), for the status and one log line; null when none. */
+  readonly notice?: string | null;
   /** Create the table when missing (a step of its own, outside the store's numbered migrations). */
   prepare(): Promise<void>;
   /** Delete vectors of every other model; returns how many. */

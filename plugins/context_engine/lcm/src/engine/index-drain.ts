@@ -1,4 +1,4 @@
-import { setImmediate as yieldToEvents } from "node:timers/promises";
+import { setImmediate as yieldToEvents, setTimeout as sleep } from "node:timers/promises";
 import { describeErrorWithCauses } from "@context-engine/core";
 import type { Logger } from "@context-engine/core";
 import type { LcmStoreDriver } from "../store/types.js";
@@ -6,12 +6,21 @@ import type { LcmStoreDriver } from "../store/types.js";
 /** Time one slice may take: a hook that arrives meanwhile waits at most about this long. */
 const SLICE_MS = 4;
 
+/** The pause after a slice that used `cpuMs` so that the drain stays within `share` of one core. */
+export function pauseFor(cpuMs: number, share: number): number {
+  return share >= 1 ? 0 : Math.ceil((cpuMs * (1 - share)) / share);
+}
+
 /**
  * Full-text indexing of a bulk import's backlog, off the hook path: after an
  * ingest the engine kicks it, and it indexes in small slices with the event
  * loop free between them (in a real session the host is mostly waiting for
- * the provider then), until nothing is pending. A search indexes what is
- * left before it runs, so results never depend on how far this got.
+ * the provider then), until nothing is pending, then brings the store's
+ * ranking aids (impact lists) up to the index the same way. Like the backlog
+ * drain it keeps within `drain_cpu_share` of one core (a pause after each
+ * slice), so the hooks of the turns that follow an import are not slowed by
+ * it beyond that share. A search indexes what is left before it runs, so
+ * results never depend on how far this got.
  */
 export class IndexDrain {
   #running: Promise<void> | null = null;
@@ -19,6 +28,7 @@ export class IndexDrain {
   constructor(
     private readonly logger: Logger,
     private readonly isClosed: () => boolean,
+    private readonly cpuShare = 1,
   ) {}
 
   kick(store: LcmStoreDriver): void {
@@ -38,8 +48,18 @@ export class IndexDrain {
       for (;;) {
         await yieldToEvents();
         if (this.isClosed()) return;
+        const before = process.cpuUsage();
         const { remaining } = await store.indexPending({ maxMs: SLICE_MS });
-        if (remaining === 0) return;
+        let done = false;
+        if (remaining === 0) {
+          // Then the ranking aids that follow the index (impact lists of large conversations), in the same slices.
+          const search = await store.searchStore();
+          done = !search.catchUpLists || (await search.catchUpLists({ maxMs: SLICE_MS }));
+        }
+        if (done) return;
+        const used = process.cpuUsage(before);
+        const pause = pauseFor((used.user + used.system) / 1000, this.cpuShare);
+        if (pause > 0) await sleep(pause);
       }
     } catch (error) {
       if (!this.isClosed()) this.logger.warn("lcm: background full-text indexing stopped", { error: describeErrorWithCauses(error) });

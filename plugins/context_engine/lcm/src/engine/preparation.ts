@@ -1,8 +1,10 @@
+import { setImmediate as yieldToEvents, setTimeout as sleep } from "node:timers/promises";
 import { describeErrorWithCauses } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
 import { prepareSteps, total } from "../compaction/runner.js";
 import type { PreparedWork, RunDeps } from "../compaction/runner.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
+import { pauseFor } from "./index-drain.js";
 import type { EngineParts } from "./parts.js";
 import { plannerItems, publishWork } from "./plan-view.js";
 import type { EngineSession } from "./session.js";
@@ -68,7 +70,8 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
     runDeps(parts, store),
     s.conversationId,
     start,
-    { plan, maxPasses, stopAtTokens: target, signal },
+    // A backlog run is paced by the scheduled drain (a pause after each run); work ahead of the threshold paces itself.
+    { plan, maxPasses, stopAtTokens: target, signal, ...(backlog ? {} : { pauseAfter: (cpuMs: number) => pace(parts, s, cpuMs) }) },
     base,
   );
   if (signal.aborted) return null;
@@ -80,6 +83,15 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
   // Published only when no locked call is waiting: a compress holding the lock may be waiting for this run.
   if (backlog && pending?.steps.length && !s.busy) await s.locked(() => publishBacklog(parts, store, s, pending, signal));
   return grew ? work : null;
+}
+
+/**
+ * Background preparation keeps within `drain_cpu_share` of one core: after each summary it pauses in proportion
+ * to the CPU time the summary took. A locked call waiting (a compress waits for this run) ends the pauses.
+ */
+async function pace(parts: EngineParts, s: EngineSession, cpuMs: number): Promise<void> {
+  const pause = s.busy ? 0 : pauseFor(cpuMs, parts.config.drain_cpu_share);
+  await (pause > 0 ? sleep(pause) : yieldToEvents());
 }
 
 /** Publish a backlog run's work now (inside the session's lock), unless a compress took it meanwhile. */

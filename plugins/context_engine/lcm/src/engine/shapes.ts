@@ -43,6 +43,11 @@ export class ShapeBook {
     return out;
   };
 
+  /** One known shape (assembly asks for messages it need not read). */
+  get(id: number): MessageShape | undefined {
+    return this.#shapes.get(id);
+  }
+
   clear(): void {
     this.#shapes.clear();
   }

@@ -103,6 +103,7 @@ export async function assemble(
     budget,
     largeMessageTokens: parts.budgets.largeMessage(budget),
     live: s.live,
+    shapeOf: (id) => parts.shapes.get(id),
   });
   s.noteAssembly(key, result);
   return result;

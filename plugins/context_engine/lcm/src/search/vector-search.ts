@@ -3,7 +3,7 @@ import type { VectorMatch } from "../embeddings/vectors.js";
 import type { LcmSearchStore } from "../store/search-types.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import { decodeCursor, encodeCursor, queryKey } from "./cursor.js";
-import { reciprocalRankFusion } from "./fusion.js";
+import { fuseHybrid } from "./hybrid-fusion.js";
 import { toHits, type Candidate } from "./hits.js";
 import { parseQuery } from "./query.js";
 import { searchHistory } from "./search.js";
@@ -15,8 +15,9 @@ export type RetrievalResult = Omit<SearchResult, "mode"> & { mode: RetrievalMode
 
 /**
  * Lexical and vector candidates each list this deep before fusion (the page's end when deeper): twice the
- * default page. Deeper lists let a weak embedding model lift far-down word matches over good ones: with 50
- * each, USE-lite lost 0.10 recall@10 on one LoCoMo conversation; at 20 the word ranking's top is kept.
+ * default page. It also sets the range the vector part is scaled over (the 20th nearest scores 0). Under
+ * reciprocal rank fusion, 50 each let USE-lite lift far-down word matches (−0.10 recall@10 on one LoCoMo
+ * conversation); the head-protecting fusion of hybrid-fusion.ts was chosen at 20.
  */
 const FUSION_DEPTH = 20;
 /** The deepest page end a hybrid or semantic search ranks (lexical search pages 100 at a time). */
@@ -24,8 +25,8 @@ const MAX_DEPTH = 100;
 
 /**
  * lcm_grep with an embedding provider: `full_text` (relevance sort) becomes hybrid, one list fused
- * from the word ranking and the vector ranking (reciprocal rank fusion, words weighted by
- * `lexical_weight`); `semantic` ranks by vectors alone. Regex and recency sort are left to words.
+ * from the word ranking and the vector ranking (`fuseHybrid`: the strong word hits keep their places,
+ * below them words weigh `lexical_weight` times more than vectors); `semantic` ranks by vectors alone. Regex and recency sort are left to words.
  * When the query cannot be embedded (provider down, timeout) the answer is the words' own, with a note.
  */
 export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQuery, "mode"> & { mode?: RetrievalMode }, embeddings: Embeddings): Promise<RetrievalResult> {
@@ -63,10 +64,11 @@ export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQue
     complete = words0?.complete ?? true;
     if (words0) notes.push(...words0.notes);
   }
-  const fused = reciprocalRankFusion([
-    ...(lexical.length ? [{ keys: lexical.map((h) => h.ref), weight: embeddings.config.lexical_weight }] : []),
-    { keys: matches.map((m) => refs.get(m) ?? ""), weight: 1 },
-  ]).filter((f) => f.key !== "");
+  const fused = fuseHybrid(
+    lexical.map((h) => ({ key: h.ref, score: h.score ?? 0 })),
+    matches.flatMap((m) => (refs.has(m) ? [{ key: refs.get(m)!, similarity: m.similarity }] : [])),
+    { gate: embeddings.config.lexical_gate, lexicalWeight: embeddings.config.lexical_weight },
+  );
   const page = fused.slice(offset, offset + limit);
   const fromWords = new Map(lexical.map((h) => [h.ref, h]));
   const byRef = new Map(matches.map((m) => [refs.get(m), m]));
@@ -79,7 +81,7 @@ export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQue
   for (const f of page) {
     const hit = fromWords.get(f.key) ?? built.get(f.key);
     if (!hit) continue;
-    hits.push({ ...hit, score: mode === "semantic" ? round(byRef.get(f.key)!.similarity) : round(f.score * 1000) });
+    hits.push({ ...hit, score: mode === "semantic" ? round(byRef.get(f.key)!.similarity) : round(f.score) });
   }
   return {
     mode: mode === "semantic" ? "semantic" : "hybrid",

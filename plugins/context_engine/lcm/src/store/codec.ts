@@ -2,7 +2,6 @@ import { hash as oneShotHash } from "node:crypto";
 import type { Message, Role } from "@context-engine/core";
 import { redactDeep } from "../redact/redactor.js";
 import type { Redactor } from "../redact/types.js";
-import type { ScreenedTexts } from "./screen-batch.js";
 
 /**
  * Message <-> row encoding. A message is stored as columns plus structured
@@ -78,8 +77,8 @@ function omit(obj: Record<string, unknown>, keys: readonly string[]): Record<str
 }
 
 /** Redact one string, adding what was found to `found`. */
-function redactString(redactor: Redactor, s: string, found: Record<string, number>, screened: ScreenedTexts | null): string {
-  if (!redactor.enabled || screened?.clean(s)) return s;
+function redactString(redactor: Redactor, s: string, found: Record<string, number>): string {
+  if (!redactor.enabled) return s;
   const r = redactor.redactText(s);
   for (const k of Object.keys(r.found)) found[k] = (found[k] ?? 0) + r.found[k]!;
   return r.text;
@@ -129,9 +128,8 @@ export function withWellFormedText<T>(value: T, depth = 0): T {
 
 /**
  * Encode one message (redacting first). Throws on a message that is not an object with a known role.
- * `screened`: the redactor's pre-screen of its texts, already run elsewhere (see screen-batch.ts).
  */
-export function encodeMessage(raw: Message, redactor: Redactor, screened: ScreenedTexts | null = null): EncodedMessage {
+export function encodeMessage(raw: Message, redactor: Redactor): EncodedMessage {
   const m = withWellFormedText(raw) as Record<string, unknown>;
   const role = m.role as Role;
   if (!ROLES.has(role)) throw new Error(`unknown role ${JSON.stringify(m.role)}`);
@@ -145,7 +143,7 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
   const rawContent = m.content;
   if (typeof rawContent === "string") {
     shape = Shape.String;
-    text = redactString(redactor, rawContent, found, screened);
+    text = redactString(redactor, rawContent, found);
     content = text;
     canonicalContent = text;
   } else if (Array.isArray(rawContent)) {
@@ -158,7 +156,7 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
       const part: unknown = rawContent[ordinal];
       const p = (part && typeof part === "object" ? part : { type: "unknown", value: part }) as Record<string, unknown>;
       if (p.type === "text" && typeof p.text === "string") {
-        const t = redactString(redactor, p.text, found, screened);
+        const t = redactString(redactor, p.text, found);
         const rest = omit(p, ["type", "text"]);
         const restRed = rest ? redactDeep(redactor, rest, found) : null;
         if (restRed) plainOnly = false;
@@ -195,7 +193,7 @@ export function encodeMessage(raw: Message, redactor: Redactor, screened: Screen
       const fn = (c.function ?? {}) as Record<string, unknown>;
       const id = typeof c.id === "string" ? c.id : "";
       const name = typeof fn.name === "string" ? fn.name : "";
-      const args = redactString(redactor, typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""), found, screened);
+      const args = redactString(redactor, typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? ""), found);
       const rest = omit(c, ["id", "type", "function"]);
       const fnRest = omit(fn, ["name", "arguments"]);
       const extraObj = rest || fnRest ? redactDeep(redactor, { r: rest ?? undefined, f: fnRest ?? undefined }, found) : null;

@@ -2,15 +2,12 @@ import { hash as oneShotHash } from "node:crypto";
 import type { Message } from "@context-engine/core";
 import type { EncodedMessage } from "./codec.js";
 import { HashMemo } from "./hash-memo.js";
-import type { ScreenedTexts } from "./screen-batch.js";
 import type { IngestOptions } from "./types.js";
 
-/** How the plan encodes inputs (the driver's redactor, and its pre-screen). */
+/** How the plan encodes inputs (with the driver's redactor). */
 export interface IngestEncoder {
   /** Encode one input (redaction, identity hash); throws when it cannot be stored. */
-  encode(message: Message, index: number, screened: ScreenedTexts | null): EncodedMessage;
-  /** Start a redaction pre-screen of the inputs about to be encoded (bulk ingests), or null. */
-  screenAhead?(indexes: readonly number[]): { forMessage(i: number): ScreenedTexts | null } | null;
+  encode(message: Message, index: number): EncodedMessage;
   /** Identity hashes of messages fingerprinted before (the driver's, shared by its ingests). */
   memo?: HashMemo;
 }
@@ -61,13 +58,13 @@ export class IngestInputs {
   }
 
   /** Input i encoded, or null when it is synthetic or cannot be stored (then it is listed in `rejected`). */
-  encoded(i: number, screened: ScreenedTexts | null = null): EncodedMessage | null {
+  encoded(i: number): EncodedMessage | null {
     const cached = this.#encoded.get(i);
     if (cached !== undefined) return cached;
     let e: EncodedMessage | null = null;
     if (this.#classify(i) === REAL) {
       try {
-        e = this.#encoder.encode(this.messages[i]!, i, screened);
+        e = this.#encoder.encode(this.messages[i]!, i);
       } catch (error) {
         this.#kind.set(i, REJECTED);
         this.rejected.push({ index: i, reason: (error as Error).message });
@@ -111,13 +108,10 @@ export class IngestInputs {
     return parts.join(":");
   }
 
-  /** Encode inputs [from, to) (with a pre-screen of the bulk when the driver offers one); the indexes of those to store. */
+  /** Encode inputs [from, to); the indexes of those to store. */
   encodeRange(from: number, to = this.length): number[] {
-    const pending: number[] = [];
-    for (let i = from; i < to; i++) if (!this.#encoded.has(i) && this.#classify(i) === REAL) pending.push(i);
-    const screen = pending.length ? (this.#encoder.screenAhead?.(pending) ?? null) : null;
     const out: number[] = [];
-    for (let i = from; i < to; i++) if (this.encoded(i, screen?.forMessage(i) ?? null)) out.push(i);
+    for (let i = from; i < to; i++) if (this.encoded(i)) out.push(i);
     return out;
   }
 }

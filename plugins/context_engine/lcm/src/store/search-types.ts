@@ -88,6 +88,11 @@ export interface MessageCorpusStats {
 export interface LcmSearchStore {
   /** Index messages queued by a bulk import, for at most `maxMs`. */
   indexPending(options: { maxMs: number }): MaybePromise<{ remaining: number }>;
+  /**
+   * Bring ranking aids kept beside the full-text index (SQLite's impact lists) up to what it holds, for at
+   * most `maxMs`; true when nothing is left. Optional: a store without such aids has nothing to do.
+   */
+  catchUpLists?(options: { maxMs: number }): MaybePromise<boolean>;
 
   /** Messages matching `expression`, best BM25 first (ties: newest first), rows `offset`..`offset+limit`. */
   rankMessages(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): MaybePromise<ScoredRow[]>;

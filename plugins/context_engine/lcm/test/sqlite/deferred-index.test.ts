@@ -2,6 +2,7 @@ import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { deleteConversation } from "../../src/retention/index.js";
 import { searchHistory } from "../../src/search/index.js";
+import { openLcmStore } from "../../src/store/index.js";
 import { tempStore, user } from "../helpers.js";
 
 let cleanups: Array<() => void> = [];
@@ -55,5 +56,27 @@ describe("automatic indexing mode", () => {
     expect(t.store.stats().pendingIndex).toBeLessThan(600);
     while (t.store.stats().pendingIndex > 0) t.store.ingest(c.id, [user("tick")], { mode: "append" });
     expect((await searchHistory(t.store, { query: "bulk", conversationId: c.id, limit: 100, sort: "recency" })).hits).toHaveLength(100);
+  });
+
+  it("keeps a bulk import's queue across a restart: the reopened store drains it and a search finds every message", async () => {
+    const t = tempStore();
+    cleanups.push(t.cleanup);
+    const c = t.store.conversation("restart");
+    t.store.ingest(c.id, Array.from({ length: 700 }, (_, i) => user(`first turn line ${i} quokka${i}`)), { mode: "append" });
+    expect(t.store.indexPending({ maxRows: 100 })).toEqual({ indexed: 100, remaining: 600 });
+    t.store.close();
+    const reopened = openLcmStore({ dataDir: t.dir });
+    try {
+      expect(reopened.stats().pendingIndex).toBe(600);
+      let slices = 0;
+      while (reopened.indexPending({ maxRows: 250 }).remaining > 0) slices++;
+      expect(slices).toBe(2);
+      expect(reopened.stats().pendingIndex).toBe(0);
+      for (const i of [0, 99, 100, 699]) {
+        expect((await searchHistory(reopened, { query: `quokka${i}`, conversationId: c.id })).hits, `quokka${i}`).toHaveLength(1);
+      }
+    } finally {
+      reopened.close();
+    }
   });
 });

@@ -33,7 +33,7 @@ export async function ingestPg(
   const conv = (await c.query("SELECT * FROM conversations WHERE id = $1 FOR UPDATE", [conversationId])).rows[0];
   if (!conv) throw new Error(`no conversation ${conversationId}`);
   const count = Number(conv.message_count);
-  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m, _i, screened) => encodeMessage(m, deps.redactor, screened), memo: deps.hashMemo });
+  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo });
   const plan = await runPlan(planIngest(inputs, options, count), (need) => answer(c, deps, conversationId, need));
   return writePlan(c, deps, conversationId, count, plan, options, messages.length);
 }

@@ -2,7 +2,6 @@ import type { HashMemo } from "../hash-memo.js";
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Message } from "@context-engine/core";
-import type { ScreenThread } from "../../redact/screen-thread.js";
 import type { Redactor } from "../../redact/types.js";
 import type { Statements } from "./prepare.js";
 import type { ConversationRow } from "./rows.js";
@@ -16,8 +15,6 @@ export interface SqliteContext {
   readonly payloadThreshold: number;
   /** Whether this handle queued messages for indexing that may still be waiting. */
   backlog: boolean;
-  /** The pre-screen thread of bulk ingests: started on first use, null if it could not be (or once closed). */
-  screenThread: ScreenThread | null | undefined;
   /** Identity hashes of the messages writer positions were fingerprinted on (see hash-memo.ts). */
   readonly hashMemo: HashMemo;
 }

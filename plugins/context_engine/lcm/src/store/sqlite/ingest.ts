@@ -1,36 +1,26 @@
 import { acceptMessageTime, type Message } from "@context-engine/core";
-import { ScreenThread } from "../../redact/screen-thread.js";
 import { encodeMessage, FLAG_CJK, FLAG_HAS_PARTS, FLAG_REDACTED, type EncodedMessage, type MessageRow } from "../codec.js";
 import { IngestInputs, type IngestEncoder } from "../ingest-inputs.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlanSync, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
-import { ScreenBatch } from "../screen-batch.js";
 import type { IngestOptions, IngestResult } from "../types.js";
 import { putPayload, requireConversation, type SqliteContext } from "./context.js";
 import { hydrate } from "./messages.js";
 
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
 export const AUTO_DEFER_ABOVE = 500;
-/** An ingest appending at least this many messages runs the redaction pre-screen ahead, on a second thread. */
-const SCREEN_THREAD_MIN = 256;
 
 /** Ingest inside the caller's (immediate) transaction: plan (see ingest-plan.ts), answering its reads here, then write. */
 export function ingestRows(ctx: SqliteContext, conversationId: number, messages: readonly Message[], options: IngestOptions): IngestResult {
   const conv = requireConversation(ctx, conversationId);
-  const inputs = new IngestInputs(messages, options.isSynthetic, encoderOf(ctx, messages));
+  const inputs = new IngestInputs(messages, options.isSynthetic, encoderOf(ctx));
   const plan = runPlanSync(planIngest(inputs, options, conv.message_count), (need) => answer(ctx, conversationId, need));
   return writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
 }
 
-function encoderOf(ctx: SqliteContext, messages: readonly Message[]): IngestEncoder {
+function encoderOf(ctx: SqliteContext): IngestEncoder {
   return {
-    encode: (message, _index, screened) => encodeMessage(message, ctx.redactor, screened),
+    encode: (message) => encodeMessage(message, ctx.redactor),
     memo: ctx.hashMemo,
-    screenAhead(indexes) {
-      if (!ctx.redactor.screen || indexes.length < SCREEN_THREAD_MIN) return null;
-      if (ctx.screenThread === undefined) ctx.screenThread = ScreenThread.start(ctx.redactor.screen);
-      if (!ctx.screenThread || ctx.screenThread.broken) return null;
-      return new ScreenBatch(ctx.screenThread, messages, indexes);
-    },
   };
 }
 

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { FLAG_CJK } from "../codec.js";
 import { registerCjkText } from "./cjk-text.js";
 import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
+import { IMPACT_TABLES } from "./impact-index.js";
 
 /**
  * Versioned migrations, tracked in `PRAGMA user_version`. Each runs in its own
@@ -13,7 +14,7 @@ export interface Migration {
   up(db: Database.Database): void;
 }
 
-const FTS_TOKENIZER = "porter unicode61 remove_diacritics 2";
+export const FTS_TOKENIZER = "porter unicode61 remove_diacritics 2";
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -205,6 +206,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 6, description: "the trigram index holds the CJK runs of a message only, not its whole body", up: cjkRunsOnly },
   { version: 7, description: "drain claims: one process at a time summarises a conversation's backlog", up: (db) => db.exec(DRAIN_CLAIMS_TABLE) },
+  {
+    version: 8,
+    description: "impact postings: each term's possible best messages in large conversations, so a common word's top hits are read, not all scored (filled in the background)",
+    up: (db) => db.exec(IMPACT_TABLES),
+  },
 ];
 
 /**

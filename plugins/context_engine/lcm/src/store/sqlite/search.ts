@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Role } from "@context-engine/core";
 import { FLAG_CJK } from "../codec.js";
+import { catchUpImpacts } from "./impact-index.js";
+import { impactTopK } from "./impact-rank.js";
 import { scheduleStatistics } from "./statistics.js";
 import { SqliteLcmStore } from "./store.js";
 import { stmt } from "./statements.js";
@@ -110,6 +112,8 @@ export class SqliteSearchStore implements LcmSearchStore {
     // FTS5 computes bm25() (body weight 1, conversation tag 0) for every match and SQLite's sorter keeps the
     // top `limit + offset`. ORDER BY bm25(...) is about twice as fast as ORDER BY rank (no inner query).
     const range = filter.conversationId != null ? this.#exclusiveRange(filter) : null;
+    const fast = this.#fromImpactLists(expression, filter, page);
+    if (fast) return fast;
     if (range) {
       // The conversation owns every id of its range: no join needed to filter; times read for the page only.
       const rows = stmt(
@@ -129,6 +133,29 @@ export class SqliteSearchStore implements LcmSearchStore {
                  WHERE messages_fts MATCH ?${w.sql}
                  ORDER BY bm25(messages_fts, 1.0, 0.0), f.rowid DESC LIMIT ? OFFSET ?`;
     return stmt(this.#db, sql).all(expression, ...w.params, page.limit, page.offset) as ScoredRow[];
+  }
+
+  /** The same page from the impact lists (impact-rank.ts) when they can prove it; null otherwise. */
+  #fromImpactLists(expression: string, filter: SearchFilter, page: { limit: number; offset: number }): ScoredRow[] | null {
+    if (filter.conversationId == null || filter.since !== undefined || filter.before !== undefined || filter.roles?.length || filter.excludeInContext) return null;
+    const { hi } = conversationIds(this.#db, filter.conversationId);
+    const top = impactTopK(this.#db, expression, filter.conversationId, hi, page.offset + page.limit, (ids) => this.scoreMessages(expression, ids));
+    if (!top) return null;
+    const rows = top.slice(page.offset);
+    const times = stmt(this.#db, "SELECT m.id AS id, m.created_at AS t FROM json_each(?) j JOIN messages m ON m.id = j.value").all(
+      JSON.stringify(rows.map((r) => r.rowid)),
+    ) as Array<{ id: number; t: number }>;
+    const at = new Map(times.map((r) => [r.id, r.t]));
+    return rows.map((r) => ({ rowid: r.rowid, score: r.score, createdAt: at.get(r.rowid) ?? 0 }));
+  }
+
+  /**
+   * The impact lists follow what FTS5 holds, filled by the engine's background index drain only: a search never
+   * waits for the write lock. Until a conversation is caught up its searches are ranked by FTS5 alone (the same
+   * answer, slower).
+   */
+  catchUpLists(options: { maxMs: number }): boolean {
+    return catchUpImpacts(this.#db, options.maxMs);
   }
 
   /** The id range of a conversation filtered by nothing else, when no other conversation has an id inside it. */

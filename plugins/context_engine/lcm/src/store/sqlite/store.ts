@@ -120,7 +120,6 @@ export class SqliteLcmStore implements LcmStore {
       countTokens: options.countTokens ?? ((m: Message) => defaultTokenCounter.countMessage(m)),
       payloadThreshold: options.payloadThresholdBytes ?? DEFAULT_PAYLOAD_THRESHOLD,
       backlog: false,
-      screenThread: undefined,
       hashMemo: new HashMemo(),
     };
   }
@@ -135,8 +134,6 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   close(): void {
-    this.#ctx.screenThread?.close();
-    this.#ctx.screenThread = null;
     if (!this.#ctx.db.open) return;
     try {
       this.#ctx.db.pragma("optimize");
