@@ -16,6 +16,8 @@ export interface ReplayOptions {
   sessionId: string;
   /** The recorded stream: a request is made before every assistant message. */
   messages: readonly Message[];
+  /** When each recorded message was said (epoch ms), passed to the engine as a host passes `messageTimes`. */
+  times?: readonly (number | null)[];
   onRequest?: (record: RequestRecord) => void;
 }
 
@@ -51,29 +53,32 @@ export async function replay(options: ReplayOptions): Promise<Message[]> {
   let conversation: Message[] = [];
   const originals = new Set<Message>();
   let inTurn = false;
+  const saidAt = new Map<Message, number | null>(options.times ? options.messages.map((m, i) => [m, options.times![i] ?? null]) : []);
+  // The host's times line up with the list it passes; an engine's own messages (summaries) have none.
+  const timesOf = (list: readonly Message[]) => (options.times ? { messageTimes: list.map((m) => saidAt.get(m) ?? null) } : {});
   for (const [index, message] of options.messages.entries()) {
     if (message.role === "assistant") {
       let compacted: Message[] | null = null;
       const tokens = counter.countMessages(conversation);
       if (engine.shouldCompress(tokens)) {
         const before = conversation;
-        conversation = await engine.compress(conversation.slice(), { currentTokens: tokens, sessionId });
+        conversation = await engine.compress(conversation.slice(), { currentTokens: tokens, sessionId, ...timesOf(conversation) });
         const after = new Set(conversation);
         const afterJson = new Set(conversation.map((m) => JSON.stringify(m)));
         compacted = before.filter((m) => originals.has(m) && !after.has(m) && !afterJson.has(JSON.stringify(m)));
       }
-      const selected = await engine.selectContext(conversation, { sessionId });
+      const selected = await engine.selectContext(conversation, { sessionId, ...timesOf(conversation) });
       const request = selected ?? conversation;
       const requestTokens = counter.countMessages(request);
       options.onRequest?.({ at: index, messages: request.slice(), tokens: requestTokens, compacted });
       engine.updateFromResponse(usageOf(requestTokens));
     } else if (message.role === "user" && inTurn) {
-      await engine.onTurnComplete(conversation.slice(), null, { sessionId });
+      await engine.onTurnComplete(conversation.slice(), null, { sessionId, ...timesOf(conversation) });
     }
     if (message.role === "user") inTurn = true;
     originals.add(message);
     conversation.push(message);
   }
-  await engine.onTurnComplete(conversation.slice(), null, { sessionId });
+  await engine.onTurnComplete(conversation.slice(), null, { sessionId, ...timesOf(conversation) });
   return conversation;
 }

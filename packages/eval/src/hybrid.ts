@@ -58,7 +58,7 @@ export async function evalHybridConversation(conv: LocomoConversation, baseUrl: 
   const lcm = new LcmEngine({ contextLength: LOCOMO_WINDOW, dataDir: dir, config: { prepare_in_background: false, embeddings } });
   try {
     const messages = conv.turns.map((t) => t.message);
-    await replay({ engine: lcm, sessionId, messages });
+    await replay({ engine: lcm, sessionId, messages, times: conv.turns.map((t) => t.saidAt) });
     await lcm.whenIdle(sessionId);
     const seqs = storedSeqs(messages);
     const diaBySeq = new Map(conv.turns.flatMap((t, i) => (seqs[i] === undefined ? [] : [[seqs[i]!, t.diaId] as const])));

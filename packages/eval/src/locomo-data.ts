@@ -16,6 +16,8 @@ export interface LocomoTurn {
   /** `Speaker: text`, the message content. */
   content: string;
   message: Message;
+  /** When the turn was said (epoch ms, UTC): its session's date and time plus one second per earlier turn of the session; null when the session has no readable date. */
+  saidAt: number | null;
 }
 
 export interface LocomoQuestion {
@@ -28,6 +30,19 @@ export interface LocomoConversation {
   id: string;
   turns: LocomoTurn[];
   questions: LocomoQuestion[];
+}
+
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/** A LoCoMo session date such as "1:56 pm on 8 May, 2023", read as UTC; null when absent or unreadable. */
+export function sessionTime(value: unknown): number | null {
+  if (typeof value !== "string") return null;
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})$/i.exec(value.trim());
+  if (!m) return null;
+  const month = MONTHS.indexOf(m[5]!.toLowerCase());
+  if (month < 0) return null;
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === "pm" ? 12 : 0);
+  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
 }
 
 /**
@@ -52,10 +67,11 @@ export function readLocomo(path: string): LocomoConversation[] {
     for (const n of sessions) {
       const list = z.array(Turn).safeParse(conv[`session_${n}`]);
       if (!list.success) throw new Error(`${path}: ${sample.sample_id}.conversation.session_${n}: expected a list of {speaker, dia_id, text}`);
-      for (const t of list.data) {
+      const start = sessionTime(conv[`session_${n}_date_time`]);
+      for (const [i, t] of list.data.entries()) {
         const content = `${t.speaker}: ${t.text}`;
         const role = t.speaker === conv.speaker_b ? "assistant" : "user";
-        turns.push({ diaId: t.dia_id, speaker: t.speaker, content, message: { role, content } as Message });
+        turns.push({ diaId: t.dia_id, speaker: t.speaker, content, message: { role, content } as Message, saidAt: start === null ? null : start + i * 1000 });
       }
     }
     const known = new Set(turns.map((t) => t.diaId));

@@ -33,13 +33,14 @@ export interface ConversationRun {
   questions: QuestionFigures[];
 }
 
-async function runEngine(engine: ContextEngine, sessionId: string, messages: readonly Message[]): Promise<{ last: RequestRecord | null; compactions: number }> {
+async function runEngine(engine: ContextEngine, sessionId: string, messages: readonly Message[], times: readonly (number | null)[]): Promise<{ last: RequestRecord | null; compactions: number }> {
   let last: RequestRecord | null = null;
   let compactions = 0;
   await replay({
     engine,
     sessionId,
     messages,
+    times,
     onRequest: (r) => {
       last = r;
       if (r.compacted) compactions++;
@@ -57,8 +58,9 @@ export async function evalConversation(conv: LocomoConversation, window = LOCOMO
   const compressor = new ContextCompressor({ contextLength: window });
   try {
     const messages = conv.turns.map((t) => t.message);
-    const lcmRun = await runEngine(lcm, sessionId, messages);
-    const compRun = await runEngine(compressor, sessionId, messages);
+    const times = conv.turns.map((t) => t.saidAt);
+    const lcmRun = await runEngine(lcm, sessionId, messages, times);
+    const compRun = await runEngine(compressor, sessionId, messages, times);
     const lcmContext = lcmRun.last?.messages ?? messages;
     const compContext = compRun.last?.messages ?? messages;
     const lcmTokens = defaultTokenCounter.countMessages(lcmContext);

@@ -18,6 +18,8 @@ const ENGINE_SUITES = [
   "test/engine-contract.test.ts",
   "test/engine-schedules.test.ts",
   "test/isolation.test.ts",
+  "test/engine-dates.test.ts",
+  "test/answer-context.test.ts",
 ];
 
 async function reachable(): Promise<boolean> {

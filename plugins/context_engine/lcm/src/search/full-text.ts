@@ -7,6 +7,7 @@ import { OwnScores, rankWithNeighbours } from "./neighbours.js";
 import { expansionTerms } from "./feedback.js";
 import { fuseRanked, onScale } from "./fusion.js";
 import { scoreSummaries } from "./summary-score.js";
+import { queryDates, type DateWindow } from "./query-dates.js";
 import type { SearchQuery, SearchResult } from "./types.js";
 
 /**
@@ -47,7 +48,7 @@ export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState |
   const candidates: Candidate[] = [];
 
   if (scope !== "summaries") {
-    const rows = parsed.hasCjk ? await cjkMessages(ctx, parsed, need) : recency ? await ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : await rankedMessages(ctx, parsed, need);
+    const rows = parsed.hasCjk ? await cjkMessages(ctx, parsed, need) : recency ? await ctx.search.newestMessages(ftsExpression(parsed), ctx.filter, { limit: need, offset: 0 }) : await withDates(ctx, parsed, need);
     for (const r of rows) candidates.push({ type: "message", rowid: r.rowid, score: r.score, createdAt: r.createdAt });
   }
   if (scope !== "messages") {
@@ -74,6 +75,11 @@ export async function fullTextSearch(ctx: FullTextContext, cursor: CursorState |
 
 /** Default weight of the best neighbour at distance 1; distance 2 counts half of it (see neighbours.ts). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
+/**
+ * A message right after a turn that asks a question takes that turn's words at this multiple of the
+ * neighbour weight (1.0 at the default 0.5: the answer counts as saying the question's words).
+ */
+export const ANSWER_FACTOR = 2;
 /** Rows fetched at most to prove the top of a neighbour-scored ranking; past it the result says so. */
 export const NEIGHBOUR_FETCH_CAP = 5_000;
 
@@ -92,17 +98,19 @@ async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: numb
   const nw = Math.max(0, Math.min(1, ctx.q.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT));
   // With one term a neighbour can lend no word the message lacks: neighbours cannot change the order.
   const weights = nw > 0 && parsed.terms.length > 1 ? [nw, nw / 2] : [];
+  const answerWeight = ANSWER_FACTOR * nw;
   if (w === 0 && weights.length === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
   const span = w > 0 ? await ctx.search.timeSpan(ctx.filter.conversationId) : null;
   const boost = (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
   const own = new OwnScores(ctx.search, expression);
   const fetched: ScoredRow[] = [];
-  const growth = 1 + weights.reduce((a, b) => a + b, 0);
+  // An unfetched row gains at most the largest weight at each distance (an answer's w_1 is answerWeight).
+  const growth = 1 + weights.reduce((a, b, d) => a + (d === 0 ? Math.max(b, answerWeight) : b), 0);
   let batch = Math.max(50, need * 4);
   for (;;) {
     const got = await ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
     fetched.push(...got);
-    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, boost, termExpressions: parsed.terms.map(termExpression) });
+    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, answerWeight, boost, termExpressions: parsed.terms.map(termExpression) });
     if (got.length < batch) return ranked.slice(0, need);
     const kth = ranked[need - 1]?.score ?? -Infinity;
     if (got[got.length - 1]!.score * growth * (1 + w) <= kth) return ranked.slice(0, need);
@@ -146,6 +154,49 @@ async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: n
   ]);
   const matched = new Set(first.map((r) => r.rowid));
   return onScale(fused.filter((r) => matched.has(r.rowid)), first).slice(0, need);
+}
+
+/** RRF weight of the ranking among messages said on a date the query names, beside the words' (FEEDBACK_WEIGHTS.first): equal, the date is as much the question as its words. */
+export const DATE_WEIGHT = 2;
+
+/**
+ * A query naming a date ("in July 2023", "on 13 October 2023", query-dates.ts) is also
+ * about when things were said: the question's words are ranked a second time among the
+ * messages said in that window (the stored time: the host's `messageTimes`, else ingest
+ * time), and the two rankings are fused with equal weight. Like feedback it only
+ * reorders: every row of either list matches the query's own words.
+ */
+async function withDates(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
+  const windows = queryDates(ctx.q.query);
+  if (!windows.length) return await rankedMessages(ctx, parsed, need);
+  const pool = Math.max(need, FEEDBACK_POOL);
+  const words = await rankedMessages(ctx, parsed, pool);
+  const dated = new Map<number, ScoredRow>();
+  for (const w of windows) {
+    const filter = narrowed(ctx.filter, w);
+    if (!filter) continue;
+    for (const r of await topMessages({ ...ctx, filter }, parsed, pool)) if ((dated.get(r.rowid)?.score ?? -Infinity) < r.score) dated.set(r.rowid, r);
+  }
+  ctx.notes.push(`dates in the query also rank the messages said then: ${windows.map(describeWindow).join(", ")} (UTC, widened by a day on each side for time zones)`);
+  if (!dated.size) return words.slice(0, need);
+  const datedList = [...dated.values()].sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.rowid - a.rowid);
+  const fused = fuseRanked([
+    { rows: words, weight: FEEDBACK_WEIGHTS.first },
+    { rows: datedList, weight: DATE_WEIGHT },
+  ]);
+  return onScale(fused, [...words, ...datedList]).slice(0, need);
+}
+
+/** The search filter narrowed to a date window; null when nothing of the window is left. */
+function narrowed(filter: SearchFilter, w: DateWindow): SearchFilter | null {
+  const since = Math.max(filter.since ?? -Infinity, w.since);
+  const before = Math.min(filter.before ?? Infinity, w.before);
+  return since < before ? { ...filter, since, before } : null;
+}
+
+function describeWindow(w: DateWindow): string {
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return `${day(w.since)}..${day(w.before - 1)}`;
 }
 
 /**

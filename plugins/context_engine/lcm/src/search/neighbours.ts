@@ -7,14 +7,20 @@ import type { LcmSearchStore, ScoredRow, SearchFilter } from "../store/search-ty
  * lacks, weighted by distance: score(x) = bm25(x) + Σ_d w_d · max over x ± d of
  * Σ_{t not in x} bm25_t(neighbour). A question "where did you go hiking?" lends
  * "hiking" to its answer "Mount Tam"; a neighbour repeating x's own words adds
- * nothing (so one-word queries rank by each message's own words). Only
- * messages that match the query themselves are hits.
+ * nothing (so one-word queries rank by each message's own words). The turn
+ * just before a message counts more when it asks a question (`answerWeight`
+ * replaces w_1): the message is then most likely its answer, and a question's
+ * words say what its answer is about ("How often do you all work out
+ * together?" → "Three times a week"). Only messages that match the query
+ * themselves are hits.
  */
 export interface NeighbourRanking {
   /** One FTS expression per query term (their BM25 scores sum to the query's). */
   termExpressions: readonly string[];
   /** w_d for d = 1, 2, …; empty = neighbours do not count. */
   weights: readonly number[];
+  /** Replaces w_1 when the turn just before the message asks a question (see `asksQuestion`); absent = w_1. */
+  answerWeight?: number;
   /** Recency factor of a row (1 when no recency boost is asked for). */
   boost: (createdAt: number) => number;
 }
@@ -81,22 +87,43 @@ export async function rankWithNeighbours(
   await own.ensure(candidates);
   const terms = ranking.termExpressions.map((e) => termScores(search, e, own));
   for (const t of terms) await t.ensure([...candidates, ...around.map((n) => n.id)]);
+  // What each neighbour says about the query words the candidate does not hold.
+  const lent = around.map((n) => {
+    let sum = 0;
+    for (const t of terms) if (t.get(n.of) === 0) sum += t.get(n.id);
+    return sum;
+  });
+  const asking = ranking.answerWeight === undefined ? new Set<number>() : await questionsAmong(search, around.filter((n, i) => n.distance === 1 && n.before && lent[i]! > 0).map((n) => n.id));
   const best = new Map<number, number[]>();
-  for (const n of around) {
-    // What the neighbour says about the query words the candidate does not hold.
-    let lent = 0;
-    for (const t of terms) if (t.get(n.of) === 0) lent += t.get(n.id);
+  around.forEach((n, i) => {
+    const w = n.distance === 1 && n.before && asking.has(n.id) ? ranking.answerWeight! : ranking.weights[n.distance - 1]!;
     const row = best.get(n.of) ?? new Array<number>(radius).fill(0);
-    row[n.distance - 1] = Math.max(row[n.distance - 1]!, lent);
+    row[n.distance - 1] = Math.max(row[n.distance - 1]!, w * lent[i]!);
     best.set(n.of, row);
-  }
+  });
   const rows = candidates.map((id) => {
     const near = best.get(id);
     let score = own.get(id);
-    ranking.weights.forEach((w, d) => (score += w * (near?.[d] ?? 0)));
+    for (let d = 0; d < radius; d++) score += near?.[d] ?? 0;
     const createdAt = created.get(id)!;
     return { rowid: id, score: score * ranking.boost(createdAt), createdAt };
   });
   // Only messages that match the query themselves are hits (AND, phrases and exclusions keep their meaning).
   return rows.filter((r) => own.get(r.rowid) > 0).sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.rowid - a.rowid);
+}
+
+/** A question mark that ends a sentence (not one inside a URL or a pattern such as `a?b`). */
+const QUESTION = /\?+(?=["'’”)\]]*(?:\s|$))/u;
+
+/** Whether a message asks something: its text holds a sentence ending in "?". */
+export function asksQuestion(body: string): boolean {
+  return QUESTION.test(body);
+}
+
+/** Those of `ids` whose text asks a question (one body look-up for the lot). */
+async function questionsAmong(search: LcmSearchStore, ids: readonly number[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  if (!ids.length) return out;
+  for (const [id, body] of await search.messageBodies([...new Set(ids)])) if (asksQuestion(body)) out.add(id);
+  return out;
 }

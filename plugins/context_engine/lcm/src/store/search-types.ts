@@ -73,6 +73,8 @@ export interface NeighbourRow {
   id: number;
   of: number;
   distance: number;
+  /** Whether the neighbour comes before message `of` in the conversation (a lower seq). */
+  before: boolean;
   createdAt: number;
   /** Whether the neighbour itself passes the search filter (it may then be a hit). */
   inScope: boolean;

@@ -90,6 +90,8 @@ export function searchContract(options: StoreContractOptions): void {
         [[ids[1], ids[3], 2], [ids[2], ids[3], 1], [ids[4], ids[3], 1], [ids[5], ids[3], 2]].sort(),
       );
       expect(near.every((n) => n.inScope)).toBe(true);
+      // `before`: the neighbour comes earlier in the conversation (an answer's question is before it).
+      expect(near.filter((n) => n.before).map((n) => n.id).sort()).toEqual([ids[1], ids[2]].sort());
       const other = await search.messageNeighbours([ids[3]!], 1, { conversationId: b.id });
       expect(other.map((n) => n.inScope)).toEqual([false, false]);
       await leaf(store, a.id, ids, 0, 4, "payment timeouts investigated: MAX_RETRY_COUNT is 3");

@@ -163,12 +163,12 @@ export class PostgresSearchStore implements LcmSearchStore {
     const w = messageWhere(filter, p);
     const r = p.add(radius);
     const { rows } = await this.#query(
-      `SELECT m.id, c.id AS of, abs(m.seq - c.seq) AS distance, m.created_at, (TRUE${w}) AS in_scope
+      `SELECT m.id, c.id AS of, abs(m.seq - c.seq) AS distance, (m.seq < c.seq) AS before, m.created_at, (TRUE${w}) AS in_scope
        FROM messages c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.seq - ${r}::int AND c.seq + ${r}::int AND m.id <> c.id
        WHERE c.id = ANY(${p.add(ids)}::bigint[])`,
       p.values,
     );
-    return rows.map((x) => ({ id: Number(x.id), of: Number(x.of), distance: Number(x.distance), createdAt: Number(x.created_at), inScope: x.in_scope === true }));
+    return rows.map((x) => ({ id: Number(x.id), of: Number(x.of), distance: Number(x.distance), before: x.before === true, createdAt: Number(x.created_at), inScope: x.in_scope === true }));
   }
 
   async summaryAlone(summaryRowid: number, expression: string): Promise<boolean> {

@@ -206,11 +206,11 @@ export class SqliteSearchStore implements LcmSearchStore {
     if (!ids.length || radius < 1) return [];
     // The neighbour is aliased m so that the filter's SQL applies to it; (conversation_id, seq) is indexed.
     const w = messageWhere(this.#db, filter, null);
-    const sql = `SELECT m.id AS id, c.id AS of, abs(m.seq - c.seq) AS distance, m.created_at AS createdAt, (1${w.sql}) AS inScope
+    const sql = `SELECT m.id AS id, c.id AS of, abs(m.seq - c.seq) AS distance, (m.seq < c.seq) AS before, m.created_at AS createdAt, (1${w.sql}) AS inScope
                  FROM json_each(?) j JOIN messages c ON c.id = j.value
                  JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.seq - ? AND c.seq + ? AND m.id != c.id`;
-    return (stmt(this.#db, sql).all(...w.params, JSON.stringify(ids), radius, radius) as Array<Omit<NeighbourRow, "inScope"> & { inScope: number }>).map(
-      (r) => ({ ...r, inScope: r.inScope === 1 }),
+    return (stmt(this.#db, sql).all(...w.params, JSON.stringify(ids), radius, radius) as Array<Omit<NeighbourRow, "inScope" | "before"> & { inScope: number; before: number }>).map(
+      (r) => ({ ...r, before: r.before === 1, inScope: r.inScope === 1 }),
     );
   }
 
