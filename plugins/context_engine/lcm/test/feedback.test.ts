@@ -62,6 +62,33 @@ describe("pseudo-relevance feedback", () => {
     expect(hits.sort((x, y) => x! - y!)).toEqual([0, 6, 12, 18]);
   });
 
+  it("a word in thousands of messages is answered complete, ranked by its own BM25 (no feedback round for one word)", async () => {
+    const s = store();
+    const c = s.conversation("many");
+    // 6,000 matches: past the cap of neighbour scoring, which a corpus-wide second round would have hit.
+    // 30,000 messages of common filler words, "lighthouse" in every fifth: the best matches lend filler words, and a
+    // second query of them matches nearly every message with close scores (more than the cap of neighbour scoring).
+    const filler = "build test deploy config value error module request response server client cache index query table".split(" ");
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const msgs = Array.from({ length: 30_000 }, (_, i) => {
+      const words = Array.from({ length: 8 }, () => filler[Math.floor(next() * filler.length)]!);
+      if (i % 5 === 0) words.splice(Math.floor(next() * 8), 0, "lighthouse");
+      return i % 2 ? asst(words.join(" ")) : user(words.join(" "));
+    });
+    s.ingest(c.id, msgs, { mode: "append" });
+    const res = await searchHistory(s, { query: "lighthouse", conversationId: c.id, scope: "messages" });
+    expect(res.notes.join(" ")).not.toMatch(/many matches/);
+    expect(res.complete).toBe(true);
+    for (const h of res.hits) expect(String(h.snippet ?? "")).toMatch(/lighthouse/);
+    const scores = res.hits.map((h) => h.score ?? 0);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // The same store's own ranking of the word: feedback did not reorder it.
+    const search = await s.searchStore();
+    const own = await search.rankMessages('body:("lighthouse")', { conversationId: c.id }, { limit: res.hits.length, offset: 0 });
+    expect(res.hits.map((h) => h.messageId)).toEqual(own.map((r) => r.rowid));
+  });
+
   it("one match: nothing to learn from, the ranking is the first round's", async () => {
     const s = store();
     const c = s.conversation("one");

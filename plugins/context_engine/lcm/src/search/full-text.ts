@@ -92,16 +92,26 @@ export const NEIGHBOUR_FETCH_CAP = 5_000;
  * s × (1 + Σ neighbour weights) × (1 + w); a row next to a fetched one is a
  * candidate already.
  */
-async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
-  const expression = ftsExpression(parsed);
+/** How a query's messages are scored: the recency boost w, neighbour weights by distance, and an answer's weight. */
+function scoreShape(ctx: FullTextContext, parsed: ParsedQuery): { w: number; weights: number[]; answerWeight: number } {
   const w = Math.max(0, Math.min(1, ctx.q.recencyBoost ?? 0));
   const nw = Math.max(0, Math.min(1, ctx.q.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT));
   // With one term a neighbour can lend no word the message lacks: neighbours cannot change the order.
   const weights = nw > 0 && parsed.terms.length > 1 ? [nw, nw / 2] : [];
-  const answerWeight = ANSWER_FACTOR * nw;
-  if (w === 0 && weights.length === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
+  return { w, weights, answerWeight: ANSWER_FACTOR * nw };
+}
+
+/** score × (1 + w·r), r in [0, 1] by age within the scope; 1 without a boost. */
+async function recencyBoost(ctx: FullTextContext, w: number): Promise<(t: number) => number> {
   const span = w > 0 ? await ctx.search.timeSpan(ctx.filter.conversationId) : null;
-  const boost = (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
+  return (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
+}
+
+async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
+  const expression = ftsExpression(parsed);
+  const { w, weights, answerWeight } = scoreShape(ctx, parsed);
+  if (w === 0 && weights.length === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
+  const boost = await recencyBoost(ctx, w);
   const own = new OwnScores(ctx.search, expression);
   const fetched: ScoredRow[] = [];
   // An unfetched row gains at most the largest weight at each distance (an answer's w_1 is answerWeight).
@@ -140,6 +150,9 @@ export const FEEDBACK_WEIGHTS = { first: 2, second: 1 } as const;
  */
 async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
   const pool = Math.max(need, FEEDBACK_POOL);
+  // One word names one thing: its ranking is BM25's own (an agent looking up an identifier gets the messages that
+  // hold it most), and feedback words would only drift from it. Two or more words are a question to round out.
+  if (parsed.terms.length < 2) return await topMessages(ctx, parsed, need);
   const first = await topMessages(ctx, parsed, pool);
   if (first.length < 2) return first.slice(0, need);
   const bodies = await ctx.search.messageBodies(first.map((r) => r.rowid));
@@ -147,13 +160,34 @@ async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: n
   if (!expansion.length) return first.slice(0, need);
   const quoted = expansion.map(quote);
   const second: ParsedQuery = { ...parsed, groups: [...parsed.groups, ...quoted.map((t) => [t])], terms: [...parsed.terms, ...quoted], raw: [...parsed.raw, ...expansion] };
-  const again = await topMessages(ctx, second, pool);
+  const again = await rankPool(ctx, second, first);
   const fused = fuseRanked([
     { rows: first, weight: FEEDBACK_WEIGHTS.first },
     { rows: again, weight: FEEDBACK_WEIGHTS.second },
   ]);
   const matched = new Set(first.map((r) => r.rowid));
   return onScale(fused.filter((r) => matched.has(r.rowid)), first).slice(0, need);
+}
+
+/**
+ * The feedback query's ranking of the first round's pool, scored as
+ * `topMessages` scores (own words, neighbours, recency): only pool rows can be
+ * hits of the fused list, so the rest of the conversation is never ranked. A
+ * corpus-wide second ranking cost seconds for a common word at 100k messages
+ * (every match scored with its neighbours) and changed nothing but the ranks.
+ */
+async function rankPool(ctx: FullTextContext, parsed: ParsedQuery, pool: readonly ScoredRow[]): Promise<ScoredRow[]> {
+  const own = new OwnScores(ctx.search, ftsExpression(parsed));
+  await own.ensure(pool.map((r) => r.rowid));
+  const rows = pool.flatMap((r) => (own.get(r.rowid) > 0 ? [{ rowid: r.rowid, score: own.get(r.rowid), createdAt: r.createdAt }] : []));
+  const { w, weights, answerWeight } = scoreShape(ctx, parsed);
+  const boost = await recencyBoost(ctx, w);
+  const inPool = new Set(pool.map((r) => r.rowid));
+  const ranked =
+    weights.length === 0
+      ? rows.map((r) => ({ ...r, score: r.score * boost(r.createdAt) })).sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.rowid - a.rowid)
+      : await rankWithNeighbours(ctx.search, ctx.filter, rows, own, { weights, answerWeight, boost, termExpressions: parsed.terms.map(termExpression) });
+  return ranked.filter((r) => inPool.has(r.rowid));
 }
 
 /** RRF weight of the ranking among messages said on a date the query names, beside the words' (FEEDBACK_WEIGHTS.first): equal, the date is as much the question as its words. */
