@@ -4,6 +4,7 @@ import { toHits, type Candidate } from "./hits.js";
 import { ftsExpression, parseQuery, quote, termExpression, trigramParts, type ParsedQuery } from "./query.js";
 import { termMatcher } from "./snippet.js";
 import { OwnScores, rankWithNeighbours } from "./neighbours.js";
+import { exhaustedTerms, unfetchedBound } from "./exhausted-terms.js";
 import { expansionTerms } from "./feedback.js";
 import { fuseRanked, onScale } from "./fusion.js";
 import { scoreSummaries } from "./summary-score.js";
@@ -107,7 +108,8 @@ async function recencyBoost(ctx: FullTextContext, w: number): Promise<(t: number
   return (t: number) => (span ? 1 + w * Math.max(0, Math.min(1, (t - span.first) / Math.max(1, span.last - span.first))) : 1);
 }
 
-async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
+/** @internal Exported for the exactness test. */
+export async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: number): Promise<ScoredRow[]> {
   const expression = ftsExpression(parsed);
   const { w, weights, answerWeight } = scoreShape(ctx, parsed);
   if (w === 0 && weights.length === 0) return await ctx.search.rankMessages(expression, ctx.filter, { limit: need, offset: 0 });
@@ -115,15 +117,19 @@ async function topMessages(ctx: FullTextContext, parsed: ParsedQuery, need: numb
   const own = new OwnScores(ctx.search, expression);
   const fetched: ScoredRow[] = [];
   // An unfetched row gains at most the largest weight at each distance (an answer's w_1 is answerWeight).
-  const growth = 1 + weights.reduce((a, b, d) => a + (d === 0 ? Math.max(b, answerWeight) : b), 0);
+  const extraWeight = weights.reduce((a, b, d) => a + (d === 0 ? Math.max(b, answerWeight) : b), 0);
+  const termExpressions = parsed.terms.map(termExpression);
   let batch = Math.max(50, need * 4);
   for (;;) {
     const got = await ctx.search.rankMessages(expression, ctx.filter, { limit: batch, offset: fetched.length });
     fetched.push(...got);
-    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, answerWeight, boost, termExpressions: parsed.terms.map(termExpression) });
+    const ranked = await rankWithNeighbours(ctx.search, ctx.filter, fetched, own, { weights, answerWeight, boost, termExpressions });
     if (got.length < batch) return ranked.slice(0, need);
     const kth = ranked[need - 1]?.score ?? -Infinity;
-    if (got[got.length - 1]!.score * growth * (1 + w) <= kth) return ranked.slice(0, need);
+    const last = got[got.length - 1]!.score;
+    if (last * (1 + extraWeight) * (1 + w) <= kth) return ranked.slice(0, need);
+    const exhausted = await exhaustedTerms(ctx.search, ctx.filter, termExpressions, new Set(fetched.map((r) => r.rowid)));
+    if (unfetchedBound(last, extraWeight, exhausted) * (1 + w) <= kth) return ranked.slice(0, need);
     if (fetched.length >= NEIGHBOUR_FETCH_CAP) {
       ctx.notes.push(`many matches: neighbour context was scored around the best ${fetched.length} by their own words`);
       ctx.incomplete = true;
