@@ -1,5 +1,6 @@
 import type { Message } from "@context-engine/core";
 import type { SearchQuery } from "../src/search/types.js";
+import { rng } from "./engine-helpers.js";
 
 /**
  * A seeded conversation for before/after comparisons of a store's layout:
@@ -7,17 +8,6 @@ import type { SearchQuery } from "../src/search/types.js";
  * sentences and rare identifiers, and the summaries to lay over them
  * (leaves over runs of 20 messages, condensed ones over three leaves).
  */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = "deploy retry gateway timeout staging migration schema config cache index worker queue payment invoice ledger canary review patch branch release".split(" ");
 const CJK = ["決済サービスの障害を調査しました", "請求書の再発行が必要です", "ステージング環境でリトライが失敗"];
 
