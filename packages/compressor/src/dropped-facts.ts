@@ -66,6 +66,56 @@ function carriesOutput(m: Message): boolean {
   return m.role === "tool" || m.role === "user";
 }
 
+type MessageFacts = ReadonlyArray<readonly [FactKind, FoundFact]>;
+
+/**
+ * What one message states, in the order it is read: found once per message object, and once per text for
+ * messages without tool calls (hosts hand engines deep copies, which share their strings), so a compaction reads
+ * only the turns that arrived since the last one. Facts depend on the role and the text alone (the redaction rules
+ * are core's defaults), so the text cache is shared by every compressor in the process; it keeps the texts alive,
+ * so it is bounded by their total length and starts over when full.
+ */
+const factsByMessage = new WeakMap<Message, MessageFacts>();
+const factsByText = new Map<string, Map<string, MessageFacts>>();
+let textChars = 0;
+const MAX_TEXT_CHARS = 16_000_000;
+
+function factsOf(m: Message): MessageFacts {
+  const known = factsByMessage.get(m);
+  if (known) return known;
+  const plain = typeof m.content === "string" && toolCallsOf(m).length === 0 ? m.content : null;
+  const byRole = plain === null ? undefined : factsByText.get(m.role);
+  const cached = plain === null ? undefined : byRole?.get(plain);
+  const facts = cached ?? findFacts(m);
+  factsByMessage.set(m, facts);
+  if (plain !== null && !cached) {
+    if (textChars + plain.length > MAX_TEXT_CHARS) {
+      factsByText.clear();
+      textChars = 0;
+    }
+    let map = factsByText.get(m.role);
+    if (!map) factsByText.set(m.role, (map = new Map()));
+    map.set(plain, facts);
+    textChars += plain.length;
+  }
+  return facts;
+}
+
+function findFacts(m: Message): MessageFacts {
+  const out: Array<readonly [FactKind, FoundFact]> = [];
+  // Redacted before anything is lifted out: a secret taken out of its context ("key=…") is no longer recognisable.
+  const text = scanned(redactedText(m));
+  for (const call of toolCallsOf(m).slice().reverse()) {
+    const args = redactedArguments(call);
+    out.push(["command", { text: commandLine(call.function.name, args), tier: 0 }]);
+    for (const p of pathsIn(args)) out.push(["path", p]);
+  }
+  if (carriesOutput(m)) for (const e of errorLines(text).reverse()) out.push(["error", e]);
+  for (const p of pathsIn(text)) out.push(["path", p]);
+  for (const n of numbersIn(text)) out.push(["number", n]);
+  return out;
+}
+
 /**
  * Facts of `turns` per kind, ranked: tier first, then newest and most
  * referenced (a fact stated n times ranks as if it were n times newer), each
@@ -89,16 +139,7 @@ export function rankDroppedFacts(turns: readonly Message[]): RankedFacts {
   for (let i = turns.length - 1; i >= 0; i--) {
     const m = turns[i]!;
     if (isSummaryMessage(m)) continue;
-    // Redacted before anything is lifted out: a secret taken out of its context ("key=…") is no longer recognisable.
-    const text = scanned(redactedText(m));
-    for (const call of toolCallsOf(m).slice().reverse()) {
-      const args = redactedArguments(call);
-      add("command", { text: commandLine(call.function.name, args), tier: 0 });
-      for (const p of pathsIn(args)) add("path", p);
-    }
-    if (carriesOutput(m)) for (const e of errorLines(text).reverse()) add("error", e);
-    for (const p of pathsIn(text)) add("path", p);
-    for (const n of numbersIn(text)) add("number", n);
+    for (const [kind, found] of factsOf(m)) add(kind, found);
   }
   const ranked: RankedFacts = { command: [], error: [], path: [], number: [] };
   for (const c of byKey.values()) ranked[c.kind].push(c);
