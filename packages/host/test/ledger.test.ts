@@ -142,7 +142,8 @@ describe("the compaction ledger (compressor, lossy)", () => {
     expect((await session.compress()).status).toBe("committed");
     expect((await session.undo()).status).toBe("restored");
     expect((await session.compress()).status).toBe("committed");
-    await session.send("three");
+    // A request that by itself puts the list over the 1,000-token threshold: with the hold ended, a pass runs.
+    await session.send(`three ${"filler ".repeat(1_200)}`);
     expect(session.compactions().length).toBeGreaterThan(passes + 2);
   });
 
