@@ -54,6 +54,7 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   const now = options.now ?? Date.now();
   const ctag = `c${conversationId}`;
   const newIds: number[] = [];
+  if (plan.append.length > 0) assertNextSeq(ctx, conversationId, storedCount);
   let seq = storedCount;
   let addedTokens = 0;
   let addedBytes = 0;
@@ -82,6 +83,14 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
     ctx.s.bumpConvAfterIngest.run(appended, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
   }
   return ingestResult(conversationId, plan, newIds, storedCount, inputCount);
+}
+
+/** The guard the UNIQUE (conversation_id, seq) index was (schema version 10): never a second message at a seq. */
+function assertNextSeq(ctx: SqliteContext, conversationId: number, next: number): void {
+  const last = (ctx.s.lastSeq.get(conversationId) as { s: number | null }).s;
+  if (last !== null && last >= next) {
+    throw new Error(`LCM store: conversation ${conversationId} holds a message at seq ${last} but counts ${next}; nothing was written`);
+  }
 }
 
 /** Where the writer stands now, the turn key (with the last message it stored) and the message keys of what was appended. */

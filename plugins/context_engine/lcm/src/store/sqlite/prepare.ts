@@ -17,6 +17,7 @@ const SQL = {
   setFrontierCounters:
     "UPDATE conversations SET frontier_tokens = ?, frontier_count = ?, frontier_version = frontier_version + 1, updated_at = ? WHERE id = ?",
   // Hashes come back as hex text: a string per row is far cheaper than a Buffer per row.
+  lastSeq: "SELECT max(seq) AS s FROM messages WHERE conversation_id = ?",
   hashesInOrder: "SELECT id, seq, lower(hex(hash)) AS hash FROM messages WHERE conversation_id = ? ORDER BY seq",
   ingestKey: "SELECT message_id AS id FROM ingest_keys WHERE conversation_id = ? AND key = ?",
   writerPositions: "SELECT list_index AS \"index\", fingerprint FROM writer_positions WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",

@@ -3,6 +3,7 @@ import { FLAG_CJK } from "../codec.js";
 import { registerCjkText } from "./cjk-text.js";
 import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
 import { IMPACT_TABLES } from "./impact-index.js";
+import { messagesWithoutSeqUnique } from "./schema-v10.js";
 
 /**
  * Versioned migrations, tracked in `PRAGMA user_version`. Each runs in its own
@@ -12,6 +13,8 @@ export interface Migration {
   version: number;
   description: string;
   up(db: Database.Database): void;
+  /** Rebuilds a parent table: runs with foreign keys off, checked before commit. */
+  rebuildsTable?: boolean;
 }
 
 export const FTS_TOKENIZER = "porter unicode61 remove_diacritics 2";
@@ -212,6 +215,12 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => db.exec(IMPACT_TABLES),
   },
   { version: 9, description: "a summary's source messages keyed by the summary's rowid instead of its text id", up: summarySourcesByRowid },
+  {
+    version: 10,
+    description: "messages without the UNIQUE (conversation_id, seq) index (messages_seq_hash leads with the same columns; a trigger keeps seq unique)",
+    up: messagesWithoutSeqUnique,
+    rebuildsTable: true,
+  },
 ];
 
 /**
@@ -287,6 +296,14 @@ export function tuneFullTextIndexes(db: Database.Database): void {
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
+function assertForeignKeys(db: Database.Database, version: number): void {
+  const broken = db.pragma("foreign_key_check") as Array<{ table: string; parent: string }>;
+  if (broken.length > 0) {
+    const first = broken[0]!;
+    throw new Error(`LCM schema migration ${version}: ${broken.length} rows of ${first.table} lost their ${first.parent} row; nothing was changed`);
+  }
+}
+
 /** Bring a database to the current schema. Returns the version it started from. */
 export function migrate(db: Database.Database): number {
   const from = db.pragma("user_version", { simple: true }) as number;
@@ -302,10 +319,18 @@ export function migrate(db: Database.Database): number {
   }
   for (const m of MIGRATIONS) {
     if (m.version <= from) continue;
-    db.transaction(() => {
-      m.up(db);
-      db.pragma(`user_version = ${m.version}`);
-    }).immediate();
+    // PRAGMA foreign_keys is a no-op inside a transaction: set around it, restored whatever happens.
+    const keys = m.rebuildsTable ? (db.pragma("foreign_keys", { simple: true }) as number) : 0;
+    if (keys) db.pragma("foreign_keys = OFF");
+    try {
+      db.transaction(() => {
+        m.up(db);
+        if (m.rebuildsTable) assertForeignKeys(db, m.version);
+        db.pragma(`user_version = ${m.version}`);
+      }).immediate();
+    } finally {
+      if (keys) db.pragma("foreign_keys = ON");
+    }
   }
   return from;
 }
