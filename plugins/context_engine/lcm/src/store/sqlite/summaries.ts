@@ -1,5 +1,5 @@
-import { frontierSwap, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
-import type { CommitSummaryResult, FrontierReplace, NewSummary, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
+import { frontierSwap, resolveBatchStep, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import type { CommitSummariesResult, CommitSummaryResult, FrontierReplace, NewSummary, SummaryBatchStep, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
 import { requireConversation, type SqliteContext } from "./context.js";
 import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./rows.js";
 
@@ -29,6 +29,20 @@ export function commitSummaryRows(ctx: SqliteContext, input: NewSummary, replace
     version++;
   }
   return { ok: true, summary, frontierVersion: version };
+}
+
+/** `commitSummaries` inside the caller's transaction: each step in order until one is refused. */
+export function commitSummariesRows(ctx: SqliteContext, steps: readonly SummaryBatchStep[]): CommitSummariesResult {
+  const committed: SummaryRecord[] = [];
+  const ids: string[] = [];
+  for (const [k, step] of steps.entries()) {
+    const { summary, replace } = resolveBatchStep(step, ids);
+    const res = commitSummaryRows(ctx, summary, replace);
+    if (!res.ok) return { committed, refused: { step: k, reason: res.reason, detail: res.detail } };
+    committed.push(res.summary);
+    ids.push(res.summary.id);
+  }
+  return { committed };
 }
 
 function readSources(ctx: SqliteContext, input: NewSummary) {
