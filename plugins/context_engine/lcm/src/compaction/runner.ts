@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEvents } from "node:timers/promises";
 import type { Logger } from "@context-engine/core";
-import type { CompactionLock, FrontierItem, FrontierItemKey, LcmStoreDriver, NewSummary, SummaryRecord } from "../store/types.js";
+import type { FrontierItem, LcmStoreDriver, SummaryRecord } from "../store/types.js";
 import type { Plan, PlanOptions, ShapeLoader, SummaryItem, VirtualItem } from "./planner.js";
 import { applyPlan, planNext } from "./planner.js";
 import { renderSourceMessages } from "./source-text.js";
@@ -216,97 +216,4 @@ async function summarizePlan(deps: RunDeps, plan: Plan, steps: readonly Prepared
     ...(options.signal ? { signal: options.signal } : {}),
     ...timing,
   });
-}
-
-export interface PublishOutcome {
-  committed: SummaryRecord[];
-  /** Steps dropped because the frontier changed under them. */
-  stale: number;
-}
-
-function sameKey(a: FrontierItemKey, b: FrontierItemKey): boolean {
-  return a.kind === "message" ? b.kind === "message" && a.messageId === b.messageId : b.kind === "summary" && a.summaryId === b.summaryId;
-}
-
-/** The frontier run a step replaces, its pending children resolved by `ids` (of the steps before it); null if one is not. */
-export function runOf(step: PreparedStep, ids: readonly (string | null)[]): FrontierItemKey[] | null {
-  const expect: FrontierItemKey[] = [];
-  if (step.plan.kind === "leaf") {
-    for (const id of step.plan.messageIds) expect.push({ kind: "message", messageId: id });
-  } else {
-    for (const c of step.plan.children) {
-      const sid = c.kind === "pending" ? ids[c.ref] : c.summaryId;
-      if (!sid) return null;
-      expect.push({ kind: "summary", summaryId: sid });
-    }
-  }
-  return expect.length ? expect : null;
-}
-
-/** The summary a prepared step publishes (`expect`: its sources, children resolved to stored ids). */
-export function summaryOf(conversationId: number, step: PreparedStep, expect: readonly FrontierItemKey[]): NewSummary {
-  return {
-    conversationId,
-    kind: step.plan.kind === "leaf" ? "leaf" : "condensed",
-    depth: step.plan.kind === "leaf" ? 0 : step.plan.depth,
-    content: step.result.content,
-    tokens: step.result.tokens,
-    level: step.result.level,
-    model: step.result.model ?? null,
-    meta: {
-      prompt: "lcm-v1",
-      ...(step.result.fallbackReason ? { fallbackReason: step.result.fallbackReason } : {}),
-      ...(step.result.rejected ? { rejected: step.result.rejected } : {}),
-    },
-    ...(step.plan.kind === "leaf"
-      ? { sourceMessageIds: step.plan.messageIds }
-      : { childSummaryIds: expect.map((e) => (e as { summaryId: string }).summaryId) }),
-  };
-}
-
-/**
- * Publish prepared steps in order, each one atomic on its own as a
- * compare-and-swap on the run it replaces (so any driver, synchronous or not,
- * publishes the same way). A step whose run changed (or that depends on a
- * dropped step) is dropped with everything after it; the steps before it
- * stay, each being a valid state on its own.
- */
-export async function publishPrepared(store: LcmStoreDriver, work: PreparedWork, logger: Logger, lock?: CompactionLock): Promise<PublishOutcome> {
-  const committed: SummaryRecord[] = [];
-  let stale = 0;
-  const ids: Array<string | null> = [];
-  for (let k = 0; k < work.steps.length; k++) {
-    const step = work.steps[k]!;
-    // A pass that lost its lock (or the connection holding it) publishes nothing more.
-    if (lock && !(await lock.stillHeld())) {
-      logger.warn("lcm: compaction lock lost; the rest of the pass is not published", { conversationId: work.conversationId, unpublished: work.steps.length - k });
-      stale = work.steps.length - k;
-      break;
-    }
-    const expect = runOf(step, ids);
-    if (!expect) {
-      stale = work.steps.length - k;
-      break;
-    }
-    const summary = summaryOf(work.conversationId, step, expect);
-    // The planned ordinals are tried first (no frontier read); if the run moved but still exists
-    // (ordinals renumbered), it is located once. The store's compare-and-swap decides either way.
-    let res = await store.commitSummary(summary, { fromOrdinal: step.plan.fromOrdinal, toOrdinal: step.plan.toOrdinal, expect });
-    if (!res.ok && res.reason === "frontier_changed") {
-      const items = (await store.getFrontier(work.conversationId)).items;
-      const at = items.findIndex((i) => sameKey(i, expect[0]!));
-      const run = at >= 0 ? items.slice(at, at + expect.length) : [];
-      if (run.length === expect.length && run.every((it, n) => sameKey(it, expect[n]!))) {
-        res = await store.commitSummary(summary, { fromOrdinal: run[0]!.ordinal, toOrdinal: run[run.length - 1]!.ordinal, expect });
-      }
-    }
-    if (!res.ok) {
-      logger.debug("lcm: prepared step dropped", { reason: res.reason, detail: res.detail });
-      stale = work.steps.length - k;
-      break;
-    }
-    ids.push(res.summary.id);
-    committed.push(res.summary);
-  }
-  return { committed, stale };
 }

@@ -1,7 +1,8 @@
 import type { Logger } from "@context-engine/core";
 import type { VirtualItem } from "../compaction/planner.js";
-import { applySteps, publishPrepared, replaySteps, virtualFrontier } from "../compaction/runner.js";
-import type { PreparedWork, PublishOutcome } from "../compaction/runner.js";
+import { applySteps, replaySteps, virtualFrontier } from "../compaction/runner.js";
+import type { PreparedWork } from "../compaction/runner.js";
+import { publishPrepared, type PublishOutcome } from "../compaction/publish.js";
 import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
 import type { EngineSession, PlanView } from "./session.js";
 import type { ShapeBook } from "./shapes.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CommitSummaryResult, FrontierItem, FrontierItemKey, FrontierReplace, NewSummary, SummaryRecord } from "./types.js";
+import type { CommitSummaryResult, FrontierItem, FrontierItemKey, FrontierReplace, NewSummary, SummaryBatchStep, SummaryRecord } from "./types.js";
 
 /**
  * The dialect-free half of `commitSummary`: validation, the span computed from
@@ -170,4 +170,20 @@ export function frontierSwap(
     removedItems: run.length,
     removedTokens: run.reduce((a, r) => a + r.tokens, 0),
   };
+}
+
+/** A batch step with the ids of the earlier steps it names (`ids[k]`: step k's summary) filled in. */
+export function resolveBatchStep(step: SummaryBatchStep, ids: readonly string[]): { summary: NewSummary; replace: FrontierReplace } {
+  const earlier = step.earlier;
+  if (!earlier?.some((k) => k !== null)) return step;
+  const idAt = (i: number, given: string): string => {
+    const k = earlier[i];
+    if (k === null || k === undefined) return given;
+    const id = ids[k];
+    if (id === undefined) throw new Error(`commitSummaries: a step names step ${k}, which is not an earlier committed step`);
+    return id;
+  };
+  const childSummaryIds = (step.summary.childSummaryIds ?? []).map((c, i) => idAt(i, c));
+  const expect = step.replace.expect.map((e, i): FrontierItemKey => (e.kind === "summary" ? { kind: "summary", summaryId: idAt(i, e.summaryId) } : e));
+  return { summary: { ...step.summary, childSummaryIds }, replace: { ...step.replace, expect } };
 }

@@ -286,6 +286,25 @@ export interface FrontierReplace {
   expect: readonly FrontierItemKey[];
 }
 
+/**
+ * One step of `commitSummaries`: a summary and the frontier run it replaces.
+ * `earlier[i]`, when a number, names an earlier step of the same batch whose
+ * summary is the i-th child: its id fills `childSummaryIds[i]` and
+ * `replace.expect[i]` (left empty by the caller, the id being known only once stored).
+ */
+export interface SummaryBatchStep {
+  summary: NewSummary;
+  replace: FrontierReplace;
+  earlier?: ReadonlyArray<number | null>;
+}
+
+export interface CommitSummariesResult {
+  /** The steps committed, in order (a prefix of the batch). */
+  committed: SummaryRecord[];
+  /** The first step refused (its reason as `commitSummary` gives it); the batch stopped there. */
+  refused?: { step: number; reason: Extract<CommitSummaryResult, { ok: false }>["reason"]; detail: string };
+}
+
 export type CommitSummaryResult =
   | { ok: true; summary: SummaryRecord; frontierVersion: number }
   | {
@@ -397,6 +416,13 @@ export interface LcmStore {
    * the existing row.
    */
   commitSummary(summary: NewSummary, replace?: FrontierReplace): CommitSummaryResult;
+  /**
+   * `commitSummary` for each step in order, in ONE transaction: each step is
+   * the same compare-and-swap on its run; the first step refused stops the
+   * batch there and the steps before it stay committed (each a valid state).
+   * A malformed step (a programming error) throws and commits nothing.
+   */
+  commitSummaries(steps: readonly SummaryBatchStep[]): CommitSummariesResult;
   getSummary(id: string): SummaryRecord | null;
   getSummaries(ids: readonly string[]): SummaryRecord[];
   listSummaries(conversationId: number, options?: { depth?: number; kind?: SummaryKind }): SummaryRecord[];

@@ -10,6 +10,7 @@ import { searchContract } from "./search.js";
 import { searchInputContract } from "./search-input.js";
 import { searchParityContract } from "./search-parity.js";
 import { summariesContract } from "./summaries.js";
+import { summaryBatchContract } from "./summary-batch.js";
 import { transferContract } from "./transfer.js";
 
 export type { OpenedStore, StoreContractOptions, StoreFeatures } from "./factory.js";
@@ -19,6 +20,7 @@ const CONCERNS = {
   messages: messagesContract,
   repeats: repeatsContract,
   summaries: summariesContract,
+  summaryBatch: summaryBatchContract,
   frontier: frontierContract,
   search: searchContract,
   searchParity: searchParityContract,

@@ -4,7 +4,9 @@ import { defaultTokenCounter, type Message, type Role } from "@context-engine/co
 import { createRedactor } from "../../redact/redactor.js";
 import type { Redactor } from "../../redact/types.js";
 import type {
+  CommitSummariesResult,
   CommitSummaryResult,
+  SummaryBatchStep,
   CompactionLock,
   ConversationRecord,
   ConversationUsage,
@@ -29,7 +31,7 @@ import type {
 } from "../types.js";
 import * as f from "./frontier.js";
 import { conversationUsagePg, deleteConversationPg } from "./retention.js";
-import { commitSummaryPg } from "./summaries.js";
+import { commitSummariesPg, commitSummaryPg } from "./summaries.js";
 import { PostgresSearchStore } from "./search.js";
 import type { LcmSearchStore } from "../search-types.js";
 import { connectPostgres, type PostgresConnection } from "./connect.js";
@@ -192,6 +194,10 @@ export class PostgresLcmStore implements LcmStoreDriver {
 
   async commitSummary(summary: NewSummary, replace?: FrontierReplace): Promise<CommitSummaryResult> {
     return this.#conn.transaction((c) => commitSummaryPg(c, summary, replace));
+  }
+
+  async commitSummaries(steps: readonly SummaryBatchStep[]): Promise<CommitSummariesResult> {
+    return this.#conn.transaction((c) => commitSummariesPg(c, steps));
   }
 
   async getSummary(id: string): Promise<SummaryRecord | null> {

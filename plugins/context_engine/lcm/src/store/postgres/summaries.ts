@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
-import { frontierSwap, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
-import type { CommitSummaryResult, FrontierReplace, NewSummary, SummaryRecord } from "../types.js";
+import { frontierSwap, resolveBatchStep, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import type { CommitSummariesResult, CommitSummaryResult, FrontierReplace, NewSummary, SummaryBatchStep, SummaryRecord } from "../types.js";
 import { toFrontierItem, toSummary } from "./rows.js";
 
 /**
@@ -36,6 +36,20 @@ export async function commitSummaryPg(c: PoolClient, input: NewSummary, replace?
     version++;
   }
   return { ok: true, summary, frontierVersion: version };
+}
+
+/** `commitSummaries` inside the caller's transaction: each step in order until one is refused. */
+export async function commitSummariesPg(c: PoolClient, steps: readonly SummaryBatchStep[]): Promise<CommitSummariesResult> {
+  const committed: SummaryRecord[] = [];
+  const ids: string[] = [];
+  for (const [k, step] of steps.entries()) {
+    const { summary, replace } = resolveBatchStep(step, ids);
+    const res = await commitSummaryPg(c, summary, replace);
+    if (!res.ok) return { committed, refused: { step: k, reason: res.reason, detail: res.detail } };
+    committed.push(res.summary);
+    ids.push(res.summary.id);
+  }
+  return { committed };
 }
 
 /** The source rows of this conversation the summary names (one query). */

@@ -10,7 +10,9 @@ import type { Redactor } from "../../redact/types.js";
 import { pinNativeObjects } from "../native-pin.js";
 import type { LcmSearchStore } from "../search-types.js";
 import type {
+  CommitSummariesResult,
   CommitSummaryResult,
+  SummaryBatchStep,
   ConversationRecord,
   ConversationUsage,
   DeleteReport,
@@ -224,6 +226,10 @@ export class SqliteLcmStore implements LcmStore {
 
   commitSummary(summary: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
     return this.#write(() => sum.commitSummaryRows(this.#ctx, summary, replace));
+  }
+
+  commitSummaries(steps: readonly SummaryBatchStep[]): CommitSummariesResult {
+    return this.#write(() => sum.commitSummariesRows(this.#ctx, steps));
   }
 
   getSummary(id: string): SummaryRecord | null {

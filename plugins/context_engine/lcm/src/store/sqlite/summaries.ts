@@ -1,5 +1,5 @@
-import { frontierSwap, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
-import type { CommitSummaryResult, FrontierReplace, NewSummary, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
+import { frontierSwap, resolveBatchStep, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import type { CommitSummariesResult, CommitSummaryResult, FrontierReplace, NewSummary, SummaryBatchStep, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
 import { requireConversation, type SqliteContext } from "./context.js";
 import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./rows.js";
 
@@ -31,12 +31,26 @@ export function commitSummaryRows(ctx: SqliteContext, input: NewSummary, replace
   return { ok: true, summary, frontierVersion: version };
 }
 
+/** `commitSummaries` inside the caller's transaction: each step in order until one is refused. */
+export function commitSummariesRows(ctx: SqliteContext, steps: readonly SummaryBatchStep[]): CommitSummariesResult {
+  const committed: SummaryRecord[] = [];
+  const ids: string[] = [];
+  for (const [k, step] of steps.entries()) {
+    const { summary, replace } = resolveBatchStep(step, ids);
+    const res = commitSummaryRows(ctx, summary, replace);
+    if (!res.ok) return { committed, refused: { step: k, reason: res.reason, detail: res.detail } };
+    committed.push(res.summary);
+    ids.push(res.summary.id);
+  }
+  return { committed };
+}
+
 function readSources(ctx: SqliteContext, input: NewSummary) {
   if (input.kind === "leaf") {
     const messages: SourceMessage[] = [];
-    for (const id of wantedMessageIds(input)) {
-      const r = ctx.s.messageMeta.get(id) as { id: number; conversation_id: number; seq: number; tokens: number; created_at: number } | undefined;
-      if (r && r.conversation_id === input.conversationId) messages.push({ id: r.id, seq: r.seq, tokens: r.tokens, createdAt: r.created_at });
+    const rows = ctx.s.messageMetaByIds.all(JSON.stringify(wantedMessageIds(input))) as Array<{ id: number; conversation_id: number; seq: number; tokens: number; created_at: number }>;
+    for (const r of rows) {
+      if (r.conversation_id === input.conversationId) messages.push({ id: r.id, seq: r.seq, tokens: r.tokens, createdAt: r.created_at });
     }
     return { messages };
   }
@@ -54,8 +68,8 @@ function insertSummary(ctx: SqliteContext, r: SummaryRecord, messageIds: readonl
     r.id, r.conversationId, r.kind, r.depth, r.content, r.tokens, r.level, r.model, r.earliestAt, r.latestAt, r.firstSeq, r.lastSeq,
     r.descendantMessages, r.sourceTokens, r.meta ? JSON.stringify(r.meta) : null, r.createdAt,
   ).lastInsertRowid;
-  messageIds.forEach((m, i) => ctx.s.insertSummarySource.run(rid, i, m));
-  childIds.forEach((c, i) => ctx.s.insertSummaryChild.run(r.id, i, c));
+  if (messageIds.length) ctx.s.insertSummarySources.run(rid, JSON.stringify(messageIds));
+  if (childIds.length) ctx.s.insertSummaryChildren.run(r.id, JSON.stringify(childIds));
   ctx.s.insertSummaryFts.run(rid, r.content, `c${r.conversationId}`);
   return toSummary(ctx.s.summaryById.get(r.id) as SummaryRow);
 }
