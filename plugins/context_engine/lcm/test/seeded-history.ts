@@ -1,5 +1,6 @@
 import type { Message } from "@context-engine/core";
 import type { SearchQuery } from "../src/search/types.js";
+import type { LcmStore } from "../src/store/types.js";
 import { rng } from "./engine-helpers.js";
 
 /**
@@ -42,3 +43,27 @@ export const SEEDED_QUERIES: Array<Omit<SearchQuery, "conversationId">> = [
   { query: "staging", scope: "messages", limit: 30 },
   { query: "canary review", scope: "both", limit: 25 },
 ];
+
+/**
+ * A SQLite store seeded for a before/after comparison: the seeded messages ingested two at a time (ids in seq
+ * order), the leaf summaries of `seededSummaryPlan` committed over them, and the condensed ones when asked.
+ */
+export function seedStore(store: LcmStore, options: { condensed?: boolean } = {}) {
+  const conv = store.conversation("seeded");
+  const messages = seededMessages();
+  for (let i = 0; i < messages.length; i += 2) store.ingest(conv.id, messages.slice(i, i + 2), { mode: "append" });
+  const ids = messages.map((_, seq) => store.getMessageBySeq(conv.id, seq)!.id);
+  const plan = seededSummaryPlan(messages.length);
+  const leafIds = plan.leaves.map((l) => {
+    const r = store.commitSummary({ conversationId: conv.id, kind: "leaf", depth: 0, content: l.content, tokens: 10, sourceMessageIds: ids.slice(l.from, l.to + 1) });
+    if (!r.ok) throw new Error(r.detail);
+    return r.summary.id;
+  });
+  if (options.condensed) {
+    for (const [n, group] of plan.condensed.entries()) {
+      const r = store.commitSummary({ conversationId: conv.id, kind: "condensed", depth: 1, content: `condensed ${n}: gateway review`, tokens: 10, childSummaryIds: group.map((i) => leafIds[i]!) });
+      if (!r.ok) throw new Error(r.detail);
+    }
+  }
+  return { conv, messages, ids, leafIds };
+}

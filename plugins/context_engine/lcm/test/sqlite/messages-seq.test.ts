@@ -8,7 +8,7 @@ import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { openLcmStore, SCHEMA_VERSION } from "../../src/store/index.js";
 import { searchHistory } from "../../src/search/index.js";
 import type { LcmStore } from "../../src/store/types.js";
-import { SEEDED_QUERIES, seededMessages, seededSummaryPlan } from "../seeded-history.js";
+import { SEEDED_QUERIES, seedStore } from "../seeded-history.js";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -54,15 +54,7 @@ describe("messages without the UNIQUE (conversation_id, seq) index (schema versi
     dirs.push(dir);
     const path = join(dir, "lcm.sqlite");
     const store = openLcmStore({ path });
-    const conv = store.conversation("seeded");
-    const messages = seededMessages();
-    for (let i = 0; i < messages.length; i += 2) store.ingest(conv.id, messages.slice(i, i + 2), { mode: "append" });
-    const ids = (sqliteHandle(store).prepare("SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq").all(conv.id) as Array<{ id: number }>).map((r) => r.id);
-    const leafIds = seededSummaryPlan(messages.length).leaves.map((l) => {
-      const r = store.commitSummary({ conversationId: conv.id, kind: "leaf", depth: 0, content: l.content, tokens: 10, sourceMessageIds: ids.slice(l.from, l.to + 1) });
-      if (!r.ok) throw new Error(r.detail);
-      return r.summary.id;
-    });
+    const { conv, messages, ids, leafIds } = seedStore(store);
     const snapshot = async (s: LcmStore) => ({
       searches: await Promise.all(SEEDED_QUERIES.map((q) => searchHistory(s, { ...q, conversationId: conv.id }))),
       lineage: leafIds.map((id) => s.lineage(id)),

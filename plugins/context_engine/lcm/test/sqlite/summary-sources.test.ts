@@ -9,7 +9,7 @@ import { sqliteHandle } from "../../src/store/sqlite/store.js";
 import { openLcmStore, SCHEMA_VERSION } from "../../src/store/index.js";
 import { searchHistory } from "../../src/search/index.js";
 import type { LcmStore } from "../../src/store/types.js";
-import { SEEDED_QUERIES, seededMessages, seededSummaryPlan } from "../seeded-history.js";
+import { SEEDED_QUERIES, seedStore } from "../seeded-history.js";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -106,20 +106,7 @@ describe("summary sources keyed by rowid (schema version 9)", () => {
     dirs.push(dir);
     const path = join(dir, "lcm.sqlite");
     const store = openLcmStore({ path });
-    const conv = store.conversation("seeded");
-    const messages = seededMessages();
-    for (let i = 0; i < messages.length; i += 2) store.ingest(conv.id, messages.slice(i, i + 2), { mode: "append" });
-    const ids = (sqliteHandle(store).prepare("SELECT id FROM messages WHERE conversation_id = ? ORDER BY seq").all(conv.id) as Array<{ id: number }>).map((r) => r.id);
-    const plan = seededSummaryPlan(messages.length);
-    const leafIds = plan.leaves.map((l) => {
-      const r = store.commitSummary({ conversationId: conv.id, kind: "leaf", depth: 0, content: l.content, tokens: 10, sourceMessageIds: ids.slice(l.from, l.to + 1) });
-      if (!r.ok) throw new Error(r.detail);
-      return r.summary.id;
-    });
-    for (const [n, group] of plan.condensed.entries()) {
-      const r = store.commitSummary({ conversationId: conv.id, kind: "condensed", depth: 1, content: `condensed ${n}: gateway review`, tokens: 10, childSummaryIds: group.map((i) => leafIds[i]!) });
-      if (!r.ok) throw new Error(r.detail);
-    }
+    const { conv, ids, leafIds } = seedStore(store, { condensed: true });
     const snapshot = async (s: LcmStore) => ({
       searches: await Promise.all(SEEDED_QUERIES.map((q) => searchHistory(s, { ...q, conversationId: conv.id }))),
       lineage: leafIds.map((id) => s.lineage(id)),
