@@ -32,9 +32,10 @@ export async function exhaustedTerms(
 
 /**
  * The most an unfetched row can still score, before the recency factor: its own words at most `last` (the last
- * fetched score), plus `extraWeight` × what one neighbour lends, which is at most `last` and at most `last` for each
- * term the row lacks that is not exhausted. The row holds some term that is not exhausted (else it was fetched), so
- * it lacks at most all the others. With every term exhausted nothing unfetched is left.
+ * fetched score), plus `extraWeight` × what one unfetched neighbour lends. A neighbour lends only terms the row
+ * lacks that are not exhausted, each worth at most `last`, and all together at most its own score, `last`. The row
+ * holds some term that is not exhausted (else it was fetched), so it lacks at most the other open ones. With every
+ * term exhausted nothing unfetched is left.
  */
 export function unfetchedBound(last: number, extraWeight: number, exhausted: readonly boolean[]): number {
   const open = exhausted.filter((e) => !e).length;
