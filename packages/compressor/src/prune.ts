@@ -109,12 +109,11 @@ const FAILURE_SHARE = 0.75;
  * each first (nearest the verdict). Lines the kept ends hold are not repeated.
  */
 function middleFailures(middle: string, room: number, kept: string): string[] {
-  const found = errorLines(middle);
-  const seen = new Set<string>();
-  const ranked = found
-    .map((f, at) => ({ ...f, at }))
-    .filter((f) => !seen.has(f.text) && seen.add(f.text) && !kept.includes(f.text))
-    .sort((a, b) => a.tier - b.tier || b.at - a.at);
+  const candidates = new Map<string, { text: string; tier: number; at: number }>();
+  errorLines(middle).forEach((f, at) => {
+    if (!candidates.has(f.text) && !kept.includes(f.text)) candidates.set(f.text, { ...f, at });
+  });
+  const ranked = [...candidates.values()].sort((a, b) => a.tier - b.tier || b.at - a.at);
   const chosen: Array<{ text: string; at: number }> = [];
   let used = 0;
   for (const f of ranked) {
