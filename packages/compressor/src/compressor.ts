@@ -229,6 +229,7 @@ export class ContextCompressor extends ContextEngine {
       ratio: this.summaryTargetRatio,
       contextLength: this.contextLength,
       thresholdTokens: threshold,
+      calls,
     });
     const { pinnedSource, restatedTask, budget, summaryCap, wrapperTokens } = sizing;
     const previous = previousSummaryFor(messages, state);

@@ -5,11 +5,14 @@
  * higher for weaker candidates kept when room is left.
  *
  * - error: a line of a tool result shaped like a failure: an exception or
- *   error class opening the line, a compiler/linter diagnostic (`file:12:3:
- *   error`, `error[E0308]:`), a `fatal:`/`panic:`/`FAILED` verdict, a non-zero
- *   exit status, a test runner's failure line (`E   …`), and the stack frame
- *   nearest it. Tier 1: any other line naming an error or exception class
- *   (code that raises or catches, a `Traceback` header).
+ *   error class opening the line, the line that ends a traceback, an error
+ *   diagnostic of a compiler or linter (`file:12:3: error`, `file:12:3:
+ *   E0602`, `error TS2345:`, `error[E0308]:`), make's `*** … Error 2`, a
+ *   `fatal:`/`panic:`/`FAILED` verdict (also pytest's `file::test FAILED`), a
+ *   non-zero exit status, a test runner's failure line (`E   …`), and the
+ *   stack frame nearest it. Tier 1: warnings and other coded diagnostics
+ *   (`file:3:7: W0703`, `warning:`), and any other line naming an error or
+ *   exception class (code that raises or catches, a `Traceback` header).
  * - number: a number with what gives it meaning: the key before it
  *   (`timeout=30`, `line 42`, `port: 8080`) or the unit after it (`3.2s`,
  *   `12 MB`, `45%`, `3 failed`), kept with that key or unit; versions (`1.2.3`);
@@ -30,16 +33,27 @@ export interface FoundFact {
 const EXCEPTION_OPENING = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Fault|Failure|Interrupt|Exit)\b(?:\s*[:(]|\s*$)/;
 /** Stack frames: Python, JavaScript/Java, gdb/Rust backtraces, Go. */
 const STACK_FRAME = /^(?:File "[^"]+", line \d+|at [\w$.<>[\]]+ ?\(?[^()\s]*:\d+(?::\d+)?\)?$|#\d+\s+0x[0-9a-f]+ in |\d+: 0x[0-9a-f]+ - |goroutine \d+ \[)/;
-/** `path:line[:col]: error|warning …` (compilers, linters, type checkers) and `error[CODE]:`, `error:`, `fatal:`, `panic:`. */
-const DIAGNOSTIC = /^(?:\S+:\d+(?::\d+)?:\s*(?:fatal )?(?:error|warning|E\d+|F\d+)\b|(?:error|fatal|panic|FATAL|ERROR|Error)(?:\[[\w-]+\])?:\s)/;
-/** Test runners' verdict lines and pytest's explanation lines (`E   assert 1 == 2`). */
-const TEST_FAILURE = /^(?:FAILED|FAIL|ERROR)\b|^E {2,}\S|^(?:=+ )?.*\b\d+ (?:failed|errors?)\b.*(?: =+)?$|^not ok \d+/;
+/**
+ * Error diagnostics of compilers, linters and type checkers: `path:line[:col]: error …` or an error code
+ * (`a.py:3:7: E0712 …`, `x.py:1:1: F401 …`: a code whose letter is E or F), `path(line,col): error TS2345: …`,
+ * `error TS2345: …`, and a line opening with `error:`, `error[CODE]:`, `fatal:` or `panic:`.
+ */
+const DIAGNOSTIC =
+  /^(?:\S+(?::\d+(?::\d+)?:|\(\d+,\d+\):)\s*(?:fatal )?(?:error|[A-Z]{0,2}[EF]\d{2,5})\b|error [A-Z]{2,}\d+:|(?:error|fatal|panic|FATAL|ERROR|Error)(?:\[[\w-]+\])?:\s)/;
+/** Weaker: warnings and other coded diagnostics (`a.py:3:7: W0703 …`, `C0114`, `warning: …`): most are advice, not the failure. */
+const WARNING = /^(?:\S+(?::\d+(?::\d+)?:|\(\d+,\d+\):)\s*(?:warning|[A-Z]{1,3}\d{2,5})\b|warning [A-Z]{2,}\d+:|(?:warning|WARNING|Warning)(?:\[[\w-]+\])?:\s)/;
+/** make's failure line: `make: *** [Makefile:20: html] Error 2`, `make[1]: *** …`. */
+const MAKE_ERROR = /\*\*\* .*\bError \d+\b|^g?make(?:\[\d+\])?: \*\*\* /;
+/** Test runners' verdict lines (pytest's `FAILED x::t`, verbose `x::t FAILED`) and pytest's explanation lines (`E   assert 1 == 2`). */
+const TEST_FAILURE = /^(?:FAILED|FAIL|ERROR)\b|^\S+::\S+.*\s(?:FAILED|ERROR)\b|^E {2,}\S|^(?:=+ )?.*\b\d+ (?:failed|errors?)\b.*(?: =+)?$|^not ok \d+/;
 /** A non-zero exit status in the forms shells and harnesses print. */
 const EXIT_STATUS = /(?:\bexit(?:ed)?(?: with)?(?: status| code)?[ :=]+|\breturn ?code[ :=]+|<returncode>)[1-9]\d*\b|\bcommand not found\b|\bSegmentation fault\b|\bcore dumped\b|\bNo such file or directory\b|\bPermission denied\b/;
 /** Something every pattern above needs (case aside): a text without it has no failure line. */
-const ANY_FAILURE_SIGNAL = /error|exception|fault|failure|interrupt|exit|fail|fatal|panic|traceback|warning|file "|^\s*at |0x|goroutine|not found|not ok|dumped|no such file|denied|return ?code|^\s*E {2}|:\d+(?::\d+)?:\s*[EF]\d/im;
-/** Weaker: a line that names an error or exception class anywhere (code raising or catching it, a log line). */
-const NAMES_ERROR = /[A-Z]\w*(?:Error|Exception)\b|\bTraceback\b|\b(?:error|failed|failure)\b/;
+const ANY_FAILURE_SIGNAL = /error|exception|fault|failure|interrupt|exit|fail|fatal|panic|traceback|warning|file "|^\s*at |0x|goroutine|not found|not ok|dumped|no such file|denied|return ?code|^\s*E {2}|:\d+(?::\d+)?:\s*[A-Z]{1,3}\d/im;
+/** Weaker: a line that names an error or exception class anywhere (`except Exception:`, `raise self.failureException`, a log line). */
+const NAMES_ERROR = /\w*(?:Error|Exception)\b|\bTraceback\b|\b(?:error|failed|failure)\b/;
+/** Python's traceback header: the first unindented line after it names the exception, whatever its class is called. */
+const TRACEBACK_HEADER = /^Traceback \(most recent call last\):/;
 
 /**
  * Failure-shaped lines of a tool result, trimmed, 8–240 characters. Of a
@@ -52,20 +66,31 @@ export function errorLines(text: string): FoundFact[] {
   // Most outputs hold no failure at all: one pass over the whole text spares testing every line.
   if (!ANY_FAILURE_SIGNAL.test(text)) return out;
   let lastFrame: string | null = null;
+  let inTraceback = false;
   for (const raw of text.split("\n")) {
     const line = raw.trim();
+    // The exception line closing a traceback is its first unindented line after the header (`mod.ImproperlyConfigured: …`);
+    // a traceback holds no blank line, so one ends the search.
+    const closesTraceback = inTraceback && line.length > 0 && raw[0] !== " " && raw[0] !== "\t" && !TRACEBACK_HEADER.test(line);
+    if (closesTraceback || line.length === 0) inTraceback = false;
     if (line.length < 8 || line.length > 240) continue;
-    if (EXCEPTION_OPENING.test(line) || DIAGNOSTIC.test(line) || TEST_FAILURE.test(line) || EXIT_STATUS.test(line)) {
+    if (closesTraceback || isFailureLine(line)) {
       if (lastFrame) out.push({ text: lastFrame, tier: 0 });
       lastFrame = null;
       out.push({ text: line, tier: 0 });
     } else if (STACK_FRAME.test(line)) {
       lastFrame = line;
-    } else if (NAMES_ERROR.test(line)) {
+    } else if (WARNING.test(line) || NAMES_ERROR.test(line)) {
+      if (TRACEBACK_HEADER.test(line)) inTraceback = true;
       out.push({ text: line, tier: 1 });
     }
   }
   return out;
+}
+
+/** A line that is a failure by its shape (tier 0 of `errorLines`). */
+function isFailureLine(line: string): boolean {
+  return EXCEPTION_OPENING.test(line) || DIAGNOSTIC.test(line) || MAKE_ERROR.test(line) || TEST_FAILURE.test(line) || EXIT_STATUS.test(line);
 }
 
 const UNIT = String.raw`(?:ms|µs|us|ns|s|sec|secs|seconds?|min|minutes?|h|hours?|[kKMGT]i?B|bytes?|[kKM]|%|x|px|tokens?|items?|tests?|lines?|files?|passed|failed|errors?|warnings?|skipped|deselected|rows?|chars?|MB\/s)`;

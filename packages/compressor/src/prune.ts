@@ -1,5 +1,6 @@
 import type { Message } from "@context-engine/core";
 import { contentText, toolCallsOf } from "@context-engine/core";
+import { errorLines } from "./fact-patterns.js";
 
 /**
  * Deterministic trimming of tool output: no LLM, same input → same output.
@@ -80,16 +81,47 @@ export function trimToolResult(message: Message, call: CallInfo | undefined, opt
   let body = `${TRIMMED_TAG}: ${describeCall(call)} returned ${size}`;
   const { keepHead, keepTail } = options;
   if ((keepHead > 0 || keepTail > 0) && text.length > keepHead + keepTail) {
+    const head = text.slice(0, keepHead);
+    const tail = text.slice(text.length - keepTail);
+    const failures = middleFailures(text.slice(keepHead, text.length - keepTail), Math.floor((keepHead + keepTail) * FAILURE_SHARE), `${head}\n${tail}`);
     body += "; start and end kept]\n";
-    body += text.slice(0, keepHead);
-    body += `\n…[${formatInt(text.length - keepHead - keepTail)} chars trimmed]…\n`;
-    body += text.slice(text.length - keepTail);
+    body += head;
+    body += failures.length
+      ? `\n…[${formatInt(text.length - keepHead - keepTail)} chars trimmed; their failure lines:]\n${failures.join("\n")}\n…[end of trimmed part]…\n`
+      : `\n…[${formatInt(text.length - keepHead - keepTail)} chars trimmed]…\n`;
+    body += tail;
   } else if (keepHead > 0 || keepTail > 0) {
     body += "]\n" + text;
   } else {
     body += "]";
   }
   return { ...message, content: body } as Message;
+}
+
+/** Room the failure lines of a trimmed middle may take, as a share of the start and end kept. */
+const FAILURE_SHARE = 0.75;
+
+/**
+ * The failure lines of a trimmed middle (as `errorLines` finds them), within
+ * `room` characters, in their order: a long build or test log often says what
+ * went wrong between a start and an end that only say it ran. Failures by
+ * their shape come first, then lines merely naming an error; the latest of
+ * each first (nearest the verdict). Lines the kept ends hold are not repeated.
+ */
+function middleFailures(middle: string, room: number, kept: string): string[] {
+  const candidates = new Map<string, { text: string; tier: number; at: number }>();
+  errorLines(middle).forEach((f, at) => {
+    if (!candidates.has(f.text) && !kept.includes(f.text)) candidates.set(f.text, { ...f, at });
+  });
+  const ranked = [...candidates.values()].sort((a, b) => a.tier - b.tier || b.at - a.at);
+  const chosen: Array<{ text: string; at: number }> = [];
+  let used = 0;
+  for (const f of ranked) {
+    if (used + f.text.length + 1 > room) continue;
+    chosen.push(f);
+    used += f.text.length + 1;
+  }
+  return chosen.sort((a, b) => a.at - b.at).map((f) => f.text);
 }
 
 export interface PruneRangeOptions {

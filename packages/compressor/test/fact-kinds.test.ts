@@ -74,6 +74,65 @@ describe("the compressor's own definition of a fact", () => {
     expect(tier("all good here, nothing to see")).toBeUndefined();
   });
 
+  it("ranks error diagnostics of linters and compilers as failures, warnings and advice below them", () => {
+    const out = errorLines(
+      [
+        "pkg/a.py:7:7: E0712: Catching an exception which doesn't inherit from Exception: FooError (catching-non-exception)",
+        "pkg/b.py:1:1: F401 'os' imported but unused",
+        "src/app.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
+        "error TS18003: No inputs were found in config file 'tsconfig.json'.",
+        "pkg/a.py:3:7: W0703: Catching too general exception Exception (broad-except)",
+        "pkg/a.py:1:0: C0114: Missing module docstring (missing-module-docstring)",
+        "warning: unused variable: `total`",
+      ].join("\n"),
+    );
+    const tier = (t: string) => out.find((f) => f.text === t)?.tier;
+    expect(tier("pkg/a.py:7:7: E0712: Catching an exception which doesn't inherit from Exception: FooError (catching-non-exception)")).toBe(0);
+    expect(tier("pkg/b.py:1:1: F401 'os' imported but unused")).toBe(0);
+    expect(tier("src/app.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.")).toBe(0);
+    expect(tier("error TS18003: No inputs were found in config file 'tsconfig.json'.")).toBe(0);
+    expect(tier("pkg/a.py:3:7: W0703: Catching too general exception Exception (broad-except)")).toBe(1);
+    expect(tier("pkg/a.py:1:0: C0114: Missing module docstring (missing-module-docstring)")).toBe(1);
+    expect(tier("warning: unused variable: `total`")).toBe(1);
+  });
+
+  it("finds make's and pytest's failure lines, and the line that closes a traceback whatever its class", () => {
+    const out = errorLines(
+      [
+        "make: *** [Makefile:20: html] Error 2",
+        "make[1]: *** [build/lib.o] Error 1",
+        "tests/test_domain.py::test_xrefs FAILED                     [100%]",
+        "tests/test_domain.py::test_setup ERROR                      [ 50%]",
+        "tests/test_domain.py::test_ok PASSED                        [ 25%]",
+        "Traceback (most recent call last):",
+        '  File "/repo/manage.py", line 22, in <module>',
+        "    main()",
+        "django.core.exceptions.ImproperlyConfigured: settings are not configured",
+        "",
+        "Done in 3 steps",
+      ].join("\n"),
+    );
+    const tier = (t: string) => out.find((f) => f.text === t)?.tier;
+    expect(tier("make: *** [Makefile:20: html] Error 2")).toBe(0);
+    expect(tier("make[1]: *** [build/lib.o] Error 1")).toBe(0);
+    expect(tier("tests/test_domain.py::test_xrefs FAILED                     [100%]")).toBe(0);
+    expect(tier("tests/test_domain.py::test_setup ERROR                      [ 50%]")).toBe(0);
+    expect(tier("tests/test_domain.py::test_ok PASSED                        [ 25%]")).toBeUndefined();
+    expect(tier("django.core.exceptions.ImproperlyConfigured: settings are not configured")).toBe(0);
+    // The frame nearest the failure comes with it; a line after the traceback (a blank line ended it) is not a failure.
+    expect(tier('File "/repo/manage.py", line 22, in <module>')).toBe(0);
+    expect(tier("Done in 3 steps")).toBeUndefined();
+  });
+
+  it("counts a line naming the bare Error or Exception class, or any class ending so, as a weaker candidate", () => {
+    const out = errorLines(["    except Exception as exc:", '        print(f"Error: {exc}")', "        raise self.failureException(msg)", "    return value + 1"].join("\n"));
+    expect(out).toEqual([
+      { text: "except Exception as exc:", tier: 1 },
+      { text: 'print(f"Error: {exc}")', tier: 1 },
+      { text: "raise self.failureException(msg)", tier: 1 },
+    ]);
+  });
+
   it("keeps a number with its key or unit, and versions whole", () => {
     const texts = numbersIn("retries=3 timeout: 30s took 812ms on v2.4.1, code 404 of 12 MB, in 2019").map((f) => f.text);
     expect(texts).toEqual(expect.arrayContaining(["retries=3", "timeout: 30s", "took 812ms", "v2.4.1", "code 404", "12 MB", "2019"]));
