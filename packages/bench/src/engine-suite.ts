@@ -91,7 +91,10 @@ export function storeConfig(store: BenchStore, dir: string): Record<string, unkn
 }
 
 const SESSION = "bench-session";
-/** Longer than LCM's SQLite pause before it empties the -wal file (1 s, lcm src/store/sqlite/wal.ts). */
+/**
+ * Longer than LCM's pause before a store does its rest work (1 s): SQLite empties its -wal file
+ * (lcm src/store/sqlite/wal.ts), PostgreSQL vacuums the tables it rewrites (lcm src/store/postgres/rest.ts).
+ */
 const STORE_REST_MS = 1_500;
 export const ENGINE_SESSION = SESSION;
 const SYSTEM: Message = { role: "system", content: SYSTEM_PROMPT };
@@ -244,11 +247,11 @@ async function checkpoint(
   const triggers = samples.filter((s) => s.startMessages >= size / 2 && s.triggerMs !== undefined);
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
-  // The size at rest: LCM's SQLite store empties its -wal file once writes pause for a second
-  // (lcm src/store/sqlite/wal.ts); how large the log was while the turns wrote is reported beside it.
+  // The size at rest: LCM's stores do their rest work once writes pause for a second (SQLite empties
+  // its -wal file, PostgreSQL vacuums); how large the SQLite log was while the turns wrote is reported beside it.
   const writing = await engine.store.stats();
   const walWritingBytes = store.kind === "sqlite" ? fileSize(`${writing.path}-wal`) : 0;
-  if (store.kind === "sqlite") await new Promise((r) => setTimeout(r, STORE_REST_MS));
+  await new Promise((r) => setTimeout(r, STORE_REST_MS));
   const stats = await engine.store.stats();
   const dbBytes = stats.fileBytes;
   const walBytes = store.kind === "sqlite" ? fileSize(`${stats.path}-wal`) : 0;

@@ -47,12 +47,12 @@ async function main(): Promise<void> {
         host.push(...(await runHostSuite({ sizes: settings.hostSizes, dir: join(work, "host"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log })));
       }
       if (settings.pgSizes.length) {
-        engine.push(...(await onPostgres(settings.pgUrl, "engine", (store) => runEngineSuite({ sizes: settings.pgSizes, dir: join(work, "engine-pg"), store, contextLength: settings.contextLength, log }))));
+        engine.push(...(await onPostgres(settings.pgUrl, "engine", (store) => runEngineSuite({ sizes: settings.pgSizes, dir: join(work, "engine-pg"), store, contextLength: settings.contextLength, log }), settings.pgKeep)));
       }
       if (settings.pgHostSizes.length) {
         const run = (store: BenchStore) =>
           runHostSuite({ sizes: settings.pgHostSizes, engines: ["lcm"], store, dir: join(work, "host-pg"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log });
-        host.push(...(await onPostgres(settings.pgUrl, "host", run)));
+        host.push(...(await onPostgres(settings.pgUrl, "host", run, settings.pgKeep)));
       }
     } finally {
       await server.stop();
@@ -64,13 +64,14 @@ async function main(): Promise<void> {
   }
 }
 
-/** Run on a PostgreSQL schema of the run's own, dropped afterwards. */
-async function onPostgres<T>(url: string, label: string, fn: (store: BenchStore) => Promise<T>): Promise<T> {
+/** Run on a PostgreSQL schema of the run's own, dropped afterwards unless `keep` (to inspect it). */
+async function onPostgres<T>(url: string, label: string, fn: (store: BenchStore) => Promise<T>, keep: boolean): Promise<T> {
   const schema = benchSchema(label);
   try {
     return await fn({ kind: "postgres", url, schema });
   } finally {
-    await dropSchema(url, schema);
+    if (keep) process.stderr.write(`[bench] kept PostgreSQL schema ${schema} (BENCH_PG_KEEP=1)\n`);
+    else await dropSchema(url, schema);
   }
 }
 

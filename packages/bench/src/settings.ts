@@ -24,6 +24,8 @@ const EnvSchema = z.object({
   BENCH_PG_SIZES: z.union([z.literal("none"), sizeList]).optional(),
   /** Imported-history sizes the host suite also runs on PostgreSQL ("none": not at all). */
   BENCH_PG_HOST_SIZES: z.union([z.literal("none"), sizeList]).optional(),
+  /** "1": leave the run's PostgreSQL schemas in place (their names are printed) to look at what takes the space. */
+  BENCH_PG_KEEP: z.enum(["0", "1"]).default("0"),
 });
 
 export interface BenchSettings {
@@ -35,6 +37,7 @@ export interface BenchSettings {
   pgUrl: string;
   pgSizes: number[];
   pgHostSizes: number[];
+  pgKeep: boolean;
 }
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -59,5 +62,6 @@ export function readSettings(env: Record<string, string | undefined>): BenchSett
     // PostgreSQL grows the conversation turn by turn too: 100k there takes hours on a small machine.
     pgSizes: list(e.BENCH_PG_SIZES, [1_000, 10_000]),
     pgHostSizes: list(e.BENCH_PG_HOST_SIZES, [1_000, 10_000]),
+    pgKeep: e.BENCH_PG_KEEP === "1",
   };
 }

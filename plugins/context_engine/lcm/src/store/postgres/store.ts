@@ -40,6 +40,7 @@ import { restoreMessage } from "./layout.js";
 import { CLAIM_DRAIN_SQL, RELEASE_DRAIN_SQL } from "../drain-claims.js";
 import { withConversationLock } from "./locks.js";
 import { migratePostgres, POSTGRES_SCHEMA_VERSION } from "./migrations.js";
+import { PgStoreRest } from "./rest.js";
 import type { PostgresStoreOptions } from "./options.js";
 import { assertStorableSessionId, sessionIdProblem } from "../session-id.js";
 
@@ -58,12 +59,21 @@ export class PostgresLcmStore implements LcmStoreDriver {
   readonly #countTokens: (m: Message) => number;
   #open = true;
   #search: PostgresSearchStore | null = null;
+  /** Gives the dead rows of the rewritten tables back once writes pause (rest.ts). */
+  readonly #rest: PgStoreRest;
 
   private constructor(conn: PostgresConnection, options: Pick<OpenStoreOptions, "redaction" | "countTokens">) {
     this.#conn = conn;
     this.path = `postgres schema ${conn.options.schema}`;
     this.#redactor = createRedactor(options.redaction === undefined ? {} : options.redaction);
     this.#countTokens = options.countTokens ?? ((m) => defaultTokenCounter.countMessage(m));
+    this.#rest = new PgStoreRest(conn.pool, conn.options.schema);
+  }
+
+  /** `value` once the rest timer knows of the write that produced it. */
+  #wrote<T>(value: T): T {
+    this.#rest.wrote();
+    return value;
   }
 
   /** The pool (search_path on the LCM schema) for modules beside the store, such as the vector index; not part of the store interface. */
@@ -91,6 +101,7 @@ export class PostgresLcmStore implements LcmStoreDriver {
   async close(): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
+    await this.#rest.stop();
     await this.#conn.close();
   }
 
@@ -99,7 +110,8 @@ export class PostgresLcmStore implements LcmStoreDriver {
   async conversation(sessionId: string): Promise<ConversationRecord> {
     assertStorableSessionId(sessionId);
     const now = Date.now();
-    await this.#conn.pool.query("INSERT INTO conversations (session_id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (session_id) DO NOTHING", [sessionId, now]);
+    const added = await this.#conn.pool.query("INSERT INTO conversations (session_id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (session_id) DO NOTHING", [sessionId, now]);
+    if (added.rowCount) this.#rest.wrote();
     return (await this.findConversation(sessionId))!;
   }
 
@@ -124,7 +136,7 @@ export class PostgresLcmStore implements LcmStoreDriver {
 
   /** Idempotent ingest; see `ingestPg` (the conversation row is locked, so concurrent writers take turns). */
   async ingest(conversationId: number, messages: readonly Message[], options: IngestOptions = {}): Promise<IngestResult> {
-    return this.#conn.transaction((c) => ingestPg(c, { redactor: this.#redactor, countTokens: this.#countTokens, hashMemo: this.#hashMemo }, conversationId, messages, options));
+    return this.#wrote(await this.#conn.transaction((c) => ingestPg(c, { redactor: this.#redactor, countTokens: this.#countTokens, hashMemo: this.#hashMemo }, conversationId, messages, options)));
   }
 
   // ---------------------------------------------------------------- messages
@@ -193,11 +205,11 @@ export class PostgresLcmStore implements LcmStoreDriver {
   // ---------------------------------------------------------------- summaries and frontier
 
   async commitSummary(summary: NewSummary, replace?: FrontierReplace): Promise<CommitSummaryResult> {
-    return this.#conn.transaction((c) => commitSummaryPg(c, summary, replace));
+    return this.#wrote(await this.#conn.transaction((c) => commitSummaryPg(c, summary, replace)));
   }
 
   async commitSummaries(steps: readonly SummaryBatchStep[]): Promise<CommitSummariesResult> {
-    return this.#conn.transaction((c) => commitSummariesPg(c, steps));
+    return this.#wrote(await this.#conn.transaction((c) => commitSummariesPg(c, steps)));
   }
 
   async getSummary(id: string): Promise<SummaryRecord | null> {
@@ -234,23 +246,23 @@ export class PostgresLcmStore implements LcmStoreDriver {
   }
 
   async claimDrain(conversationId: number, owner: string, ttlMs: number, now = Date.now()): Promise<boolean> {
-    return (await this.#conn.pool.query(CLAIM_DRAIN_SQL, [conversationId, owner, now + ttlMs, now])).rows.length > 0;
+    return this.#wrote((await this.#conn.pool.query(CLAIM_DRAIN_SQL, [conversationId, owner, now + ttlMs, now])).rows.length > 0);
   }
 
   async releaseDrain(conversationId: number, owner: string): Promise<void> {
-    await this.#conn.pool.query(RELEASE_DRAIN_SQL, [conversationId, owner]);
+    this.#wrote(await this.#conn.pool.query(RELEASE_DRAIN_SQL, [conversationId, owner]));
   }
 
   getFrontierTail(conversationId: number, maxTokens: number, options: { minItems?: number } = {}): Promise<FrontierItem[]> {
     return f.getFrontierTailPg(this.#conn.pool, conversationId, maxTokens, options.minItems ?? 0);
   }
 
-  setFrontier(conversationId: number, items: readonly FrontierItemKey[], options: { expectedVersion?: number } = {}) {
-    return this.#conn.transaction((c) => f.setFrontierPg(c, conversationId, items, options.expectedVersion));
+  async setFrontier(conversationId: number, items: readonly FrontierItemKey[], options: { expectedVersion?: number } = {}) {
+    return this.#wrote(await this.#conn.transaction((c) => f.setFrontierPg(c, conversationId, items, options.expectedVersion)));
   }
 
-  appendToFrontier(conversationId: number, items: readonly FrontierItemKey[]): Promise<number> {
-    return this.#conn.transaction((c) => f.appendToFrontierPg(c, conversationId, items));
+  async appendToFrontier(conversationId: number, items: readonly FrontierItemKey[]): Promise<number> {
+    return this.#wrote(await this.#conn.transaction((c) => f.appendToFrontierPg(c, conversationId, items)));
   }
 
   inFrontier(conversationId: number, item: FrontierItemKey): Promise<boolean> {
@@ -268,8 +280,9 @@ export class PostgresLcmStore implements LcmStoreDriver {
     return { indexed: 0, remaining: 0 };
   }
 
-  /** PostgreSQL's autovacuum does what SQLite's `compact` does by hand; reports the schema's size. */
+  /** The rest work now (dead rows of the rewritten tables given back, rest.ts); reports the schema's size. */
   async compact(): Promise<{ fileBytes: number }> {
+    await this.#rest.now();
     return { fileBytes: (await this.stats()).fileBytes };
   }
 
@@ -291,8 +304,8 @@ export class PostgresLcmStore implements LcmStoreDriver {
     return conversationUsagePg(this.#conn);
   }
 
-  deleteConversation(conversationId: number): Promise<DeleteReport | null> {
-    return deleteConversationPg(this.#conn, conversationId);
+  async deleteConversation(conversationId: number): Promise<DeleteReport | null> {
+    return this.#wrote(await deleteConversationPg(this.#conn, conversationId));
   }
 }
 
