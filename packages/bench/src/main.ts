@@ -39,7 +39,8 @@ async function main(): Promise<void> {
           if (!settings.hostSizes.some((s) => s <= messages && messages < s * 1.1)) return { live, addedMessages: [] };
           const r = await resumeThroughHost(lcm, sessionId, live, messages, server, settings.contextLength, settings.hostTurns);
           host.push(r.result);
-          log(`host: lcm resumed ${messages}: p50 ${r.result.perTurn.median.toFixed(2)} ms / p95 ${r.result.perTurn.p95.toFixed(2)} ms`);
+          const cpu = r.result.perTurn.cpu;
+          log(`host: lcm resumed ${messages}: p50 ${r.result.perTurn.median.toFixed(2)} ms / p95 ${r.result.perTurn.p95.toFixed(2)} ms (CPU ${cpu.median.toFixed(2)} / ${cpu.p95.toFixed(2)}), load ${r.result.perTurn.load}`);
           return r;
         },
       });
