@@ -285,14 +285,24 @@ export async function resumeThroughHost(
   server: LoopbackChatServer,
   contextLength: number,
   turns: number,
+  store: BenchStore = { kind: "sqlite" },
 ): Promise<{ result: HostResult; live: Message[]; addedMessages: Message[] }> {
+  const { trips, counted } = tripsFor(store);
   const { host, clock, background } = makeHost(engine, server);
   const history = live.filter((m, i) => !(i === 0 && m.role === "system"));
   const session = await host.openSession({ sessionId, model: "bench-model", contextLength, systemPrompt: SYSTEM_PROMPT, history });
-  const t = await timeTurns(session, { clock, background }, `host lcm resumed ${historyMessages}`, contextLength, turns, () => 0);
+  const t = await timeTurns(session, { clock, background }, `host lcm${store.kind === "postgres" ? " (postgres)" : ""} resumed ${historyMessages}`, contextLength, turns, trips);
   // The host is left open: closing it would end the engine's session, which the engine suite continues.
   return {
-    result: { engine: "lcm", store: "sqlite", mode: "resumed", history: historyMessages, ...t.figures, roundTrips: null, liveMessages: session.messages.length },
+    result: {
+      engine: "lcm",
+      store: store.kind,
+      mode: "resumed",
+      history: historyMessages,
+      ...t.figures,
+      roundTrips: counted ? t.figures.roundTrips : null,
+      liveMessages: session.messages.length,
+    },
     live: [...session.messages],
     addedMessages: t.added,
   };
