@@ -25,7 +25,11 @@ export const GUARD_SIZES = [1_000, 10_000] as const;
 // After the merge the write-ahead of prepared summaries was taken back (it stored two summaries of one run with two
 // processes), and four runs of main at load 5 measured 2.41, 2.93, 2.22 and 2.50× and 4.80-6.28×: the first limit
 // is 4× again, so noise of +-20 % does not fail CI while a cost that grows with the history still does.
-export const GUARD_LIMITS = { importedOverGrown: 4, largeOverSmall: 8 } as const;
+// Branch imported40 (2026-12-06): a turn's CPU leaves out the engine's background work during it (LCM's work
+// clock; reported beside it) and background slices wait for the hooks; three runs at load 6-10 measured 1.15, 2.07
+// and 0.90× and 2.10, 4.15 and 1.81× (main beside them, counting the background in the turn: 2.04, 1.88, 1.97× and
+// 4.63, 5.26, 4.03×), so the limits are 3× and 6×; the guard also checks that every imported backlog drains.
+export const GUARD_LIMITS = { importedOverGrown: 3, largeOverSmall: 6 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
 
 export interface GuardRun {
