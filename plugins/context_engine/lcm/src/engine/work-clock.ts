@@ -16,8 +16,10 @@ const RECHECK_MS = 5;
  *
  * Where the split is approximate: a slice that awaits I/O (PostgreSQL) lets
  * other code of the process run meanwhile; that code's CPU time is credited
- * to the background unless it is inside a hook. On SQLite a slice runs
- * without giving the event loop away, so the split is exact there.
+ * to the background unless it is inside a hook, and the rest of a slice that
+ * goes on while a hook is in flight is credited to the hook. On SQLite a
+ * slice runs without giving the event loop away, so the split is exact there
+ * (garbage collection lands wherever it runs).
  */
 export class WorkClock {
   #hooks = 0;
