@@ -25,7 +25,12 @@ export const GUARD_SIZES = [1_000, 10_000] as const;
 // After the merge the write-ahead of prepared summaries was taken back (it stored two summaries of one run with two
 // processes), and four runs of main at load 5 measured 2.41, 2.93, 2.22 and 2.50× and 4.80-6.28×: the first limit
 // is 4× again, so noise of +-20 % does not fail CI while a cost that grows with the history still does.
-export const GUARD_LIMITS = { importedOverGrown: 4, largeOverSmall: 8 } as const;
+// Branch imported40 (2026-12-06): a turn's CPU leaves out the engine's background work during it (LCM's work
+// clock; reported beside it), background slices wait for the hooks, and an imported history's first compress
+// leaves the host a list of the compaction target's size; three runs at load 5-7 measured 0.65, 1.15 and 0.91× and
+// 1.49, 1.36 and 1.72× (main alternating with them: 2.98, 3.01, 3.32× and 7.36, 5.95, 6.04×), so the limits are 2×
+// and 4×; the guard also checks that every imported backlog drains within the run.
+export const GUARD_LIMITS = { importedOverGrown: 2, largeOverSmall: 4 } as const;
 export const GUARD_TARGETS = { importedOverGrown: 1.5, largeOverSmall: 1.5 } as const;
 
 export interface GuardRun {

@@ -34,10 +34,18 @@ export interface HostResult {
   /** The first send of the session (for `imported`, the engine takes in the whole history there): the host's own wall and CPU time. */
   firstTurnMs: number;
   firstTurnCpuMs: number;
+  /** LCM: the engine's background CPU time during the first turn (outside the provider call), left out of `firstTurnCpuMs`. */
+  firstTurnBackgroundCpuMs: number;
   /** 1-minute load average when the first turn ended. */
   firstTurnLoad: number;
-  /** Per later turn: the host's own time (send minus the provider call), with its CPU time and the load. */
+  /**
+   * Per later turn: the host's own time (send minus the provider call), with its CPU time and the load. The CPU
+   * time leaves out the engine's background work that ran during the turn (LCM's work clock): that is in
+   * `perTurnBackgroundCpu`, beside it.
+   */
   perTurn: Timing;
+  /** LCM: CPU time of the engine's background slices (drain, index catch-up) that ran during a later turn, outside the provider call. */
+  perTurnBackgroundCpu: Stats | null;
   /** Per later turn, wall time of `send` including the loopback provider call. */
   perTurnWall: Stats;
   /** PostgreSQL only: queries sent to the server per later turn (the engine's hooks and background work of the turn). */
@@ -79,56 +87,83 @@ function makeEngine(kind: BundledEngine, dir: string, contextLength: number, sto
   return new LcmEngine({ contextLength, model: "bench-model", chatModel, config: storeConfig(store, dir) });
 }
 
+/** CPU time (ms) of the engine's background work so far: LCM's work clock; nothing for other engines. */
+function backgroundClock(engine: ContextEngine): () => number {
+  return engine instanceof LcmEngine ? () => engine.backgroundCpuMs : () => 0;
+}
+
+/** What a turn's provider call cost, counted by the host's chat model wrapper. */
+interface ProviderClock {
+  providerMs: number;
+  providerCpu: number;
+  /** The engine's background CPU time that ran during the provider call (already inside `providerCpu`). */
+  providerBackgroundCpu: number;
+}
+
 /** A host on the loopback server whose provider time is counted, so the host's own time can be told apart. */
 function makeHost(engine: ContextEngine, server: LoopbackChatServer) {
   const model = createOpenAIChatModel({ baseURL: server.baseURL, apiKey: server.apiKey, model: "bench-model", maxRetries: 0 });
   // The loopback server runs in this process: its CPU time is counted as provider time too.
-  const clock = { providerMs: 0, providerCpu: 0 };
+  const clock: ProviderClock = { providerMs: 0, providerCpu: 0, providerBackgroundCpu: 0 };
+  const background = backgroundClock(engine);
   const chatModel = {
     model: model.model,
     complete: model.complete,
     async completeOnce(request: ChatModelRequest) {
       const t = performance.now();
       const c = cpuMs();
+      const b = background();
       try {
         return await model.completeOnce(request);
       } finally {
         clock.providerMs += performance.now() - t;
         clock.providerCpu += cpuMs() - c;
+        clock.providerBackgroundCpu += background() - b;
       }
     },
   };
-  return { host: new AgentHost({ engine, chatModel, config: { contextTimeoutSeconds: 600 } }), clock };
+  return { host: new AgentHost({ engine, chatModel, config: { contextTimeoutSeconds: 600 } }), clock, background };
 }
 
-/** Time `turns` sends (after the first and two warm-up ones); every turn must complete and leave a valid list. */
-async function timeTurns(session: Session, clock: { providerMs: number; providerCpu: number }, label: string, contextLength: number, turns: number, trips: () => number) {
+/**
+ * Time `turns` sends (after the first and two warm-up ones); every turn must complete and leave a valid list.
+ * A turn's own CPU time leaves out the provider call and the engine's background work that ran during the
+ * turn outside it (the part inside the provider call is already out with it); that background CPU time is
+ * reported beside, per turn. Wall time stays what the host waited, background slices included.
+ */
+async function timeTurns(session: Session, host: { clock: ProviderClock; background: () => number }, label: string, contextLength: number, turns: number, trips: () => number) {
+  const { clock, background } = host;
   let i = 0;
   const added: Message[] = [];
   const send = async () => {
     clock.providerMs = 0;
     clock.providerCpu = 0;
+    clock.providerBackgroundCpu = 0;
     const r0 = trips();
+    const b = background();
     const t = performance.now();
     const c = cpuMs();
     const result = await session.send(`Question ${i++}: what changed in src/api since the last release?`);
     const wall = performance.now() - t;
     const cpu = cpuMs() - c;
+    const backgroundCpu = background() - b - clock.providerBackgroundCpu;
     if (result.status !== "completed") throw new Error(`${label}: turn ${result.status} (${result.exitReason})`);
     added.push(...result.newMessages);
     checkContext(label, session.messages, contextLength);
-    return { wall, own: wall - clock.providerMs, ownCpu: cpu - clock.providerCpu, trips: trips() - r0 };
+    return { wall, own: wall - clock.providerMs, ownCpu: cpu - clock.providerCpu - backgroundCpu, backgroundCpu, trips: trips() - r0 };
   };
   const first = await profiled(send);
   const firstLoad = loadNow();
   const walls: number[] = [];
   const roundTrips: number[] = [];
+  const backgroundCpu: number[] = [];
   const perTurn = await timed(
     label,
     async () => {
       const r = await send();
       walls.push(r.wall);
       roundTrips.push(r.trips);
+      backgroundCpu.push(r.backgroundCpu);
       return { wallMs: r.own, cpuMs: r.ownCpu };
     },
     { iterations: turns, warmup: 2 },
@@ -138,10 +173,12 @@ async function timeTurns(session: Session, clock: { providerMs: number; provider
     figures: {
       firstTurnMs: first.own,
       firstTurnCpuMs: first.ownCpu,
+      firstTurnBackgroundCpuMs: first.backgroundCpu,
       firstTurnLoad: firstLoad,
       perTurn,
       perTurnWall: summarise(walls.slice(-perTurn.n)),
       roundTrips: summarise(roundTrips.slice(-perTurn.n)),
+      perTurnBackgroundCpu: summarise(backgroundCpu.slice(-perTurn.n)),
     },
   };
 }
@@ -173,13 +210,13 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
         const dir = join(options.dir, `host-${kind}-${size}`);
         mkdirSync(dir, { recursive: true });
         const engine = makeEngine(kind, dir, contextLength, store);
-        const { host, clock } = makeHost(engine, server);
+        const { host, clock, background } = makeHost(engine, server);
         const history = new ConversationGenerator().until(size);
         try {
           // A session id of its own per run: a PostgreSQL schema may hold earlier runs' sessions.
           const sessionId = `host-${kind}-${size}-${process.pid}-${Date.now().toString(36)}`;
           const session = await host.openSession({ sessionId, model: "bench-model", contextLength, dataDir: dir, systemPrompt: SYSTEM_PROMPT, history });
-          const t = await timeTurns(session, clock, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20, trips);
+          const t = await timeTurns(session, { clock, background }, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20, trips);
           const lcmStore = kind === "lcm" ? store.kind : null;
           const backlog = engine instanceof LcmEngine ? await waitForDrain(engine, sessionId) : undefined;
           results.push({
@@ -189,6 +226,7 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
             history: size,
             ...t.figures,
             roundTrips: counted ? t.figures.roundTrips : null,
+            perTurnBackgroundCpu: kind === "lcm" ? t.figures.perTurnBackgroundCpu : null,
             liveMessages: session.messages.length,
             ...(backlog ? { backlog } : {}),
           });
@@ -200,7 +238,8 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
         if (r.backlog) log(`host: ${kind} imported ${size}: ${backlogLine(r.backlog)}`);
         log(
           `host: ${kind}${r.store ? ` (${r.store})` : ""} imported ${size}: first turn ${r.firstTurnMs.toFixed(0)} ms (CPU ${r.firstTurnCpuMs.toFixed(0)}), ` +
-            `then p50 ${r.perTurn.median.toFixed(2)} ms / p95 ${r.perTurn.p95.toFixed(2)} ms (CPU ${r.perTurn.cpu.median.toFixed(2)} / ${r.perTurn.cpu.p95.toFixed(2)}), load ${r.perTurn.load}`,
+            `then p50 ${r.perTurn.median.toFixed(2)} ms / p95 ${r.perTurn.p95.toFixed(2)} ms (CPU ${r.perTurn.cpu.median.toFixed(2)} / ${r.perTurn.cpu.p95.toFixed(2)}` +
+            `${r.perTurnBackgroundCpu ? `; background beside it ${r.perTurnBackgroundCpu.median.toFixed(2)} / ${r.perTurnBackgroundCpu.p95.toFixed(2)}` : ""}), load ${r.perTurn.load}`,
         );
       }
     }
@@ -246,14 +285,24 @@ export async function resumeThroughHost(
   server: LoopbackChatServer,
   contextLength: number,
   turns: number,
+  store: BenchStore = { kind: "sqlite" },
 ): Promise<{ result: HostResult; live: Message[]; addedMessages: Message[] }> {
-  const { host, clock } = makeHost(engine, server);
+  const { trips, counted } = tripsFor(store);
+  const { host, clock, background } = makeHost(engine, server);
   const history = live.filter((m, i) => !(i === 0 && m.role === "system"));
   const session = await host.openSession({ sessionId, model: "bench-model", contextLength, systemPrompt: SYSTEM_PROMPT, history });
-  const t = await timeTurns(session, clock, `host lcm resumed ${historyMessages}`, contextLength, turns, () => 0);
+  const t = await timeTurns(session, { clock, background }, `host lcm${store.kind === "postgres" ? " (postgres)" : ""} resumed ${historyMessages}`, contextLength, turns, trips);
   // The host is left open: closing it would end the engine's session, which the engine suite continues.
   return {
-    result: { engine: "lcm", store: "sqlite", mode: "resumed", history: historyMessages, ...t.figures, roundTrips: null, liveMessages: session.messages.length },
+    result: {
+      engine: "lcm",
+      store: store.kind,
+      mode: "resumed",
+      history: historyMessages,
+      ...t.figures,
+      roundTrips: counted ? t.figures.roundTrips : null,
+      liveMessages: session.messages.length,
+    },
     live: [...session.messages],
     addedMessages: t.added,
   };

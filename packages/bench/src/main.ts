@@ -7,6 +7,8 @@ import type { BenchStore, EngineCheckpoint } from "./engine-suite.js";
 import { benchSchema, dropSchema } from "./round-trips.js";
 import { resumeThroughHost, runHostSuite } from "./host-suite.js";
 import type { HostResult } from "./host-suite.js";
+import type { Message } from "@context-engine/core";
+import type { LcmEngine } from "@context-engine/lcm";
 import { LoopbackChatServer } from "./loopback-server.js";
 import { finishMachineInfo, machineInfo } from "./machine.js";
 import { chartHtml, formatTable, renderChartSvg } from "./report.js";
@@ -28,6 +30,17 @@ async function main(): Promise<void> {
     const server = await new LoopbackChatServer().start();
     const host: HostResult[] = [];
     let engine: EngineCheckpoint[] = [];
+    /** The grown conversation continued through AgentHost at the sizes where imported sessions are measured too (same store). */
+    const resumeAt =
+      (sizes: number[], store: BenchStore) =>
+      async ({ engine: lcm, sessionId, live, messages }: { engine: LcmEngine; sessionId: string; live: Message[]; messages: number }) => {
+        if (!sizes.some((s) => s <= messages && messages < s * 1.1)) return { live, addedMessages: [] };
+        const r = await resumeThroughHost(lcm, sessionId, live, messages, server, settings.contextLength, settings.hostTurns, store);
+        host.push(r.result);
+        const cpu = r.result.perTurn.cpu;
+        log(`host: lcm (${store.kind}) resumed ${messages}: p50 ${r.result.perTurn.median.toFixed(2)} ms / p95 ${r.result.perTurn.p95.toFixed(2)} ms (CPU ${cpu.median.toFixed(2)} / ${cpu.p95.toFixed(2)}), load ${r.result.perTurn.load}`);
+        return r;
+      };
     try {
       if (settings.sizes.length) engine = await runEngineSuite({
         sizes: settings.sizes,
@@ -35,19 +48,15 @@ async function main(): Promise<void> {
         contextLength: settings.contextLength,
         log,
         // LCM through the host on the conversation grown turn by turn, at every size the host suite measures.
-        afterCheckpoint: async ({ engine: lcm, sessionId, live, messages }) => {
-          if (!settings.hostSizes.some((s) => s <= messages && messages < s * 1.1)) return { live, addedMessages: [] };
-          const r = await resumeThroughHost(lcm, sessionId, live, messages, server, settings.contextLength, settings.hostTurns);
-          host.push(r.result);
-          log(`host: lcm resumed ${messages}: p50 ${r.result.perTurn.median.toFixed(2)} ms / p95 ${r.result.perTurn.p95.toFixed(2)} ms`);
-          return r;
-        },
+        afterCheckpoint: resumeAt(settings.hostSizes, { kind: "sqlite" }),
       });
       if (settings.hostSizes.length) {
         host.push(...(await runHostSuite({ sizes: settings.hostSizes, dir: join(work, "host"), contextLength: settings.contextLength, turns: settings.hostTurns, server, log })));
       }
       if (settings.pgSizes.length) {
-        engine.push(...(await onPostgres(settings.pgUrl, "engine", (store) => runEngineSuite({ sizes: settings.pgSizes, dir: join(work, "engine-pg"), store, contextLength: settings.contextLength, log }), settings.pgKeep)));
+        const run = (store: BenchStore) =>
+          runEngineSuite({ sizes: settings.pgSizes, dir: join(work, "engine-pg"), store, contextLength: settings.contextLength, log, afterCheckpoint: resumeAt(settings.pgHostSizes, store) });
+        engine.push(...(await onPostgres(settings.pgUrl, "engine", run, settings.pgKeep)));
       }
       if (settings.pgHostSizes.length) {
         const run = (store: BenchStore) =>

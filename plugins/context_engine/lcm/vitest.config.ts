@@ -14,6 +14,7 @@ const ENGINE_SUITES = [
   "test/engine.test.ts",
   "test/engine-backlog.test.ts",
   "test/engine-drain.test.ts",
+  "test/engine-work-clock.test.ts",
   "test/engine-property.test.ts",
   "test/engine-contract.test.ts",
   "test/engine-schedules.test.ts",

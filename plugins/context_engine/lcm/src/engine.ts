@@ -1,4 +1,4 @@
-import { ContextEngine, defaultTokenCounter, describeError, describeErrorWithCauses, estimateTextTokens, silentLogger, toolError } from "@context-engine/core";
+import { ContextEngine, defaultTokenCounter, describeError, silentLogger, toolError } from "@context-engine/core";
 import type {
   CompressOptions,
   EngineInitContext,
@@ -28,21 +28,25 @@ import { IndexDrain } from "./engine/index-drain.js";
 import { BacklogDrain } from "./engine/drain.js";
 import { Embeddings } from "./embeddings/embedder.js";
 import { startPreparing } from "./engine/preparation.js";
-import { reselect } from "./engine/selection.js";
+import { selectLocked } from "./engine/selection.js";
 import { DEFAULT_SESSION, SessionRegistry } from "./engine/sessions.js";
 import type { EngineSession } from "./engine/session.js";
 import { ShapeBook } from "./engine/shapes.js";
 import { LcmStoreUnavailableError, StoreHandle } from "./engine/store-handle.js";
 import { resolveStore } from "./engine/store-spec.js";
 import type { StoreDescription } from "./engine/store-spec.js";
-import { engineStatus } from "./engine/status.js";
+import { describeEngine, engineStatus, retrievalInWords } from "./engine/status.js";
+import { endSession } from "./engine/session-end.js";
 import { ingest } from "./engine/turn.js";
-import type { TurnIdentity } from "./engine/turn.js";
+import { fresh, turnIdentity } from "./engine/hook-messages.js";
+import { RequestSize } from "./engine/request-size.js";
+import { StoreTrouble } from "./engine/store-trouble.js";
+import { WorkClock } from "./engine/work-clock.js";
 import { deleteSession } from "./retention/index.js";
-import { pruneLargeResults, retain } from "./engine/maintenance.js";
+import { pruneLargeResults, retain, runToolCall } from "./engine/maintenance.js";
 import type { DeleteReport, RetentionReport } from "./retention/index.js";
 import type { LcmStoreDriver } from "./store/types.js";
-import { handleLcmToolCall, isLcmTool, lcmToolSchemas } from "./tools/index.js";
+import { isLcmTool, lcmToolSchemas } from "./tools/index.js";
 
 export { LcmStoreUnavailableError } from "./engine/store-handle.js";
 export type { StoreDescription } from "./engine/store-spec.js";
@@ -57,7 +61,8 @@ export type { StoreDescription } from "./engine/store-spec.js";
  * their locks (`engine/sessions.ts`), the store lease (`engine/store-handle.ts`),
  * ingest and assembly (`engine/turn.ts`), background preparation
  * (`engine/preparation.ts`), compaction (`engine/compress.ts`) and request
- * selection (`engine/selection.ts`). Every store call on those paths is
+ * selection (`engine/selection.ts`); background work starts only when no hook
+ * is in flight (`engine/work-clock.ts`). Every store call on those paths is
  * awaited; `shouldCompress`, `getStatus` and `updateFromResponse` answer from
  * figures kept in memory.
  */
@@ -80,7 +85,9 @@ export class LcmEngine extends ContextEngine {
   /** The model the engine started with; after `/model` summaries follow the new one (unless `summary_model` is set). */
   #startModel: string | null;
   /** A store failure is logged once per streak, not once per hook. */
-  #storeTrouble = false;
+  readonly #trouble: StoreTrouble;
+  /** Tool schemas and the provider's overhead beyond a request's messages. */
+  readonly #request = new RequestSize(() => this.getToolSchemas());
 
   constructor(ctx: EngineInitContext = {}) {
     super();
@@ -97,6 +104,7 @@ export class LcmEngine extends ContextEngine {
     this.#summarizer = createSummarizer(this.config, ctx, this.#logger);
     // Retention run by any instance on the same store spares the sessions live here.
     this.#handle = new StoreHandle(resolveStore(this.config, ctx.dataDir, ctx.env ?? process.env), this.#logger, () => this.#sessions.liveIds());
+    const clock = new WorkClock();
     this.#parts = {
       config: this.config,
       logger: this.#logger,
@@ -107,11 +115,13 @@ export class LcmEngine extends ContextEngine {
       handle: this.#handle,
       budgets: new Budgets(windowOf(this, ctx.contextLength), this.config),
       metrics: newMetrics(),
-      indexing: new IndexDrain(this.#logger, () => this.#closed, this.config.drain_cpu_share),
+      indexing: new IndexDrain(this.#logger, () => this.#closed, clock, this.config.drain_cpu_share),
       drain: new BacklogDrain(),
+      clock,
       embeddings: this.config.embeddings ? new Embeddings(this.config.embeddings, this.#logger, () => this.#closed, ctx.env ?? process.env) : null,
       isClosed: () => this.#closed,
     };
+    this.#trouble = new StoreTrouble(this.#logger, this.#parts.metrics);
   }
 
   // ---------------------------------------------------------------- store
@@ -150,12 +160,7 @@ export class LcmEngine extends ContextEngine {
 
   /** What `plugins info` shows beyond the name: the store in use (never a password). */
   describe(): Record<string, string> {
-    const d = this.#handle.description;
-    const e = this.#parts.embeddings;
-    return {
-      store: d.kind === "postgres" ? `PostgreSQL ${d.location} (schema ${d.schema})` : `SQLite ${d.location}`,
-      retrieval: e ? `hybrid: words (BM25) + vectors (${e.model} at ${e.client.url})` : "words (BM25); no embedding provider configured",
-    };
+    return describeEngine(this.#parts);
   }
 
   /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
@@ -193,27 +198,6 @@ export class LcmEngine extends ContextEngine {
     return { store, s };
   }
 
-  /**
-   * Fail open on a store failure after the store was opened (a dropped
-   * connection, an I/O error): logged once per streak and counted; the next
-   * call catches up from the host's list. An unopenable store is thrown to
-   * the host (it reports the failure; our hooks then change nothing).
-   */
-  #storeFailed(hook: string, error: unknown): void {
-    if (error instanceof LcmStoreUnavailableError) throw error;
-    this.#parts.metrics.storeFailures++;
-    if (!this.#storeTrouble) {
-      this.#storeTrouble = true;
-      this.#logger.error(`lcm: ${hook} failed; the conversation is left unchanged`, { error: describeErrorWithCauses(error) });
-    } else this.#logger.debug(`lcm: ${hook} failed again`, { error: describeErrorWithCauses(error) });
-  }
-
-  #storeOk(): void {
-    if (!this.#storeTrouble) return;
-    this.#storeTrouble = false;
-    this.#logger.info("lcm: the store answers again");
-  }
-
   // ---------------------------------------------------------------- token tracking
 
   override updateModel(model: string, contextLength: number, options: UpdateModelOptions = {}): void {
@@ -225,10 +209,7 @@ export class LcmEngine extends ContextEngine {
   updateFromResponse(usage: Usage): void {
     this.recordUsage(usage);
     // What the provider counts beyond the messages (every tool schema, framing), learnt from real usage.
-    if (this.#lastRequestTokens > 0 && this.lastPromptTokens > 0) {
-      this.#requestOverhead = Math.max(0, Math.min(Math.floor(this.#parts.budgets.window() / 2), this.lastPromptTokens - this.#lastRequestTokens));
-    }
-    this.#lastRequestTokens = 0;
+    this.#request.noteUsage(this.lastPromptTokens, this.#parts.budgets.window());
   }
 
   shouldCompress(promptTokens?: number): boolean {
@@ -248,25 +229,27 @@ export class LcmEngine extends ContextEngine {
   // ---------------------------------------------------------------- compress
 
   async compress(messages: Message[], options: CompressOptions = {}): Promise<Message[]> {
-    if (this.#closed) return messages;
-    this.#parts.budgets.noteHostBudget(options.budgetTokens);
-    const started = Date.now();
-    try {
-      const { store, s } = await this.#session(options.sessionId);
-      return await s.locked(async () => {
-        const out = await runCompress(this.#parts, store, s, messages, options, started);
-        this.#storeOk();
-        this.#handle.scheduleStatsRefresh();
-        if (!out.changed) return messages;
-        // A pass bounded by max_passes can leave a long history over the threshold: the drain takes it from here.
-        this.#parts.drain.check(this.#parts, store, s);
-        this.compressionCount++;
-        return fresh(out.messages);
-      });
-    } catch (error) {
-      this.#storeFailed("compress", error);
-      return messages;
-    }
+    return this.#parts.clock.hook(async () => {
+      if (this.#closed) return messages;
+      this.#parts.budgets.noteHostBudget(options.budgetTokens);
+      const started = Date.now();
+      try {
+        const { store, s } = await this.#session(options.sessionId);
+        return await s.locked(async () => {
+          const out = await runCompress(this.#parts, store, s, messages, options, started);
+          this.#trouble.ok();
+          this.#handle.scheduleStatsRefresh();
+          if (!out.changed) return messages;
+          // A pass bounded by max_passes can leave a long history over the threshold: the drain takes it from here.
+          this.#parts.drain.check(this.#parts, store, s);
+          this.compressionCount++;
+          return fresh(out.messages);
+        });
+      } catch (error) {
+        this.#trouble.failed("compress", error);
+        return messages;
+      }
+    });
   }
 
   // ---------------------------------------------------------------- selection
@@ -278,39 +261,32 @@ export class LcmEngine extends ContextEngine {
    * byte-identical and the provider's prompt cache keeps working.
    */
   override async selectContext(requestMessages: Message[], options: SelectContextOptions = {}): Promise<Message[] | null> {
-    if (this.#closed) return null;
-    // Only a request that would not fit the window is replaced: every replacement rewrites the prompt-cache prefix.
-    const tokens = defaultTokenCounter.countMessages(requestMessages);
-    // The host's input budget when it says it (tool schemas and output reserve already out), else our own guess.
-    this.#parts.budgets.noteHostBudget(options.budgetTokens);
-    const limit = this.#parts.budgets.requestLimit(Math.max(this.#toolSchemaTokens(), this.#requestOverhead));
-    this.#lastRequestTokens = tokens;
-    if (tokens < limit) {
-      this.#sessions.peek(options.sessionId)?.noteRescue(null);
-      // A long agent turn fires onTurnComplete only at its end: store the request and prepare summaries
-      // from here once it nears the threshold, so the coming compress finds them ready.
-      if (!this.config.prepare_in_background || tokens < this.#parts.budgets.prepareAt()) return null;
-    }
-    try {
-      const { store, s } = await this.#session(options.sessionId);
-      return await s.locked(async () => {
-        if (tokens < limit) {
-          await ingest(this.#parts, store, s, requestMessages, { times: options.messageTimes });
-          startPreparing(this.#parts, store, s);
-          return null;
-        }
-        const result = await reselect(this.#parts, store, s, requestMessages, { tokens, limit }, options.incomingMessage, options.messageTimes);
-        this.#storeOk();
-        // A selection over the host's budget would be dropped anyway: leave the request to its compaction.
-        if (!result || result.tokens > this.#parts.budgets.input()) return null;
-        this.#lastRequestTokens = result.tokens;
-        this.#parts.metrics.selections++;
+    return this.#parts.clock.hook(async () => {
+      if (this.#closed) return null;
+      // Only a request that would not fit the window is replaced: every replacement rewrites the prompt-cache prefix.
+      const tokens = defaultTokenCounter.countMessages(requestMessages);
+      // The host's input budget when it says it (tool schemas and output reserve already out), else our own guess.
+      this.#parts.budgets.noteHostBudget(options.budgetTokens);
+      const limit = this.#parts.budgets.requestLimit(this.#request.beyondMessages());
+      this.#request.lastRequestTokens = tokens;
+      if (tokens < limit) {
+        this.#sessions.peek(options.sessionId)?.noteRescue(null);
+        // A long agent turn fires onTurnComplete only at its end: store the request and prepare summaries
+        // from here once it nears the threshold, so the coming compress finds them ready.
+        if (!this.config.prepare_in_background || tokens < this.#parts.budgets.prepareAt()) return null;
+      }
+      try {
+        const { store, s } = await this.#session(options.sessionId);
+        const result = await s.locked(() => selectLocked(this.#parts, store, s, requestMessages, { tokens, limit }, options));
+        this.#trouble.ok();
+        if (!result) return null;
+        this.#request.lastRequestTokens = result.tokens;
         return fresh(result.messages);
-      });
-    } catch (error) {
-      this.#storeFailed("selectContext", error);
-      return null;
-    }
+      } catch (error) {
+        this.#trouble.failed("selectContext", error);
+        return null;
+      }
+    });
   }
 
   /**
@@ -319,18 +295,20 @@ export class LcmEngine extends ContextEngine {
    * however often it is delivered; without it, what follows the host's last list (see `engine/turn.ts`).
    */
   override async onTurnComplete(messages: readonly Message[], _usage?: Usage | null, meta: TurnCompleteMeta = {}): Promise<void> {
-    if (this.#closed) return;
-    try {
-      const { store, s } = await this.#session(meta.sessionId);
-      const turn = turnIdentity(meta);
-      await s.locked(async () => {
-        await ingest(this.#parts, store, s, messages, { ...(turn ? { turn } : {}), times: meta.messageTimes });
-      });
-      this.#storeOk();
-      if (this.config.prepare_in_background) startPreparing(this.#parts, store, s);
-    } catch (error) {
-      this.#storeFailed("onTurnComplete", error);
-    }
+    return this.#parts.clock.hook(async () => {
+      if (this.#closed) return;
+      try {
+        const { store, s } = await this.#session(meta.sessionId);
+        const turn = turnIdentity(meta);
+        await s.locked(async () => {
+          await ingest(this.#parts, store, s, messages, { ...(turn ? { turn } : {}), times: meta.messageTimes });
+        });
+        this.#trouble.ok();
+        if (this.config.prepare_in_background) startPreparing(this.#parts, store, s);
+      } catch (error) {
+        this.#trouble.failed("onTurnComplete", error);
+      }
+    });
   }
 
   /** Wait for background work of a session, its scheduled drain included (tests, graceful shutdown). */
@@ -342,95 +320,59 @@ export class LcmEngine extends ContextEngine {
     await this.#parts.embeddings?.idle();
   }
 
-  #schemaTokens: number | null = null;
-  /** Tokens of the last request selectContext saw or produced, and the provider's overhead on top of the messages. */
-  #lastRequestTokens = 0;
-  #requestOverhead = 0;
-  #toolSchemaTokens(): number {
-    if (this.#schemaTokens === null) this.#schemaTokens = estimateTextTokens(JSON.stringify(this.getToolSchemas()));
-    return this.#schemaTokens;
-  }
-
-  // ---------------------------------------------------------------- pruning
-
   /** Shorten old large tool results in place of an LLM pass: the originals are in the store, so nothing is lost. */
   override async pruneToolResultsOnly(messages: Message[], options: PruneOptions = {}): Promise<PruneResult> {
-    try {
-      const { store, s } = await this.#session(options.sessionId);
-      return await pruneLargeResults(this.#parts, store, s, messages, this.protectLastN, options.messageTimes);
-    } catch (error) {
-      this.#storeFailed("pruneToolResultsOnly", error);
-      return { messages, pruned: 0 };
-    }
+    return this.#parts.clock.hook(async () => {
+      try {
+        const { store, s } = await this.#session(options.sessionId);
+        return await pruneLargeResults(this.#parts, store, s, messages, this.protectLastN, options.messageTimes);
+      } catch (error) {
+        this.#trouble.failed("pruneToolResultsOnly", error);
+        return { messages, pruned: 0 };
+      }
+    });
   }
-
-  // ---------------------------------------------------------------- tools
 
   override getToolSchemas(): ToolSchema[] {
     return lcmToolSchemas({ crossConversation: this.config.cross_conversation, semantic: this.#parts.embeddings !== null });
   }
 
   override async handleToolCall(name: string, args: unknown, options: ToolCallOptions = {}): Promise<string> {
-    if (!isLcmTool(name)) return toolError(`Unknown context engine tool: ${name}`);
-    try {
-      const { store, s } = await this.#session(options.sessionId);
-      return await s.locked(async () => {
-        // The current turn must be searchable too: ingest what the host shows us first.
-        if (options.messages?.length) await ingest(this.#parts, store, s, options.messages);
-        return await handleLcmToolCall(store, name, args, {
-          conversationId: s.conversationId,
-          allowCrossConversation: this.config.cross_conversation,
-          embeddings: this.#parts.embeddings,
-        });
-      });
-    } catch (error) {
-      return toolError(`${name} failed: ${describeError(error)}`);
-    }
+    return this.#parts.clock.hook(async () => {
+      if (!isLcmTool(name)) return toolError(`Unknown context engine tool: ${name}`);
+      try {
+        const { store, s } = await this.#session(options.sessionId);
+        return await s.locked(() => runToolCall(this.#parts, store, s, name, args, options.messages));
+      } catch (error) {
+        return toolError(`${name} failed: ${describeError(error)}`);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- lifecycle
 
   /** Opens the store (an unopenable one is reported here, in plain words) and the session's conversation. */
   override async onSessionStart(sessionId: string, options: SessionStartOptions = {}): Promise<void> {
-    const id = sessionId || DEFAULT_SESSION;
-    const registry = this.#sessions;
-    // A compaction boundary that renames the session (Hermes starts a new session id) continues the
-    // same conversation: without this the summaries would be stranded under the old id.
-    if (options.boundaryReason === "compression" && options.oldSessionId && options.oldSessionId !== id) registry.alias(id, options.oldSessionId);
-    registry.current = id;
-    // A reset followed by a new session id leaves the old conversation's context as it was.
-    if (registry.resetPending !== null && registry.canonical(id) !== registry.resetPending) registry.resetPending = null;
-    if (this.#closed) return;
-    await this.#session(id);
-    // Off the hook's path: it reports its own failures and never rejects.
-    void this.applyRetention();
+    return this.#parts.clock.hook(async () => {
+      const id = sessionId || DEFAULT_SESSION;
+      const registry = this.#sessions;
+      // A compaction boundary that renames the session (Hermes starts a new session id) continues the
+      // same conversation: without this the summaries would be stranded under the old id.
+      if (options.boundaryReason === "compression" && options.oldSessionId && options.oldSessionId !== id) registry.alias(id, options.oldSessionId);
+      registry.current = id;
+      // A reset followed by a new session id leaves the old conversation's context as it was.
+      if (registry.resetPending !== null && registry.canonical(id) !== registry.resetPending) registry.resetPending = null;
+      if (this.#closed) return;
+      await this.#session(id);
+      // Off the hook's path: it reports its own failures and never rejects.
+      void this.applyRetention();
+    });
   }
 
   override async onSessionEnd(sessionId: string, messages: readonly Message[]): Promise<void> {
-    const peeked = this.#sessions.peek(sessionId);
-    const current = this.#handle.current;
-    let opened = peeked && current ? { store: current, s: peeked } : null;
-    // A session this process never opened (it restarted since) still has its final list stored: what the
-    // host changed after its last turn (its own summary of the history) is kept too.
-    if (!opened && messages.length) {
-      try {
-        opened = await this.#session(sessionId);
-      } catch (error) {
-        this.#storeFailed("onSessionEnd", error);
-        return;
-      }
-    }
-    if (!opened) return;
-    const { store, s } = opened;
-    try {
-      await s.locked(async () => {
-        if (messages.length) await ingest(this.#parts, store, s, messages);
-      });
-    } catch (error) {
-      this.#storeFailed("onSessionEnd", error);
-    }
-    this.#sessions.drop(s);
-    await this.applyRetention();
+    return this.#parts.clock.hook(async () => {
+      if (await endSession(this.#parts, this.#trouble, sessionId, messages, () => this.#session(sessionId))) await this.applyRetention();
+    });
   }
 
   /**
@@ -447,22 +389,11 @@ export class LcmEngine extends ContextEngine {
 
   /** From figures kept in memory: never a store call. */
   override getStatus(): EngineStatus {
-    const e = this.#parts.embeddings;
-    // Top level, in words, for hosts that show it (`/engine`); the details are under lcm.retrieval.
-    const retrieval = e ? `hybrid (words + ${e.model} vectors)${e.status().degraded ? ", degraded to words" : ""}` : "words (BM25)";
-    return { ...super.getStatus(), retrieval, lcm: engineStatus(this.#parts, this.#closed) };
+    return { ...super.getStatus(), retrieval: retrievalInWords(this.#parts), lcm: engineStatus(this.#parts, this.#closed) };
   }
-}
 
-/** The host's turn identity, when it gave a usable one (a key and the turn's messages). */
-function turnIdentity(meta: TurnCompleteMeta): TurnIdentity | null {
-  const { turnId, turnMessages, messageIds } = meta;
-  if (typeof turnId !== "string" || !turnId || !Array.isArray(turnMessages) || !turnMessages.length) return null;
-  const ids = Array.isArray(messageIds) && messageIds.every((id) => id === null || typeof id === "string") ? messageIds : undefined;
-  return { key: turnId, turnMessages, ...(ids ? { messageIds: ids } : {}) };
-}
-
-/** New message objects for the host: it may set fields on what it gets (cache hints) without touching our caches. */
-function fresh(messages: readonly Message[]): Message[] {
-  return messages.map((m) => ({ ...m }) as Message);
+  /** CPU time (ms) of the engine's background work so far (also `getStatus().lcm.backgroundCpuMs`): not any hook's cost. */
+  get backgroundCpuMs(): number {
+    return this.#parts.clock.backgroundCpuMs;
+  }
 }

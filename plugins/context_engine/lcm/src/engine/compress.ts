@@ -48,7 +48,7 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   parts.metrics.stalePrepared += outcome.stale;
 
   // System prompt + the summaries that fit + the fresh tail (+ the turn's request, always: the host's incoming one when it sends that itself).
-  const assembled = await assemble(parts, store, s, head);
+  const assembled = await assemble(parts, store, s, head, await assemblyBudget(parts, store, s, head));
   const kept = keepRequest(assembled.messages, turnRequest(messages, options.incomingMessage), head.length);
   const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
   if (signal?.aborted) return unchanged;
@@ -69,6 +69,20 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   // The host continues from this list: where it ends is where the next turn's list starts to be new.
   await ingest(parts, store, s, result.messages, { stored: true });
   return { messages: result.messages, changed: true };
+}
+
+/**
+ * What the compressed list may take. A frontier still over the threshold after the bounded passes (a long history
+ * handed over at once: the scheduled drain takes the rest) is assembled to the target, as a compaction of a
+ * grown conversation leaves it, not to the most a request may take: a list just under the threshold would make
+ * every later request of the host go through `selectContext`'s ingest and a preparation until the next compress.
+ */
+async function assemblyBudget(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, head: Message[]): Promise<number> {
+  const conv = await store.getConversation(s.conversationId);
+  if (conv) s.noteConversation(conv);
+  const full = parts.budgets.assembly();
+  if (!conv || conv.frontierTokens < parts.budgets.drainAt()) return full;
+  return Math.min(full, parts.budgets.target() + headTokens(head));
 }
 
 /** Publish prepared work, then blocking passes down to the target (bounded; all-or-nothing on abort). */

@@ -25,8 +25,9 @@ const CLAIM_RETRY_MS = 1_000;
  * lock and the store's compaction lock, as a compare-and-swap per step),
  * until the frontier is under the threshold. Between runs it sleeps on an
  * unref'd timer long enough that its share of one core stays under
- * `drain_cpu_share` (measured on the process's CPU time, so other work of
- * the process only makes it more polite).
+ * `drain_cpu_share` (measured on the engine's work clock: the CPU time of its
+ * background slices, not of the hooks that ran meanwhile). A run starts, and
+ * each summary of it, only when no hook is in flight.
  *
  * Nothing of it lives only in memory: each published step is committed in
  * the store, and a restarted engine starts the drain again for a session
@@ -116,7 +117,10 @@ export class BacklogDrain {
     parts.metrics.drains++;
     try {
       while (!stopped()) {
-        const cpuBefore = process.cpuUsage();
+        // A run starts when no hook is in flight (a compress queued on the session's lock goes on at once).
+        await parts.clock.quiet(() => s.busy);
+        if (stopped()) return;
+        const cpuBefore = parts.clock.backgroundCpuMs;
         if (!((await store.claimDrain?.(s.conversationId, this.#owner, DRAIN_CLAIM_MS)) ?? true)) {
           // Another process drains this conversation: the summaries computed here would be thrown away.
           parts.metrics.drainClaimWaits++;
@@ -142,7 +146,7 @@ export class BacklogDrain {
           return;
         }
         parts.metrics.drainRuns++;
-        await this.#pause(pauseAfter(process.cpuUsage(cpuBefore), parts.config.drain_cpu_share), signal);
+        await this.#pause(pauseAfter(parts.clock.backgroundCpuMs - cpuBefore, parts.config.drain_cpu_share), signal);
       }
     } finally {
       // close() waits for the drain before closing the store; a release that fails leaves the claim to expire.
@@ -158,8 +162,7 @@ export class BacklogDrain {
   }
 }
 
-/** The pause that keeps a run of `used` CPU time within `share` of one core. */
-function pauseAfter(used: NodeJS.CpuUsage, share: number): number {
-  const cpuMs = (used.user + used.system) / 1000;
+/** The pause that keeps a run of `cpuMs` background CPU time within `share` of one core. */
+function pauseAfter(cpuMs: number, share: number): number {
   return Math.max(MIN_PAUSE_MS, Math.ceil((cpuMs * (1 - share)) / share));
 }

@@ -1,7 +1,8 @@
-import { setImmediate as yieldToEvents, setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describeErrorWithCauses } from "@context-engine/core";
 import type { Logger } from "@context-engine/core";
 import type { LcmStoreDriver } from "../store/types.js";
+import type { WorkClock } from "./work-clock.js";
 
 /** Time one slice may take: a hook that arrives meanwhile waits at most about this long. */
 const SLICE_MS = 4;
@@ -18,8 +19,9 @@ export function pauseFor(cpuMs: number, share: number): number {
  * the provider then), until nothing is pending, then brings the store's
  * ranking aids (impact lists) up to the index the same way. Like the backlog
  * drain it keeps within `drain_cpu_share` of one core (a pause after each
- * slice), so the hooks of the turns that follow an import are not slowed by
- * it beyond that share. A search indexes what is left before it runs, so
+ * slice, counting the slices' own CPU time on the engine's work clock), and a
+ * slice starts only when no hook is in flight, so the hooks of the turns that
+ * follow an import do not queue behind it. A search indexes what is left before it runs, so
  * results never depend on how far this got.
  */
 export class IndexDrain {
@@ -28,6 +30,7 @@ export class IndexDrain {
   constructor(
     private readonly logger: Logger,
     private readonly isClosed: () => boolean,
+    private readonly clock: WorkClock,
     private readonly cpuShare = 1,
   ) {}
 
@@ -46,23 +49,24 @@ export class IndexDrain {
   async #drain(store: LcmStoreDriver): Promise<void> {
     try {
       for (;;) {
-        await yieldToEvents();
+        await this.clock.quiet();
         if (this.isClosed()) return;
-        const before = process.cpuUsage();
-        const { remaining } = await store.indexPending({ maxMs: SLICE_MS });
-        let done = false;
-        if (remaining === 0) {
-          // Then the ranking aids that follow the index (impact lists of large conversations), in the same slices.
-          const search = await store.searchStore();
-          done = !search.catchUpLists || (await search.catchUpLists({ maxMs: SLICE_MS }));
-        }
+        const before = this.clock.backgroundCpuMs;
+        const done = await this.clock.background(() => this.#slice(store));
         if (done) return;
-        const used = process.cpuUsage(before);
-        const pause = pauseFor((used.user + used.system) / 1000, this.cpuShare);
+        const pause = pauseFor(this.clock.backgroundCpuMs - before, this.cpuShare);
         if (pause > 0) await sleep(pause);
       }
     } catch (error) {
       if (!this.isClosed()) this.logger.warn("lcm: background full-text indexing stopped", { error: describeErrorWithCauses(error) });
     }
+  }
+
+  /** One slice: index what is pending, then the ranking aids that follow the index (impact lists of large conversations). */
+  async #slice(store: LcmStoreDriver): Promise<boolean> {
+    const { remaining } = await store.indexPending({ maxMs: SLICE_MS });
+    if (remaining > 0) return false;
+    const search = await store.searchStore();
+    return !search.catchUpLists || (await search.catchUpLists({ maxMs: SLICE_MS }));
   }
 }

@@ -6,6 +6,7 @@ import type { RetentionReport } from "../retention/index.js";
 import type { LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
 import type { EngineSession } from "./session.js";
+import { handleLcmToolCall } from "../tools/index.js";
 import { ingest } from "./turn.js";
 
 /** `engines.lcm.retention` applied now; live sessions (of every holder of the store) are protected. Null when no policy is set. */
@@ -54,4 +55,10 @@ export async function pruneLargeResults(
     return shortenMessage(m, { id, seq: seqs.get(id) ?? i }, defaultTokenCounter.countMessage(m), Math.floor(limit / 4));
   });
   return { messages: out, pruned: ids.length };
+}
+
+/** An LCM tool call inside the session's lock: the current turn must be searchable too, so what the host shows is ingested first. */
+export async function runToolCall(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, name: string, args: unknown, messages?: readonly Message[]): Promise<string> {
+  if (messages?.length) await ingest(parts, store, s, messages);
+  return handleLcmToolCall(store, name, args, { conversationId: s.conversationId, allowCrossConversation: parts.config.cross_conversation, embeddings: parts.embeddings });
 }

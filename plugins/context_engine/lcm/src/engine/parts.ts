@@ -9,6 +9,7 @@ import type { SessionRegistry } from "./sessions.js";
 import type { ShapeBook } from "./shapes.js";
 import type { Embeddings } from "../embeddings/embedder.js";
 import type { StoreHandle } from "./store-handle.js";
+import type { WorkClock } from "./work-clock.js";
 
 /** Counters shown by `getStatus().lcm`. */
 export interface EngineMetrics {
@@ -45,6 +46,8 @@ export interface EngineParts {
   readonly indexing: IndexDrain;
   /** Backlogs over the threshold, summarised and published off the hook path. */
   readonly drain: BacklogDrain;
+  /** Hooks in flight and the CPU time of background work: background slices wait for the hooks. */
+  readonly clock: WorkClock;
   /** Hybrid retrieval's background embedding and query vectors; null without `embeddings` config. */
   readonly embeddings: Embeddings | null;
   isClosed(): boolean;

@@ -1,4 +1,4 @@
-import { setImmediate as yieldToEvents, setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describeErrorWithCauses } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
 import { prepareSteps, total } from "../compaction/runner.js";
@@ -29,7 +29,7 @@ export function runDeps(parts: EngineParts, store: LcmStoreDriver): RunDeps {
 export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): void {
   if (parts.isClosed() || !s.claimPreparation()) return;
   const signal = s.signal;
-  const job: Promise<PreparedWork | null> = prepare(parts, store, s, signal)
+  const job: Promise<PreparedWork | null> = inBackground(parts, s, () => prepare(parts, store, s, signal))
     .catch((error: unknown) => {
       if (!signal.aborted) parts.logger.warn("lcm: background preparation failed", { error: describeErrorWithCauses(error) });
       return null;
@@ -37,7 +37,7 @@ export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: Eng
     .then(async (work) => {
       // The history grew while this run went on: one more run extends its work.
       if (!s.takePrepareAgain() || signal.aborted || parts.isClosed()) return work;
-      return (await prepare(parts, store, s, signal).catch(() => null)) ?? work;
+      return (await inBackground(parts, s, () => prepare(parts, store, s, signal)).catch(() => null)) ?? work;
     })
     .finally(() => {
       s.endPreparing(job);
@@ -45,6 +45,16 @@ export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: Eng
       parts.drain.kick(parts, store, s);
     });
   s.beginPreparing(job);
+}
+
+/**
+ * A preparation run as background work on the engine's clock: it starts once no hook is in flight (on a later
+ * macrotask, so the hook that started it returns first) and its CPU time is the background's. A locked call of
+ * the session waiting (a compress waits for this run) lets it go on at once.
+ */
+async function inBackground<T>(parts: EngineParts, s: EngineSession, run: () => Promise<T>): Promise<T> {
+  await parts.clock.quiet(() => s.busy);
+  return parts.clock.background(run);
 }
 
 async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, signal: AbortSignal): Promise<PreparedWork | null> {
@@ -71,7 +81,7 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
     s.conversationId,
     start,
     // A backlog run is paced by the scheduled drain (a pause after each run); work ahead of the threshold paces itself.
-    { plan, maxPasses, stopAtTokens: target, signal, ...(backlog ? {} : { pauseAfter: (cpuMs: number) => pace(parts, s, cpuMs) }) },
+    { plan, maxPasses, stopAtTokens: target, signal, pauseAfter: (cpuMs: number) => pace(parts, s, cpuMs, backlog) },
     base,
   );
   if (signal.aborted) return null;
@@ -86,12 +96,17 @@ async function prepare(parts: EngineParts, store: LcmStoreDriver, s: EngineSessi
 }
 
 /**
- * Background preparation keeps within `drain_cpu_share` of one core: after each summary it pauses in proportion
- * to the CPU time the summary took. A locked call waiting (a compress waits for this run) ends the pauses.
+ * Between two summaries of a background run: a hook in flight goes first (the next summary waits for it), and
+ * work ahead of the threshold keeps within `drain_cpu_share` of one core (a pause in proportion to the CPU time
+ * the summary took; a backlog run is paced by the scheduled drain after the run). A locked call waiting (a
+ * compress waits for this run) ends the pauses and the waits.
  */
-async function pace(parts: EngineParts, s: EngineSession, cpuMs: number): Promise<void> {
-  const pause = s.busy ? 0 : pauseFor(cpuMs, parts.config.drain_cpu_share);
-  await (pause > 0 ? sleep(pause) : yieldToEvents());
+async function pace(parts: EngineParts, s: EngineSession, cpuMs: number, backlog: boolean): Promise<void> {
+  const pause = s.busy || backlog ? 0 : pauseFor(cpuMs, parts.config.drain_cpu_share);
+  await parts.clock.aside(async () => {
+    if (pause > 0) await sleep(pause);
+    await parts.clock.quiet(() => s.busy);
+  });
 }
 
 /** Publish a backlog run's work now (inside the session's lock), unless a compress took it meanwhile. */

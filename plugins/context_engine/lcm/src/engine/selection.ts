@@ -1,5 +1,5 @@
 import { defaultTokenCounter } from "@context-engine/core";
-import type { Message } from "@context-engine/core";
+import type { Message, SelectContextOptions } from "@context-engine/core";
 import { isRequest, keepRequest, turnRequest } from "../assembly/keep-request.js";
 import { shortenMessage } from "../assembly/render.js";
 import type { LcmStoreDriver } from "../store/types.js";
@@ -8,6 +8,31 @@ import { publishWork } from "./plan-view.js";
 import { startPreparing } from "./preparation.js";
 import type { EngineSession } from "./session.js";
 import { assemble, ingest } from "./turn.js";
+
+/**
+ * `selectContext` past its first checks, inside the session's lock: a request that fits is stored and
+ * summaries are prepared from it (it nears the threshold); one that does not is re-selected. Null: send the
+ * request as it is.
+ */
+export async function selectLocked(
+  parts: EngineParts,
+  store: LcmStoreDriver,
+  s: EngineSession,
+  request: Message[],
+  sizes: { tokens: number; limit: number },
+  options: SelectContextOptions,
+): Promise<{ messages: Message[]; tokens: number } | null> {
+  if (sizes.tokens < sizes.limit) {
+    await ingest(parts, store, s, request, { times: options.messageTimes });
+    startPreparing(parts, store, s);
+    return null;
+  }
+  const result = await reselect(parts, store, s, request, sizes, options.incomingMessage, options.messageTimes);
+  // A selection over the host's budget would be dropped anyway: leave the request to its compaction.
+  if (!result || result.tokens > parts.budgets.input()) return null;
+  parts.metrics.selections++;
+  return result;
+}
 
 /**
  * Re-select a request that would not fit (inside the session's lock): while

@@ -2,7 +2,7 @@ import type { EngineParts } from "./parts.js";
 
 /** `getStatus().lcm`: counters, the store in use and the current session's figures, all from memory. */
 export function engineStatus(parts: EngineParts, closed: boolean): Record<string, unknown> {
-  const lcm: Record<string, unknown> = { ...parts.metrics, summarizer: parts.summarizer.stats };
+  const lcm: Record<string, unknown> = { ...parts.metrics, backgroundCpuMs: parts.clock.backgroundCpuMs, summarizer: parts.summarizer.stats };
   const { handle } = parts;
   lcm.retrieval = parts.embeddings ? parts.embeddings.status() : { retrieval: "words" };
   lcm.store = { ...handle.description, open: handle.current !== null, ...(handle.failure ? { error: handle.failure.message } : {}) };
@@ -27,4 +27,20 @@ export function engineStatus(parts: EngineParts, closed: boolean): Record<string
     };
   }
   return lcm;
+}
+
+/** What `plugins info` shows beyond the name: the store in use (never a password) and the retrieval. */
+export function describeEngine(parts: EngineParts): Record<string, string> {
+  const d = parts.handle.description;
+  const e = parts.embeddings;
+  return {
+    store: d.kind === "postgres" ? `PostgreSQL ${d.location} (schema ${d.schema})` : `SQLite ${d.location}`,
+    retrieval: e ? `hybrid: words (BM25) + vectors (${e.model} at ${e.client.url})` : "words (BM25); no embedding provider configured",
+  };
+}
+
+/** `getStatus().retrieval`: top level, in words, for hosts that show it (`/engine`); the details are under lcm.retrieval. */
+export function retrievalInWords(parts: EngineParts): string {
+  const e = parts.embeddings;
+  return e ? `hybrid (words + ${e.model} vectors)${e.status().degraded ? ", degraded to words" : ""}` : "words (BM25)";
 }
