@@ -24,7 +24,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 /** A leading `Name:` label of a transcript line (one to three capitalised words): the speaker, not what the message is about. */
 const LABEL = /^\s*([\p{Lu}][\p{L}\p{M}'’.-]*(?: [\p{Lu}][\p{L}\p{M}'’.-]*){0,2}):\s/u;
 
-function authorLabel(body: string): string[] {
+export function authorLabel(body: string): string[] {
   const m = LABEL.exec(body.slice(0, 80));
   return m ? m[1]!.toLowerCase().split(" ") : [];
 }

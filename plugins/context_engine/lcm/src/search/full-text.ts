@@ -8,6 +8,7 @@ import { exhaustedTerms, unfetchedBound } from "./exhausted-terms.js";
 import { expansionTerms } from "./feedback.js";
 import { fuseRanked, onScale } from "./fusion.js";
 import { scoreSummaries } from "./summary-score.js";
+import { favourNamedSpeaker } from "./speaker.js";
 import { queryDates, type DateWindow } from "./query-dates.js";
 import type { SearchQuery, SearchResult } from "./types.js";
 
@@ -147,7 +148,8 @@ export const FEEDBACK_WEIGHTS = { first: 2, second: 1 } as const;
 
 /**
  * Relevance-ranked messages with one round of pseudo-relevance feedback
- * (feedback.ts): the best first-round messages lend their rarest words to a
+ * (feedback.ts): the best first-round messages (a named speaker's own turns
+ * favoured, speaker.ts) lend their rarest words to a
  * second query, and the two rankings are fused (fusion.ts, weighted toward the
  * first). Feedback only reorders what the question's own words found: a
  * message holding none of them is never a hit (an agent searching for an
@@ -159,11 +161,13 @@ async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: n
   // One word names one thing: its ranking is BM25's own (an agent looking up an identifier gets the messages that
   // hold it most), and feedback words would only drift from it. Two or more words are a question to round out.
   if (parsed.terms.length < 2) return await topMessages(ctx, parsed, need);
-  const first = await topMessages(ctx, parsed, pool);
-  if (first.length < 2) return first.slice(0, need);
-  const bodies = await ctx.search.messageBodies(first.map((r) => r.rowid));
+  const found = await topMessages(ctx, parsed, pool);
+  if (found.length < 2) return found.slice(0, need);
+  const bodies = await ctx.search.messageBodies(found.map((r) => r.rowid));
+  const first = favourNamedSpeaker(found, bodies, parsed.raw);
   const expansion = await expansionTerms(ctx.search, first.map((r) => ({ body: bodies.get(r.rowid) ?? "", score: r.score })), parsed.raw);
-  if (!expansion.length) return first.slice(0, need);
+  // The speaker factor reorders; scores stay on the store's scale (summaries merge by score).
+  if (!expansion.length) return onScale(first, found).slice(0, need);
   const quoted = expansion.map(quote);
   const second: ParsedQuery = { ...parsed, groups: [...parsed.groups, ...quoted.map((t) => [t])], terms: [...parsed.terms, ...quoted], raw: [...parsed.raw, ...expansion] };
   const again = await rankPool(ctx, second, first);
@@ -172,7 +176,7 @@ async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: n
     { rows: again, weight: FEEDBACK_WEIGHTS.second },
   ]);
   const matched = new Set(first.map((r) => r.rowid));
-  return onScale(fused.filter((r) => matched.has(r.rowid)), first).slice(0, need);
+  return onScale(fused.filter((r) => matched.has(r.rowid)), found).slice(0, need);
 }
 
 /**

@@ -9,6 +9,7 @@ import { retentionContract } from "./retention.js";
 import { searchContract } from "./search.js";
 import { searchInputContract } from "./search-input.js";
 import { searchParityContract } from "./search-parity.js";
+import { searchSpeakerContract } from "./search-speaker.js";
 import { summariesContract } from "./summaries.js";
 import { summaryBatchContract } from "./summary-batch.js";
 import { transferContract } from "./transfer.js";
@@ -25,6 +26,7 @@ const CONCERNS = {
   search: searchContract,
   searchParity: searchParityContract,
   searchInput: searchInputContract,
+  searchSpeaker: searchSpeakerContract,
   retention: retentionContract,
   deferredIndex: deferredIndexContract,
   transfer: transferContract,
