@@ -45,6 +45,7 @@ export {
 } from "./slash-commands.js";
 export { createHostFromConfig, type HostFromConfig, type HostFromConfigOptions } from "./from-config.js";
 export { PINS_HEADER, isPinsBlock, pinsBlock, placePins, type Pin } from "./ledger/pins-block.js";
-export { messageDigest, canonicalMessage as canonicalLedgerMessage, prefixImpact, type PrefixImpact } from "./ledger/digest.js";
+export { messageDigest, canonicalMessage as canonicalLedgerMessage } from "./ledger/digest.js";
+export { prefixImpact, type PrefixImpact } from "./ledger/prefix-impact.js";
 export type { LedgerEntry, LedgerCompaction, LedgerRestore, LedgerPinChange, PlacedMessage } from "./ledger/types.js";
 export type { RestoreResult, PinResult, PinInfo, PinInput, UnpinResult } from "./session/ledger-ops.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { commonUtf8PrefixBytes } from "../src/ledger/digest.js";
+import { commonUtf8PrefixBytes } from "../src/ledger/prefix-impact.js";
 
 /** The figure as the ledger first computed it: both strings encoded whole, compared byte by byte. */
 function byEncoding(a: string, b: string): number {

@@ -1,7 +1,5 @@
 import { hash as oneShotHash } from "node:crypto";
 import type { Message } from "@context-engine/core";
-import { applyCacheBreakpoints } from "../request/cache-breakpoints.js";
-import { sanitizeRequestMessages } from "../request/sanitize.js";
 import { isPinsBlock } from "./pins-block.js";
 
 /** Stands for the pins block in digests: a pin added later must not make older entries' anchors unfindable. */
@@ -12,17 +10,46 @@ const PINS_KEY = "pins-block";
  * undefined fields dropped (a moved cache breakpoint is not a different message).
  */
 export function canonicalMessage(message: Message): string {
-  return JSON.stringify(canonical(message));
+  return JSON.stringify(canonical(message, { sameBytes: true }));
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
+/** The canonical forms of a list, and for each whether it is as long in UTF-8 as the message's own JSON. */
+export interface CanonicalForms {
+  texts: string[];
+  /**
+   * 1 where `JSON.stringify(message)` has the canonical form's byte length: sorting keys keeps the length,
+   * so only a dropped `cache_control`, an own `__proto__` key or an object that is not plain data (a
+   * `toJSON`, a boxed value) makes it 0. Lets the prefix figure count bytes without serialising again.
+   */
+  sameBytes: Uint8Array;
+}
+
+export function canonicalForms(messages: readonly Message[]): CanonicalForms {
+  const texts = new Array<string>(messages.length);
+  const sameBytes = new Uint8Array(messages.length);
+  const walk = { sameBytes: true };
+  for (let i = 0; i < messages.length; i++) {
+    walk.sameBytes = true;
+    texts[i] = JSON.stringify(canonical(messages[i], walk));
+    sameBytes[i] = walk.sameBytes && texts[i] !== undefined ? 1 : 0;
+  }
+  return { texts, sameBytes };
+}
+
+function canonical(value: unknown, walk: { sameBytes: boolean }): unknown {
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) walk.sameBytes = false;
+    return value.map((v) => canonical(v, walk));
+  }
   if (value && typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) walk.sameBytes = false;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value as Record<string, unknown>).sort()) {
       const v = (value as Record<string, unknown>)[key];
+      if (key === "cache_control" || key === "__proto__") walk.sameBytes = false;
       if (key === "cache_control" || v === undefined) continue;
-      out[key] = canonical(v);
+      out[key] = canonical(v, walk);
     }
     return out;
   }
@@ -49,75 +76,6 @@ export function digestMemo(): ((message: Message) => string) & { seed(message: M
     return digest;
   };
   return Object.assign(memo, { seed: (message: Message, digest: string) => void known.set(message, digest) });
-}
-
-export interface PrefixImpact {
-  /** UTF-8 bytes of the request before the compaction, serialised as the host sends it (`requestBody`). */
-  bytesBefore: number;
-  bytesAfter: number;
-  /** Leading bytes the two serialisations share: what a provider's prefix cache can still serve. */
-  identicalPrefixBytes: number;
-}
-
-/** What a request carries besides its messages; absent, the figures cover the message list alone. */
-export interface RequestShape {
-  model: string;
-  tools: readonly unknown[];
-  /** Cache breakpoints are put on the list (`host.prompt_cache` on for this model). */
-  promptCache: boolean;
-}
-
-/**
- * The request body as the host's provider client serialises it, up to its
- * messages: `{"model":…,"tools":[…],"messages":[…]` (sanitised, with cache
- * breakpoints when on). Fields after the messages (max_tokens, stream) are
- * not part of any prefix a compaction can change. An engine's `selectContext`
- * runs per request and is not applied here.
- */
-export function requestBody(messages: readonly Message[], shape: RequestShape): string {
-  let list = sanitizeRequestMessages(messages.slice()).messages;
-  if (shape.promptCache) list = applyCacheBreakpoints(list).messages;
-  return JSON.stringify({ model: shape.model, ...(shape.tools.length > 0 ? { tools: shape.tools } : {}), messages: list });
-}
-
-/** How much of the request prefix stays byte-identical across a change of the message list. */
-export function prefixImpact(before: readonly Message[], after: readonly Message[], shape?: RequestShape): PrefixImpact {
-  const serialise = (list: readonly Message[]) => (shape ? requestBody(list, shape) : JSON.stringify(list.map(canonical)));
-  const a = serialise(before);
-  const b = serialise(after);
-  return { bytesBefore: Buffer.byteLength(a), bytesAfter: Buffer.byteLength(b), identicalPrefixBytes: commonUtf8PrefixBytes(a, b) };
-}
-
-/** Chunk compared at once when looking for the first difference (string comparison is a memcmp; a JS loop per byte is not). */
-const COMPARE_CHUNK = 4096;
-
-/** The leading UTF-8 bytes `a` and `b` share, without encoding either whole (a request of 100k messages is tens of MB). */
-export function commonUtf8PrefixBytes(a: string, b: string): number {
-  const limit = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < limit && a.slice(i, i + COMPARE_CHUNK) === b.slice(i, i + COMPARE_CHUNK)) i += COMPARE_CHUNK;
-  while (i < limit && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  // Never split a surrogate pair: the pair is one UTF-8 sequence, compared byte by byte below.
-  if (i > 0 && isHighSurrogate(a.charCodeAt(i - 1))) i--;
-  const bytes = Buffer.byteLength(a.slice(0, i));
-  // Surrogates (paired, or lone ones that both encode as U+FFFD): compare the rest as bytes, the exact rule.
-  if (isSurrogate(a.charCodeAt(i)) || isSurrogate(b.charCodeAt(i))) return bytes + commonBytes(Buffer.from(a.slice(i)), Buffer.from(b.slice(i)));
-  // Two different characters of the BMP may still share leading bytes ("é" and "è" both start with 0xC3).
-  return bytes + commonBytes(Buffer.from(a.slice(i, i + 1)), Buffer.from(b.slice(i, i + 1)));
-}
-
-function commonBytes(x: Buffer, y: Buffer): number {
-  let k = 0;
-  while (k < x.length && k < y.length && x[k] === y[k]) k++;
-  return k;
-}
-
-function isSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdfff;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Message } from "@context-engine/core";
 import type { CompactionTrigger } from "../events.js";
-import type { PrefixImpact } from "./digest.js";
+import type { PrefixImpact } from "./prefix-impact.js";
 
 /** A message with its position in the list it was taken from (or put into). */
 export interface PlacedMessage {

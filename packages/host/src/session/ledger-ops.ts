@@ -1,7 +1,7 @@
 import { checkConversation, contentText } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { PinsOverCapError } from "../errors.js";
-import type { RequestShape } from "../ledger/digest.js";
+import type { RequestShape } from "../ledger/prefix-impact.js";
 import type { SessionLedger } from "../ledger/ledger.js";
 import { pinsBlock, placePins } from "../ledger/pins-block.js";
 import type { Pin } from "../ledger/pins-block.js";

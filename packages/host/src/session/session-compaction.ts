@@ -2,7 +2,7 @@ import type { Message, SessionStartOptions } from "@context-engine/core";
 import { cloneMessages } from "../clone.js";
 import { runCompaction } from "../compaction/runner.js";
 import type { CompactionOutcome, CompactionRequest } from "../compaction/runner.js";
-import type { RequestShape } from "../ledger/digest.js";
+import type { RequestShape } from "../ledger/prefix-impact.js";
 import type { HostRuntime } from "../runtime.js";
 import { callHook } from "./engine-calls.js";
 import type { SessionLedgerWiring } from "./session-ledger.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Message, SecretRuleOptions } from "@context-engine/core";
 import type { PinsOverCapError } from "../errors.js";
-import type { RequestShape } from "../ledger/digest.js";
+import type { RequestShape } from "../ledger/prefix-impact.js";
 import { SessionLedger, type CompactionFacts } from "../ledger/ledger.js";
 import { pinsBlock, placePins, type Pin } from "../ledger/pins-block.js";
 import { ledgerRedactor } from "../ledger/redact-entry.js";
