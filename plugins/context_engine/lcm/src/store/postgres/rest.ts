@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { QuietTimer } from "../quiet-timer.js";
 
 /**
  * Dead rows given back when the store rests. Four small tables are rewritten in place all the time: the frontier
@@ -48,19 +49,19 @@ export async function reclaimDeadRows(pool: Pool, schema: string): Promise<strin
 export class PgStoreRest {
   readonly #pool: Pool;
   readonly #schema: string;
-  #lastWrite = 0;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timer: QuietTimer;
   #running: Promise<unknown> | null = null;
 
   constructor(pool: Pool, schema: string) {
     this.#pool = pool;
     this.#schema = schema;
+    this.#timer = new QuietTimer(PG_STORE_REST_MS, () => {
+      if (this.#running === null) void this.#run();
+    });
   }
 
   wrote(): void {
-    this.#lastWrite = performance.now();
-    // One timer for a burst of writes: it re-arms itself for what is left of the pause.
-    if (this.#timer === undefined) this.#arm(PG_STORE_REST_MS);
+    this.#timer.wrote();
   }
 
   /** The rest work now (`compact()`), after any run in progress. */
@@ -70,24 +71,8 @@ export class PgStoreRest {
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.stop();
     await this.#running;
-  }
-
-  #arm(ms: number): void {
-    this.#timer = setTimeout(() => this.#fire(), ms);
-    this.#timer.unref();
-  }
-
-  #fire(): void {
-    this.#timer = undefined;
-    const quiet = performance.now() - this.#lastWrite;
-    if (quiet < PG_STORE_REST_MS) {
-      this.#arm(PG_STORE_REST_MS - quiet);
-      return;
-    }
-    if (this.#running === null) void this.#run();
   }
 
   #run(): Promise<void> {

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { QuietTimer } from "../quiet-timer.js";
 import { emptyWal, withoutWaiting } from "./wal.js";
 
 /**
@@ -19,38 +20,20 @@ export const STORE_REST_MS = 1000;
 
 /** Runs the rest work once writes pause: `wrote()` after each write, `stop()` on close. */
 export class StoreRest {
-  readonly #db: Database.Database;
-  #lastWrite = 0;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timer: QuietTimer;
 
   constructor(db: Database.Database) {
-    this.#db = db;
+    this.#timer = new QuietTimer(STORE_REST_MS, () => {
+      withoutWaiting(db, () => db.pragma("incremental_vacuum"));
+      emptyWal(db);
+    });
   }
 
   wrote(): void {
-    this.#lastWrite = performance.now();
-    // One timer for a burst of writes: it re-arms itself for what is left of the pause.
-    if (this.#timer === undefined) this.#arm(STORE_REST_MS);
+    this.#timer.wrote();
   }
 
   stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
-
-  #arm(ms: number): void {
-    this.#timer = setTimeout(() => this.#fire(), ms);
-    this.#timer.unref();
-  }
-
-  #fire(): void {
-    this.#timer = undefined;
-    const quiet = performance.now() - this.#lastWrite;
-    if (quiet < STORE_REST_MS) {
-      this.#arm(STORE_REST_MS - quiet);
-      return;
-    }
-    withoutWaiting(this.#db, () => this.#db.pragma("incremental_vacuum"));
-    emptyWal(this.#db);
+    this.#timer.stop();
   }
 }
