@@ -202,6 +202,19 @@ describe("ingest plan: writer positions and keys", () => {
     expect(repeat.append.map((a) => a.index)).toEqual([7, 8]);
   });
 
+  it("marks a position the store records as its newest already (a list with nothing new), and only that one", () => {
+    const list = [sys("prompt"), user("fix the build"), asst("on it")];
+    const memory = memoryOf(list);
+    const again = plan(list.map((m) => ({ ...m })), memory);
+    expect(again.append).toEqual([]);
+    expect(again.position?.fingerprint).toBe(memory.positions[0]!.fingerprint);
+    expect(again.positionRecorded).toBe(true);
+    // One more message: a new position, to be written.
+    const longer = plan([...list, user("and the tests")], memory);
+    expect(longer.append.map((a) => a.index)).toEqual([3]);
+    expect(longer.positionRecorded).toBe(false);
+  });
+
   it("stores a keyed turn once, however often it is delivered", () => {
     const memory = new Memory();
     const turn = [user("hi"), asst("hello")];

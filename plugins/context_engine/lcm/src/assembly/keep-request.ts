@@ -49,6 +49,9 @@ function isContextBlock(m: Message): m is Message & { content: string } {
 }
 
 function sameContent(a: Message, b: Message): boolean {
+  // Text content (the usual case) prints the same only when it is the same string, and never as an array
+  // of parts does: compared without building either's JSON (every user message of an assembly is compared).
+  if (typeof a.content === "string" || typeof b.content === "string") return a.content === b.content;
   return JSON.stringify(a.content) === JSON.stringify(b.content);
 }
 

@@ -61,14 +61,21 @@ export class RowCache {
       else missing.push(id);
     }
     if (missing.length) {
-      for (const record of await store.getSummaries(missing)) {
-        const rendered = renderSummary(record);
-        const entry = { record, rendered, tokens: estimateTextTokens(rendered) + 1 };
-        out.set(record.id, entry);
-        this.#remember(this.#summaries, record.id, entry);
-      }
+      for (const record of await store.getSummaries(missing)) out.set(record.id, this.#rememberSummary(record));
     }
     return out;
+  }
+
+  /** Summaries this engine just published (as the store returned them): the assembly after a compaction does not read them back. */
+  rememberSummaries(records: readonly SummaryRecord[]): void {
+    for (const record of records) this.#rememberSummary(record);
+  }
+
+  #rememberSummary(record: SummaryRecord): { record: SummaryRecord; rendered: string; tokens: number } {
+    const rendered = renderSummary(record);
+    const entry = { record, rendered, tokens: estimateTextTokens(rendered) + 1 };
+    this.#remember(this.#summaries, record.id, entry);
+    return entry;
   }
 
   /**

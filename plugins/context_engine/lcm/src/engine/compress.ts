@@ -101,6 +101,7 @@ async function compactionPass(
   const prepared = s.takePrepared();
   if (prepared?.steps.length) {
     const out = await publishWork(s, store, prepared, parts.logger, lock);
+    parts.cache.rememberSummaries(out.committed);
     published += out.committed.length;
     stale += out.stale;
   }
@@ -126,6 +127,7 @@ async function compactionPass(
   }
   if (work?.steps.length) {
     const out = await publishWork(s, store, work, parts.logger, lock);
+    parts.cache.rememberSummaries(out.committed);
     published += out.committed.length;
     stale += out.stale;
   }

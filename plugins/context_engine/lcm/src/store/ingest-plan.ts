@@ -55,6 +55,8 @@ export interface IngestPlan {
   disagreed: number;
   /** Where this writer stands after the ingest (its last input). */
   position: WriterPosition | null;
+  /** The position is the newest one the store records already (a list with nothing new): no need to write it again. */
+  positionRecorded?: boolean;
 }
 
 /** Writer positions kept in the store per conversation (a few writers, a few list shapes each). */
@@ -135,6 +137,11 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     if (mk !== undefined) newMessageKeys.set(i, mk);
     append.push({ index: i, encoded: inputs.encoded(i)! });
   }
+  const position =
+    n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd)
+      ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1), storedCount: storedCount + append.length }
+      : null;
+  const newestRecorded = recorded[0];
   return {
     alignment,
     alreadyStored,
@@ -149,10 +156,8 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     // A reconciled list may be behind the writer's own (a stale copy) or rewritten: its end is a position
     // only where a telling message matched and nothing new came before a match; otherwise the messages
     // after it would later be taken for new ones.
-    position:
-      n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd)
-        ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1), storedCount: storedCount + append.length }
-        : null,
+    position,
+    positionRecorded: position !== null && newestRecorded?.index === position.index && newestRecorded.fingerprint === position.fingerprint,
   };
 }
 

@@ -157,8 +157,10 @@ export function frontierSwap(
       detail: `frontier ordinals ${replace.fromOrdinal}..${replace.toOrdinal} no longer hold the expected ${replace.expect.length} items`,
     };
   }
-  const covered = new Set(sources.messageIds.length ? sources.messageIds.map((m) => `m${m}`) : sources.childIds.map((c) => `s${c}`));
-  const stray = run.find((r) => !covered.has(r.kind === "message" ? `m${r.messageId}` : `s${r.summaryId}`));
+  // A leaf covers messages only, a condensed summary summaries only (the other kind of id is empty).
+  const messages = new Set(sources.messageIds);
+  const children = new Set(sources.childIds);
+  const stray = run.find((r) => (r.kind === "message" ? !messages.has(r.messageId) : !children.has(r.summaryId)));
   if (stray) {
     const what = stray.kind === "message" ? `message ${stray.messageId}` : `summary ${stray.summaryId}`;
     return { ok: false, reason: "not_covered", detail: `frontier ordinal ${stray.ordinal} (${what}) is not covered by the summary` };

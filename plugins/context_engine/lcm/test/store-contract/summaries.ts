@@ -50,6 +50,20 @@ export function summariesContract(options: StoreContractOptions): void {
       expect((await store.getSummary(s.id))!.content).toBe("u1..a2 summarised");
     });
 
+    it("returns a committed summary exactly as it reads back, meta included", async () => {
+      const store = await scope.open();
+      const { conv, ids } = await sevenMessages(store);
+      const run = (await store.getFrontier(conv.id)).items.slice(1, 3);
+      const meta = { prompt: "lcm-v1", fallbackReason: "model refused", nested: { n: 1, list: [1, "two"] } };
+      const r = await store.commitSummary(
+        { conversationId: conv.id, kind: "leaf", depth: 0, content: "u1, a1", tokens: 2.6, level: "aggressive", model: "m", meta, sourceMessageIds: ids.slice(1, 3) },
+        { fromOrdinal: run[0]!.ordinal, toOrdinal: run[1]!.ordinal, expect: run },
+      );
+      if (!r.ok) throw new Error(r.detail);
+      expect(await store.getSummary(r.summary.id)).toEqual(r.summary);
+      expect(r.summary).toMatchObject({ tokens: 3, level: "aggressive", model: "m", meta });
+    });
+
     it("refuses a stale compare-and-swap, an uncovered item and foreign sources, leaving nothing behind", async () => {
       const store = await scope.open();
       const { conv, ids } = await sevenMessages(store);

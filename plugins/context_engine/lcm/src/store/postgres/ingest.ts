@@ -132,7 +132,7 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
 
 /** Where the writer stands now; the turn key (with the last message it stored) and the message keys of what was appended, in one statement. */
 async function recordKeys(c: PoolClient, conversationId: number, plan: IngestPlan, newIds: readonly number[], now: number): Promise<void> {
-  if (plan.position) {
+  if (plan.position && !plan.positionRecorded) {
     await c.query("INSERT INTO writer_positions (conversation_id, list_index, fingerprint) VALUES ($1, $2, $3)", [conversationId, plan.position.index, plan.position.fingerprint]);
     await c.query(
       `DELETE FROM writer_positions WHERE conversation_id = $1 AND id <= (SELECT id FROM writer_positions WHERE conversation_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)`,

@@ -95,7 +95,7 @@ function assertNextSeq(ctx: SqliteContext, conversationId: number, next: number)
 
 /** Where the writer stands now, the turn key (with the last message it stored) and the message keys of what was appended. */
 function recordKeys(ctx: SqliteContext, conversationId: number, plan: IngestPlan, newIds: readonly number[], now: number): void {
-  if (plan.position) {
+  if (plan.position && !plan.positionRecorded) {
     ctx.s.insertWriterPosition.run(conversationId, plan.position.index, plan.position.fingerprint);
     ctx.s.trimWriterPositions.run(conversationId, conversationId, RECORDED_POSITIONS);
   }

@@ -82,6 +82,10 @@ const SQL = {
   frontierDesc: "SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? ORDER BY ordinal DESC",
   frontierRange:
     "SELECT ordinal, message_id, summary_id, tokens FROM frontier WHERE conversation_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal",
+  /** A leaf's run with its messages' span facts: the sources read with the run (one statement instead of two). */
+  frontierRangeSources: `SELECT f.ordinal, f.message_id, f.summary_id, f.tokens, m.conversation_id AS m_conversation_id, m.seq AS m_seq,
+       m.tokens AS m_tokens, m.created_at AS m_created_at
+     FROM frontier f LEFT JOIN messages m ON m.id = f.message_id WHERE f.conversation_id = ? AND f.ordinal BETWEEN ? AND ? ORDER BY f.ordinal`,
   frontierHasSummary: "SELECT 1 FROM frontier WHERE conversation_id = ? AND summary_id = ?",
   deleteFrontierRange: "DELETE FROM frontier WHERE conversation_id = ? AND ordinal BETWEEN ? AND ?",
   clearFrontier: "DELETE FROM frontier WHERE conversation_id = ?",

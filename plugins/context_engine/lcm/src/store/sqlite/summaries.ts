@@ -1,5 +1,5 @@
 import { frontierSwap, resolveBatchStep, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
-import type { CommitSummariesResult, CommitSummaryResult, FrontierReplace, NewSummary, SummaryBatchStep, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
+import type { CommitSummariesResult, CommitSummaryResult, FrontierItem, FrontierReplace, NewSummary, SummaryBatchStep, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
 import { requireConversation, type SqliteContext } from "./context.js";
 import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./rows.js";
 
@@ -10,12 +10,13 @@ import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./
 export function commitSummaryRows(ctx: SqliteContext, input: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
   validateSummary(input);
   const conv = requireConversation(ctx, input.conversationId);
-  const sources = summarySources(input, readSources(ctx, input));
+  const leafRun = replace && input.kind === "leaf" ? readLeafRun(ctx, input, replace) : null;
+  const sources = summarySources(input, leafRun?.found ?? readSources(ctx, input));
   if ("ok" in sources) return sources;
   const existingRow = ctx.s.summaryById.get(sources.id) as SummaryRow | undefined;
   let swap = null;
   if (replace) {
-    const run = (ctx.s.frontierRange.all(conv.id, replace.fromOrdinal, replace.toOrdinal) as FrontierRow[]).map(toFrontierItem);
+    const run = leafRun?.run ?? (ctx.s.frontierRange.all(conv.id, replace.fromOrdinal, replace.toOrdinal) as FrontierRow[]).map(toFrontierItem);
     const already = existingRow !== undefined && ctx.s.frontierHasSummary.get(conv.id, sources.id) !== undefined;
     swap = frontierSwap(replace, sources, run, already);
     if ("ok" in swap) return swap;
@@ -45,6 +46,32 @@ export function commitSummariesRows(ctx: SqliteContext, steps: readonly SummaryB
   return { committed };
 }
 
+interface RunSourceRow extends FrontierRow {
+  m_conversation_id: number | null;
+  m_seq: number | null;
+  m_tokens: number | null;
+  m_created_at: number | null;
+}
+
+/**
+ * A leaf that replaces a run: the run and its messages read in one statement. What `readSources` would
+ * find (the wanted messages of this conversation) is taken from it only when every wanted message is in
+ * the run; otherwise null, and the caller reads both apart (so a refusal names the same cause).
+ */
+function readLeafRun(ctx: SqliteContext, input: NewSummary, replace: FrontierReplace): { run: FrontierItem[]; found: { messages: SourceMessage[] } } | null {
+  const rows = ctx.s.frontierRangeSources.all(input.conversationId, replace.fromOrdinal, replace.toOrdinal) as RunSourceRow[];
+  const byId = new Map<number, RunSourceRow>();
+  for (const r of rows) if (r.message_id !== null) byId.set(r.message_id, r);
+  const messages: SourceMessage[] = [];
+  for (const id of wantedMessageIds(input)) {
+    const r = byId.get(id);
+    if (!r || r.m_seq === null) return null;
+    // The run is this conversation's frontier, but a row's message is checked all the same, as readSources does.
+    if (r.m_conversation_id === input.conversationId) messages.push({ id, seq: r.m_seq, tokens: r.m_tokens!, createdAt: r.m_created_at! });
+  }
+  return { run: rows.map(toFrontierItem), found: { messages } };
+}
+
 function readSources(ctx: SqliteContext, input: NewSummary) {
   if (input.kind === "leaf") {
     const messages: SourceMessage[] = [];
@@ -71,7 +98,8 @@ function insertSummary(ctx: SqliteContext, r: SummaryRecord, messageIds: readonl
   if (messageIds.length) ctx.s.insertSummarySources.run(rid, JSON.stringify(messageIds));
   if (childIds.length) ctx.s.insertSummaryChildren.run(r.id, JSON.stringify(childIds));
   ctx.s.insertSummaryFts.run(rid, r.content, `c${r.conversationId}`);
-  return toSummary(ctx.s.summaryById.get(r.id) as SummaryRow);
+  // The record as stored, without reading the row back: meta is what its JSON column gives back.
+  return { ...r, meta: r.meta ? (JSON.parse(JSON.stringify(r.meta)) as Record<string, unknown>) : null };
 }
 
 export function getSummary(ctx: SqliteContext, id: string): SummaryRecord | null {
