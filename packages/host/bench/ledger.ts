@@ -5,14 +5,15 @@
  * The conversation is compacted the way engines do: the head and a tail are
  * kept, the middle (1,800 messages) is replaced by one summary.
  *
- * Run: npx tsx bench/ledger.ts   (BENCH_ITERATIONS, default 30)
+ * Run: npx tsx bench/ledger.ts   (BENCH_ITERATIONS, default 30; BENCH_LEDGER_SIZE, default 2,000: the
+ * kept tail grows with it, which is what made undo quadratic before its digests were kept in a set)
  */
 import type { Logger, Message } from "@context-engine/core";
 import { SessionLedger } from "../src/ledger/ledger.js";
 import { unfoldCompaction } from "../src/ledger/restore.js";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 30);
-const SIZE = 2_000;
+const SIZE = Number(process.env.BENCH_LEDGER_SIZE ?? 2_000);
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
 
 function conversation(): Message[] {
