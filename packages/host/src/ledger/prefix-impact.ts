@@ -34,7 +34,12 @@ function requestList(messages: readonly Message[], shape: RequestShape): Message
  * runs per request and is not applied here.
  */
 export function requestBody(messages: readonly Message[], shape: RequestShape): string {
-  return JSON.stringify({ model: shape.model, ...(shape.tools.length > 0 ? { tools: shape.tools } : {}), messages: requestList(messages, shape) });
+  return JSON.stringify(bodyObject(shape, requestList(messages, shape)));
+}
+
+/** The body's fields in the order the provider client writes them, up to and with the messages. */
+function bodyObject(shape: RequestShape, messages: readonly Message[]) {
+  return { model: shape.model, ...(shape.tools.length > 0 ? { tools: shape.tools } : {}), messages };
 }
 
 /**
@@ -72,7 +77,7 @@ class BodyPieces {
     this.#forms = forms ?? (shape ? undefined : canonicalForms(original));
     this.list = shape ? requestList(original, shape) : original;
     // `{"model":…,"messages":[` and `]}`: JSON.stringify of the object with an empty list, split at the list.
-    this.#head = shape ? JSON.stringify({ model: shape.model, ...(shape.tools.length > 0 ? { tools: shape.tools } : {}), messages: [] }).slice(0, -2) : "[";
+    this.#head = shape ? JSON.stringify(bodyObject(shape, [])).slice(0, -2) : "[";
     this.#tail = shape ? "]}" : "]";
     this.count = this.list.length + 2;
   }
