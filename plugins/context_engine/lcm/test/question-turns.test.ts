@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ASKED_ONLY_FACTOR, asksOnly, discountAskedOnly, queryWords } from "../src/search/question-turns.js";
+import { ASKED_ONLY_FACTOR, ASKING_TURN_MAX_CHARS, asksOnly, discountAskedOnly, queryWords } from "../src/search/question-turns.js";
 
 const row = (rowid: number, score: number) => ({ rowid, score, createdAt: rowid });
 
@@ -54,5 +54,14 @@ describe("discountAskedOnly", () => {
   it("returns the rows themselves when no message only asks", () => {
     const rows = [row(2, 3), row(3, 2.5)];
     expect(discountAskedOnly(rows, bodies, ["dance"])).toBe(rows);
+  });
+});
+
+describe("asksOnly on a long message", () => {
+  it("leaves a message over ASKING_TURN_MAX_CHARS alone (a document or a tool's output is no turn that asks)", () => {
+    const q = queryWords(["dance"]);
+    const asking = "Which dance do you like?";
+    expect(asksOnly(asking, q)).toBe(true);
+    expect(asksOnly(`${"la ".repeat(ASKING_TURN_MAX_CHARS / 3)}${asking}`, q)).toBe(false);
   });
 });

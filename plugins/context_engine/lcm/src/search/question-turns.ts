@@ -20,6 +20,12 @@ import { stem } from "./snippet.js";
 export const ASKED_ONLY_FACTOR = 0.5;
 
 /**
+ * Longest message the rule reads (characters). A longer one (a document, a tool's output) is not a conversational
+ * turn that asks, and is left alone; this also bounds the rule's work to this much text per pool message.
+ */
+export const ASKING_TURN_MAX_CHARS = 2_000;
+
+/**
  * Sentence ends: whitespace after a `.`, `!` or `?` (closing quotes and brackets kept with the sentence), so the dots
  * of `src/a.ts`, `3.5` or `e.g.x` do not split one.
  */
@@ -36,25 +42,32 @@ const ONE_WORD = /^[\p{L}\p{N}]+$/u;
  * endings the index's stemmer folds, as snippets mark them), or the sentence holding a multi-word term as written.
  */
 export interface QueryWords {
-  stems: readonly string[];
+  stems: ReadonlySet<string>;
+  /** The distinct stem lengths, so a word is tested by a few prefix look-ups whatever the number of terms. */
+  lengths: readonly number[];
   phrases: readonly string[];
 }
 
 export function queryWords(raw: readonly string[]): QueryWords {
   const terms = raw.map((t) => t.trim().toLowerCase()).filter(Boolean);
   const single = (t: string) => ONE_WORD.test(t);
-  return { stems: terms.filter(single).map(stem), phrases: terms.filter((t) => !single(t)) };
+  const stems = new Set(terms.filter(single).map(stem));
+  return { stems, lengths: [...new Set([...stems].map((s) => s.length))], phrases: terms.filter((t) => !single(t)) };
 }
 
 function holdsQueryWord(sentence: string, q: QueryWords): boolean {
   const lower = sentence.toLowerCase();
   if (q.phrases.some((p) => lower.includes(p))) return true;
-  for (const w of lower.match(WORD) ?? []) if (q.stems.some((s) => w.startsWith(s))) return true;
+  for (const w of lower.match(WORD) ?? []) for (const n of q.lengths) if (n <= w.length && q.stems.has(w.slice(0, n))) return true;
   return false;
 }
 
-/** Whether every sentence of `body` holding a query word asks a question (false when no sentence holds one). */
+/**
+ * Whether every sentence of `body` holding a query word asks a question (false when no sentence holds one, and for a
+ * body over ASKING_TURN_MAX_CHARS).
+ */
 export function asksOnly(body: string, q: QueryWords): boolean {
+  if (body.length > ASKING_TURN_MAX_CHARS) return false;
   let asked = false;
   for (const sentence of body.replace(LABEL, "").split(SENTENCE_END)) {
     if (!holdsQueryWord(sentence, q)) continue;
@@ -71,7 +84,7 @@ export function asksOnly(body: string, q: QueryWords): boolean {
  */
 export function discountAskedOnly(rows: readonly ScoredRow[], bodies: ReadonlyMap<number, string>, raw: readonly string[]): readonly ScoredRow[] {
   const q = queryWords(raw);
-  if (!q.stems.length && !q.phrases.length) return rows;
+  if (!q.stems.size && !q.phrases.length) return rows;
   let changed = false;
   const scored = rows.map((r) => {
     if (!asksOnly(bodies.get(r.rowid) ?? "", q)) return r;
