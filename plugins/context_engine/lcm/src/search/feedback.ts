@@ -22,7 +22,7 @@ export const DEFAULT_FEEDBACK: FeedbackOptions = { docs: 5, terms: 5 };
 
 const WORD = /[\p{L}\p{N}]+/gu;
 /** A leading `Name:` label of a transcript line (one to three capitalised words): the speaker, not what the message is about. */
-const LABEL = /^\s*([\p{Lu}][\p{L}\p{M}'’.-]*(?: [\p{Lu}][\p{L}\p{M}'’.-]*){0,2}):\s/u;
+export const LABEL = /^\s*([\p{Lu}][\p{L}\p{M}'’.-]*(?: [\p{Lu}][\p{L}\p{M}'’.-]*){0,2}):\s/u;
 
 export function authorLabel(body: string): string[] {
   const m = LABEL.exec(body.slice(0, 80));

@@ -9,6 +9,7 @@ import { expansionTerms } from "./feedback.js";
 import { fuseRanked, onScale } from "./fusion.js";
 import { scoreSummaries } from "./summary-score.js";
 import { favourNamedSpeaker } from "./speaker.js";
+import { discountAskedOnly } from "./question-turns.js";
 import { queryDates, type DateWindow } from "./query-dates.js";
 import type { SearchQuery, SearchResult } from "./types.js";
 
@@ -149,9 +150,10 @@ export const FEEDBACK_WEIGHTS = { first: 2, second: 1 } as const;
 /**
  * Relevance-ranked messages with one round of pseudo-relevance feedback
  * (feedback.ts): the best first-round messages (a named speaker's own turns
- * favoured, speaker.ts) lend their rarest words to a
- * second query, and the two rankings are fused (fusion.ts, weighted toward the
- * first). Feedback only reorders what the question's own words found: a
+ * favoured, speaker.ts; turns that only ask about the query's words
+ * discounted, question-turns.ts) lend their rarest words to a
+ * second query, and the two rankings (the second with the same discount for
+ * its own words) are fused (fusion.ts, weighted toward the first). Feedback only reorders what the question's own words found: a
  * message holding none of them is never a hit (an agent searching for an
  * identifier gets only messages that hold it). The fused list keeps the first
  * round's score scale, so summaries still merge by score.
@@ -164,13 +166,13 @@ async function rankedMessages(ctx: FullTextContext, parsed: ParsedQuery, need: n
   const found = await topMessages(ctx, parsed, pool);
   if (found.length < 2) return found.slice(0, need);
   const bodies = await ctx.search.messageBodies(found.map((r) => r.rowid));
-  const first = favourNamedSpeaker(found, bodies, parsed.raw);
+  const first = discountAskedOnly(favourNamedSpeaker(found, bodies, parsed.raw), bodies, parsed.raw);
   const expansion = await expansionTerms(ctx.search, first.map((r) => ({ body: bodies.get(r.rowid) ?? "", score: r.score })), parsed.raw);
-  // The speaker factor reorders; scores stay on the store's scale (summaries merge by score).
+  // The speaker and question factors reorder; scores stay on the store's scale (summaries merge by score).
   if (!expansion.length) return onScale(first, found).slice(0, need);
   const quoted = expansion.map(quote);
   const second: ParsedQuery = { ...parsed, groups: [...parsed.groups, ...quoted.map((t) => [t])], terms: [...parsed.terms, ...quoted], raw: [...parsed.raw, ...expansion] };
-  const again = await rankPool(ctx, second, first);
+  const again = discountAskedOnly(await rankPool(ctx, second, first), bodies, second.raw);
   const fused = fuseRanked([
     { rows: first, weight: FEEDBACK_WEIGHTS.first },
     { rows: again, weight: FEEDBACK_WEIGHTS.second },

@@ -4,7 +4,7 @@
  * hit); this finds the query words directly, allowing the plural/verb endings
  * the porter stemmer also folds together.
  */
-function stem(word: string): string {
+export function stem(word: string): string {
   const w = word.toLowerCase();
   for (const suffix of ["ing", "ies", "es", "ed", "s"]) {
     if (w.length > suffix.length + 3 && w.endsWith(suffix)) return w.slice(0, -suffix.length);

@@ -9,6 +9,7 @@ import { retentionContract } from "./retention.js";
 import { searchContract } from "./search.js";
 import { searchInputContract } from "./search-input.js";
 import { searchParityContract } from "./search-parity.js";
+import { searchQuestionTurnsContract } from "./search-question-turns.js";
 import { searchSpeakerContract } from "./search-speaker.js";
 import { summariesContract } from "./summaries.js";
 import { summaryBatchContract } from "./summary-batch.js";
@@ -27,6 +28,7 @@ const CONCERNS = {
   searchParity: searchParityContract,
   searchInput: searchInputContract,
   searchSpeaker: searchSpeakerContract,
+  searchQuestionTurns: searchQuestionTurnsContract,
   retention: retentionContract,
   deferredIndex: deferredIndexContract,
   transfer: transferContract,
