@@ -10,6 +10,8 @@ import { createRequire } from "node:module";
 export interface RoundTripCounter {
   /** Queries sent so far by every client of the process. */
   count(): number;
+  /** The text of the queries sent so far (the first 80 characters of each), from `trace(true)` on. */
+  trace(on: boolean): string[];
 }
 
 let installed: RoundTripCounter | null = null;
@@ -35,11 +37,23 @@ export function countPgRoundTrips(): RoundTripCounter {
   const proto = pg.Client.prototype;
   const original = proto.query;
   let n = 0;
+  let traced: string[] | null = null;
   proto.query = function countedQuery(this: unknown, ...args: unknown[]) {
     n++;
+    if (traced) {
+      const q = args[0] as string | { text?: string };
+      traced.push((typeof q === "string" ? q : (q?.text ?? "?")).replace(/\s+/g, " ").slice(0, 80));
+    }
     return original.apply(this, args);
   };
-  installed = { count: () => n };
+  installed = {
+    count: () => n,
+    trace: (on) => {
+      const out = traced ?? [];
+      traced = on ? [] : null;
+      return out;
+    },
+  };
   return installed;
 }
 

@@ -27,6 +27,10 @@ class Memory {
   answer(need: IngestNeed): unknown {
     if (need.kind === "keys") return new Map(need.keys.filter((k) => this.keys.has(k)).map((k) => [k, this.keys.get(k)!]));
     if (need.kind === "positions") return this.positions.slice(0, need.limit);
+    if (need.kind === "atSeq") {
+      const m = this.messages[need.seq];
+      return m ? { id: 1000 + need.seq, seq: need.seq, hash: encodeMessage(m, redactor).hashHex } : null;
+    }
     const refs = this.messages.map((m, seq): StoredRef => ({ id: 1000 + seq, seq, hash: encodeMessage(m, redactor)[need.kind === "hashes" ? "hashHex" : "looseHex"] }));
     if (need.kind === "hashes") return refs.filter((r) => need.hashes.has(r.hash));
     return refs.filter((r) => r.seq > need.afterSeq && r.seq < need.beforeSeq).slice(0, need.limit);

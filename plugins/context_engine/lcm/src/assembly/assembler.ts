@@ -2,7 +2,7 @@ import { defaultTokenCounter, toolCallsOf } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import type { FrontierItem, LcmStoreDriver, StoredMessage } from "../store/types.js";
 import { BLOCK_OVERHEAD_TOKENS, shortenMessage } from "./render.js";
-import type { RowCache } from "./row-cache.js";
+import type { KnownFrontier, RowCache } from "./row-cache.js";
 
 export { RowCache } from "./row-cache.js";
 
@@ -26,6 +26,8 @@ export interface AssembleInput {
   live?: ReadonlyMap<number, Message>;
   /** Role and answered call of a stored message, when the engine holds them (the planner's shapes): with a live copy, no read. */
   shapeOf?: (messageId: number) => { role: StoredMessage["role"]; toolCallId: string | null } | undefined;
+  /** The conversation as the caller just read it, and its whole frontier when the caller holds it current: neither is read again. */
+  known?: KnownFrontier;
 }
 
 /** What assembly needs of a stored message; `seq` only to name a shortened one, so known messages may leave it out. */
@@ -162,7 +164,7 @@ export async function assembleContext(store: LcmStoreDriver, cache: RowCache, in
   const counter = defaultTokenCounter;
   const headTokens = counter.countMessages(input.head as Message[]);
   const avail = Math.max(0, input.budget - headTokens - BLOCK_OVERHEAD_TOKENS);
-  const conversation = await store.getConversation(input.conversationId);
+  const conversation = input.known ? input.known.conversation : await store.getConversation(input.conversationId);
   const frontierVersion = conversation?.frontierVersion ?? 0;
   const frontierCount = conversation?.frontierCount ?? 0;
   const key = `${avail}|${input.largeMessageTokens}`;
@@ -170,7 +172,7 @@ export async function assembleContext(store: LcmStoreDriver, cache: RowCache, in
   const shownCap = Math.min(input.largeMessageTokens, Math.max(64, Math.floor(avail / 2)));
 
   // Over-fetch: shortening large messages frees room, so ask for more raw tokens than we will show.
-  const tail = avail > 0 ? await cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25), shownCap) : { items: [], appended: null };
+  const tail = avail > 0 ? await cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25), shownCap, false, input.known) : { items: [], appended: null };
   const prev = cache.assemblyState(input.conversationId);
   let chosen: { pieces: Piece[]; used: number } | null = null;
 
@@ -191,7 +193,7 @@ export async function assembleContext(store: LcmStoreDriver, cache: RowCache, in
   }
   if (!chosen) {
     // A window extended by appends is trimmed by raw tokens; the full path needs the widened one.
-    const window = tail.appended ? (await cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25), shownCap, true)).items : tail.items;
+    const window = tail.appended ? (await cache.frontierTail(store, input.conversationId, Math.ceil(avail * 1.25), shownCap, true, input.known)).items : tail.items;
     const all = (await piecesFor(store, cache, window, input, avail)) ?? [];
     const pairs = enforceToolPairs(all);
     let used = 0;

@@ -1,7 +1,30 @@
 import { estimateTextTokens } from "@context-engine/core";
-import type { FrontierItem, LcmStoreDriver, StoredMessage, SummaryRecord } from "../store/types.js";
+import type { ConversationRecord, FrontierItem, LcmStoreDriver, StoredMessage, SummaryRecord } from "../store/types.js";
 import type { AssemblyState } from "./assembler.js";
 import { blockOverheadTokens, renderSummary, renderSummaryBlock } from "./render.js";
+
+/**
+ * What the caller already holds of a conversation: its record as just read and, when the engine keeps it current
+ * (the planner's copy, right after a compaction it published), its whole published frontier in order. The tail is
+ * then taken from that copy instead of being read again.
+ */
+export interface KnownFrontier {
+  conversation: ConversationRecord | null;
+  frontier?: readonly FrontierItem[];
+}
+
+/** The newest items worth `maxTokens` (at least `minItems`), by the stores' `getFrontierTail` rule, from a copy in memory. */
+export function tailOf(items: readonly FrontierItem[], maxTokens: number, minItems: number): FrontierItem[] {
+  let used = 0;
+  let start = items.length;
+  while (start > 0) {
+    const it = items[start - 1]!;
+    if (items.length - start >= minItems && used + it.tokens > maxTokens) break;
+    used += it.tokens;
+    start--;
+  }
+  return items.slice(start);
+}
 
 /** Immutable-row caches shared by every assembly of one engine (rows never change once stored). */
 export class RowCache {
@@ -90,9 +113,12 @@ export class RowCache {
     maxTokens: number,
     shownCap = Number.POSITIVE_INFINITY,
     reload = false,
+    known?: KnownFrontier,
   ): Promise<{ items: FrontierItem[]; appended: FrontierItem[] | null }> {
-    const conv = await store.getConversation(conversationId);
+    const conv = known ? known.conversation : await store.getConversation(conversationId);
     if (!conv) return { items: [], appended: null };
+    const whole = known?.frontier;
+    const readTail = (want: number, minItems: number) => (whole ? tailOf(whole, want, minItems) : store.getFrontierTail(conversationId, want, { minItems }));
     const prev = this.#tails.get(conversationId);
     if (prev && prev.maxTokens === maxTokens && !reload) {
       if (prev.version === conv.frontierVersion) return { items: prev.items, appended: [] };
@@ -100,7 +126,7 @@ export class RowCache {
       const addedTokens = conv.frontierTokens - prev.tokens;
       const newest = prev.items[prev.items.length - 1];
       if (newest && addedCount > 0 && addedCount <= 4_096 && addedTokens >= 0) {
-        const fresh = await store.getFrontierTail(conversationId, addedTokens + newest.tokens, { minItems: addedCount + 1 });
+        const fresh = await readTail(addedTokens + newest.tokens, addedCount + 1);
         const anchor = fresh[0];
         const appended = fresh.slice(1);
         const appendedTokens = appended.reduce((a, i) => a + i.tokens, 0);
@@ -121,7 +147,7 @@ export class RowCache {
     // Large messages are shown shortened, so a window of raw tokens can hold less than the budget shows:
     // widen it until the shown size fills the budget or the frontier is exhausted (bounded rounds).
     let want = maxTokens;
-    let items = await store.getFrontierTail(conversationId, want, { minItems: 1 });
+    let items = await readTail(want, 1);
     for (let round = 0; round < 8 && items.length < conv.frontierCount; round++) {
       let shown = 0;
       for (const it of items) shown += it.kind === "message" ? Math.min(it.tokens, shownCap) : it.tokens;
@@ -129,7 +155,7 @@ export class RowCache {
       const startsOnResult = first?.kind === "message" && (await this.messages(store, [first.messageId])).get(first.messageId)?.role === "tool";
       if (shown >= maxTokens && !startsOnResult) break;
       want *= 2;
-      items = await store.getFrontierTail(conversationId, want, { minItems: items.length + 1 });
+      items = await readTail(want, items.length + 1);
     }
     this.#tails.set(conversationId, { version: conv.frontierVersion, count: conv.frontierCount, tokens: conv.frontierTokens, maxTokens, items });
     return { items, appended: null };

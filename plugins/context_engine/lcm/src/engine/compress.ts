@@ -2,9 +2,10 @@ import { defaultTokenCounter, raceAbortOrNull } from "@context-engine/core";
 import type { CompressOptions, Message } from "@context-engine/core";
 import { keepRequest, turnRequest } from "../assembly/keep-request.js";
 import { prepareSteps } from "../compaction/runner.js";
-import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
+import type { KnownFrontier } from "../assembly/row-cache.js";
+import type { ConversationRecord, CompactionLock, FrontierItem, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
-import { plannerItems, publishWork } from "./plan-view.js";
+import { extendedView, plannerItems, publishWork } from "./plan-view.js";
 import { runDeps } from "./preparation.js";
 import { sameJson } from "./same-json.js";
 import type { EngineSession } from "./session.js";
@@ -48,7 +49,8 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   parts.metrics.stalePrepared += outcome.stale;
 
   // System prompt + the summaries that fit + the fresh tail (+ the turn's request, always: the host's incoming one when it sends that itself).
-  const assembled = await assemble(parts, store, s, head, await assemblyBudget(parts, store, s, head));
+  const known = await afterPass(parts, store, s, outcome.published > 0);
+  const assembled = await assemble(parts, store, s, head, assemblyBudget(parts, known.conversation, head), known);
   const kept = keepRequest(assembled.messages, turnRequest(messages, options.incomingMessage), head.length);
   const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
   if (signal?.aborted) return unchanged;
@@ -77,12 +79,28 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
  * grown conversation leaves it, not to the most a request may take: a list just under the threshold would make
  * every later request of the host go through `selectContext`'s ingest and a preparation until the next compress.
  */
-async function assemblyBudget(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, head: Message[]): Promise<number> {
-  const conv = await store.getConversation(s.conversationId);
-  if (conv) s.noteConversation(conv);
+function assemblyBudget(parts: EngineParts, conv: ConversationRecord | null, head: Message[]): number {
   const full = parts.budgets.assembly();
   if (!conv || conv.frontierTokens < parts.budgets.drainAt()) return full;
   return Math.min(full, parts.budgets.target() + headTokens(head));
+}
+
+/**
+ * The conversation after the pass, read once for the budget and the assembly. After a publish here, its frontier
+ * too, from the session's planner copy (kept current by the publish, extended by what was appended since), so the
+ * assembly does not read the new frontier's tail again; none when the copy does not match the record.
+ */
+async function afterPass(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, published: boolean): Promise<KnownFrontier> {
+  const conversation = await store.getConversation(s.conversationId);
+  if (!conversation || !published) return { conversation };
+  const view = await extendedView(parts.shapes, store, s);
+  if (!view || view.version !== conversation.frontierVersion || view.count !== conversation.frontierCount) return { conversation };
+  const frontier: FrontierItem[] = [];
+  for (const it of view.items) {
+    if (it.kind === "pending") return { conversation };
+    frontier.push(it.kind === "message" ? { kind: "message", messageId: it.messageId, ordinal: it.ordinal, tokens: it.tokens } : { kind: "summary", summaryId: it.summaryId, ordinal: it.ordinal, tokens: it.tokens });
+  }
+  return { conversation, frontier };
 }
 
 /** Publish prepared work, then blocking passes down to the target (bounded; all-or-nothing on abort). */

@@ -19,29 +19,39 @@ import type { ShapeBook } from "./shapes.js";
 
 /** The session's published frontier as planner items, every message shape loaded. */
 export async function publishedView(shapes: ShapeBook, store: LcmStoreDriver, s: EngineSession): Promise<PlanView> {
-  const view = s.planView;
-  if (view) {
-    const delta = await store.getFrontier(s.conversationId, { shapes: true, afterOrdinal: view.lastOrdinal });
-    let added = 0;
-    for (const item of delta.items) added += item.tokens;
-    if (view.tokens + added === delta.tokens && view.count + delta.items.length === delta.count) {
-      if (delta.items.length) {
-        await shapes.ensure(store, delta, { partial: true });
-        for (const item of await virtualFrontier(store, delta.items)) view.items.push(item);
-        view.lastOrdinal = delta.items[delta.items.length - 1]!.ordinal;
-      }
-      view.version = delta.version;
-      view.tokens = delta.tokens;
-      view.count = delta.count;
-      return view;
-    }
-  }
+  const current = await extendedView(shapes, store, s);
+  if (current) return current;
   const frontier = await store.getFrontier(s.conversationId, { shapes: true });
   await shapes.ensure(store, frontier);
   const items = await virtualFrontier(store, frontier.items);
   const fresh = { version: frontier.version, tokens: frontier.tokens, count: frontier.count, lastOrdinal: items.length ? items[items.length - 1]!.ordinal : -1, items };
   s.setPlanView(fresh);
   return fresh;
+}
+
+/**
+ * The session's copy brought up to date by reading only what was appended since its last item; null (and the
+ * copy dropped) when the frontier changed otherwise, or when there is no copy.
+ */
+export async function extendedView(shapes: ShapeBook, store: LcmStoreDriver, s: EngineSession): Promise<PlanView | null> {
+  const view = s.planView;
+  if (!view) return null;
+  const delta = await store.getFrontier(s.conversationId, { shapes: true, afterOrdinal: view.lastOrdinal });
+  let added = 0;
+  for (const item of delta.items) added += item.tokens;
+  if (view.tokens + added !== delta.tokens || view.count + delta.items.length !== delta.count) {
+    s.setPlanView(null);
+    return null;
+  }
+  if (delta.items.length) {
+    await shapes.ensure(store, delta, { partial: true });
+    for (const item of await virtualFrontier(store, delta.items)) view.items.push(item);
+    view.lastOrdinal = delta.items[delta.items.length - 1]!.ordinal;
+  }
+  view.version = delta.version;
+  view.tokens = delta.tokens;
+  view.count = delta.count;
+  return view;
 }
 
 /**

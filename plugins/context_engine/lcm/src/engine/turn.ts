@@ -2,6 +2,7 @@ import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { assembleContext } from "../assembly/assembler.js";
 import type { AssembleResult } from "../assembly/assembler.js";
+import type { KnownFrontier } from "../assembly/row-cache.js";
 import { isEngineMessage } from "../assembly/render.js";
 import type { IngestOptions, IngestResult, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
@@ -83,15 +84,19 @@ function noteDisagreement(parts: EngineParts, s: EngineSession, result: IngestRe
   else parts.logger.debug("lcm: the host's list disagrees with the stored history again", detail);
 }
 
-/** The assembled context for a budget: cached per frontier version, budget and system prompt. */
+/**
+ * The assembled context for a budget: cached per frontier version, budget and system prompt. `known`: the
+ * conversation as the caller just read it (and its frontier, when current), not read again.
+ */
 export async function assemble(
   parts: EngineParts,
   store: LcmStoreDriver,
   s: EngineSession,
   head: Message[],
   budget = parts.budgets.assembly(),
+  known?: KnownFrontier,
 ): Promise<AssembleResult> {
-  const conv = await store.getConversation(s.conversationId);
+  const conv = known ? known.conversation : await store.getConversation(s.conversationId);
   if (conv) s.noteConversation(conv);
   const key = `${conv?.frontierVersion}|${budget}|${JSON.stringify(head)}`;
   const cached = s.cachedAssembly(key);
@@ -104,6 +109,7 @@ export async function assemble(
     largeMessageTokens: parts.budgets.largeMessage(budget),
     live: s.live,
     shapeOf: (id) => parts.shapes.get(id),
+    known: { conversation: conv, ...(known?.frontier ? { frontier: known.frontier } : {}) },
   });
   s.noteAssembly(key, result);
   return result;

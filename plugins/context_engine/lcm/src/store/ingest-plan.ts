@@ -34,7 +34,9 @@ export type IngestNeed =
   /** Answer: StoredRef[] of the stored messages whose exact hash is in `hashes`, oldest first. */
   | { kind: "hashes"; hashes: ReadonlySet<string> }
   /** Answer: StoredRef[] with loose hashes of stored messages with afterSeq < seq < beforeSeq, oldest first, at most `limit`. */
-  | { kind: "loose"; afterSeq: number; beforeSeq: number; limit: number };
+  | { kind: "loose"; afterSeq: number; beforeSeq: number; limit: number }
+  /** Answer: the StoredRef (exact hash, as stored: nothing decoded) of the message at `seq`, or null. */
+  | { kind: "atSeq"; seq: number };
 
 export type IngestPlanner = Generator<IngestNeed, IngestPlan, unknown>;
 
@@ -81,7 +83,9 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
   const recorded = options.mode === "append" || storedCount === 0 ? [] : ((yield { kind: "positions", limit: RECORDED_POSITIONS }) as WriterPosition[]);
   // The store's record comes first: it holds this writer's positions too, in the order they happened, and those of
   // other processes that sent the same list since.
-  const { held: pos, behind } = heldPosition(inputs, [...recorded, ...(options.positions ?? [])]);
+  // The engine's own output and a plain append look for no position (each fingerprint hashes a message).
+  const lookup = options.mode === "stored" || options.mode === "append" ? { held: null, behind: false } : null;
+  const { held: pos, behind } = lookup ?? heldPosition(inputs, [...recorded, ...(options.positions ?? [])]);
   if (options.mode === "append") {
     alignment = "append";
     candidates = inputs.encodeRange(0);
@@ -185,11 +189,21 @@ function* storedSincePosition(inputs: IngestInputs, at: number, candidates: read
 
 /** Whether the list's last stored kind of message is the conversation's newest stored message. */
 function* endsWithNewestStored(inputs: IngestInputs, storedCount: number): Generator<IngestNeed, boolean, unknown> {
-  let last = inputs.length - 1;
+  if (storedCount === 0) return false;
+  // The stored exact hash first (a column: nothing decoded or redacted again), against the identity hash the writer
+  // memo holds for the list's last message (the host's own copy, fingerprinted by the ingest before).
+  let real = inputs.length - 1;
+  while (real >= 0 && !inputs.isMessage(real)) real--;
+  if (real < 0) return false;
+  const newest = (yield { kind: "atSeq", seq: storedCount - 1 }) as StoredRef | null;
+  if (!newest) return false;
+  if (newest.hash === inputs.fingerprint(real)) return true;
+  let last = real;
   while (last >= 0 && !inputs.encoded(last)) last--;
-  if (last < 0 || storedCount === 0) return false;
+  if (last < 0) return false;
+  const encoded = inputs.encoded(last)!;
   const rows = (yield { kind: "loose", afterSeq: storedCount - 2, beforeSeq: storedCount, limit: 1 }) as StoredRef[];
-  return rows.length === 1 && rows[0]!.hash === inputs.encoded(last)!.looseHex;
+  return rows.length === 1 && rows[0]!.hash === encoded.looseHex;
 }
 
 /**

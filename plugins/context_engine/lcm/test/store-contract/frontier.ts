@@ -1,5 +1,6 @@
 import type { Message } from "@context-engine/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { tailOf } from "../../src/assembly/row-cache.js";
 import { storeScope, type StoreContractOptions } from "./factory.js";
 import { asst, call, result, sys, user } from "./msgs.js";
 import { leaf, sevenMessages } from "./summaries.js";
@@ -16,6 +17,19 @@ export function frontierContract(options: StoreContractOptions): void {
       expect(await store.getFrontierTail(conv.id, all[5]!.tokens + all[6]!.tokens)).toEqual(all.slice(5));
       expect(await store.getFrontierTail(conv.id, 0, { minItems: 1 })).toEqual(all.slice(6));
       expect(await store.getFrontierTail(conv.id, 1e9)).toEqual(all);
+    });
+
+    it("a tail taken from a copy of the whole frontier (tailOf) is what getFrontierTail reads, for every budget and minimum", async () => {
+      const store = await scope.open();
+      const { conv, ids } = await sevenMessages(store);
+      await leaf(store, conv.id, ids, 2, 3, "a summary among the messages");
+      const all = (await store.getFrontier(conv.id)).items;
+      const total = all.reduce((a, i) => a + i.tokens, 0);
+      for (let minItems = 0; minItems <= all.length + 1; minItems++) {
+        for (let budget = 0; budget <= total + 1; budget++) {
+          expect(tailOf(all, budget, minItems)).toEqual(await store.getFrontierTail(conv.id, budget, { minItems }));
+        }
+      }
     });
 
     it("replaces the frontier only at the expected version and appends at the end", async () => {

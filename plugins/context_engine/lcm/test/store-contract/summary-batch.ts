@@ -52,6 +52,76 @@ export function summaryBatchContract(options: StoreContractOptions): void {
       expect(top!.id).toBe(summaryId(conv.id, "condensed", 1, [s1!.id, s2!.id], "both"));
     });
 
+    it("a leaf's summary and span are the same whether its run is in the order planned or read row by row", async () => {
+      const store = await scope.open();
+      const { conv, ids } = await sevenMessages(store);
+      const messages = await store.getMessagesByIds(ids);
+      const bySeq = (a: number, b: number) => messages.find((m) => m.id === a)!.seq - messages.find((m) => m.id === b)!.seq;
+      const publish = async (run: number[], given: number[]) => {
+        const items = (await store.getFrontier(conv.id)).items;
+        const at = items.findIndex((i) => i.kind === "message" && i.messageId === run[0]);
+        const expect = items.slice(at, at + run.length);
+        return store.commitSummaries([
+          {
+            summary: { conversationId: conv.id, kind: "leaf", depth: 0, content: `over ${given.join(" ")}`, tokens: 3, sourceMessageIds: given },
+            replace: { fromOrdinal: expect[0]!.ordinal, toOrdinal: expect[expect.length - 1]!.ordinal, expect },
+          },
+        ]);
+      };
+      const spanOf = (wanted: number[]) => {
+        const rows = messages.filter((m) => wanted.includes(m.id));
+        return {
+          firstSeq: Math.min(...rows.map((m) => m.seq)),
+          lastSeq: Math.max(...rows.map((m) => m.seq)),
+          earliestAt: Math.min(...rows.map((m) => m.createdAt)),
+          latestAt: Math.max(...rows.map((m) => m.createdAt)),
+          descendantMessages: rows.length,
+          sourceTokens: rows.reduce((a, m) => a + m.tokens, 0),
+        };
+      };
+      // As planned: the run is the given ids, in frontier order, which is seq order.
+      const planned = [ids[1]!, ids[2]!];
+      const a = await publish(planned, planned);
+      expect(a.refused).toBeUndefined();
+      expect(a.committed[0]).toMatchObject({ id: summaryId(conv.id, "leaf", 0, planned.map((id) => `m${id}`), `over ${planned.join(" ")}`), ...spanOf(planned) });
+      // Given in another order than the run: the sources are taken in seq order all the same.
+      const reversed = [ids[4]!, ids[3]!];
+      const b = await publish([ids[3]!, ids[4]!], reversed);
+      expect(b.refused).toBeUndefined();
+      const sorted = [...reversed].sort(bySeq);
+      expect(b.committed[0]).toMatchObject({ id: summaryId(conv.id, "leaf", 0, sorted.map((id) => `m${id}`), `over ${reversed.join(" ")}`), ...spanOf(reversed) });
+      // A frontier whose order is not seq order (set by hand): the summary names its sources in seq order.
+      const frontier = (await store.getFrontier(conv.id)).items;
+      const keys = frontier.map((i): FrontierItemKey => (i.kind === "message" ? { kind: "message", messageId: i.messageId } : { kind: "summary", summaryId: i.summaryId }));
+      const swapped = keys.map((k) => (k.kind === "message" && k.messageId === ids[5] ? { kind: "message" as const, messageId: ids[6]! } : k.kind === "message" && k.messageId === ids[6] ? { kind: "message" as const, messageId: ids[5]! } : k));
+      expect((await store.setFrontier(conv.id, swapped)).ok).toBe(true);
+      const late = [ids[6]!, ids[5]!];
+      const c = await publish(late, late);
+      expect(c.refused).toBeUndefined();
+      expect(c.committed[0]).toMatchObject({ id: summaryId(conv.id, "leaf", 0, [...late].sort(bySeq).map((id) => `m${id}`), `over ${late.join(" ")}`), ...spanOf(late) });
+      const after = await store.getFrontier(conv.id);
+      expect(after.tokens).toBe(after.items.reduce((t, i) => t + i.tokens, 0));
+      expect(after.items.filter((i) => i.kind === "summary").map((i) => (i as { summaryId: string }).summaryId)).toEqual([a.committed[0]!.id, b.committed[0]!.id, c.committed[0]!.id]);
+    });
+
+    it("a leaf over a message of another conversation is refused naming it, as row by row", async () => {
+      const store = await scope.open();
+      const { conv, ids } = await sevenMessages(store);
+      const other = await sevenMessages(store, "another");
+      const items = (await store.getFrontier(conv.id)).items;
+      const run = items.slice(1, 3);
+      const foreign = other.ids[2]!;
+      const out = await store.commitSummaries([
+        {
+          summary: { conversationId: conv.id, kind: "leaf", depth: 0, content: "mixed", tokens: 3, sourceMessageIds: [ids[1]!, foreign] },
+          replace: { fromOrdinal: run[0]!.ordinal, toOrdinal: run[1]!.ordinal, expect: [run[0]!, { kind: "message", messageId: foreign }] },
+        },
+      ]);
+      expect(out.committed).toEqual([]);
+      expect(out.refused?.reason).toBe("unknown_source");
+      expect((await store.getFrontier(conv.id)).items).toEqual(items);
+    });
+
     it("stops at the first step whose run changed: the steps before it stay, it and the rest write nothing", async () => {
       const store = await scope.open();
       const { conv, ids } = await sevenMessages(store);

@@ -54,6 +54,10 @@ async function answer(c: PoolClient, deps: IngestDeps, conversationId: number, n
     );
     return rows;
   }
+  if (need.kind === "atSeq") {
+    const { rows } = await c.query<{ id: string; seq: number; hash: string }>("SELECT id, seq, hash FROM messages WHERE conversation_id = $1 AND seq = $2", [conversationId, need.seq]);
+    return rows[0] ? ({ id: Number(rows[0].id), seq: rows[0].seq, hash: rows[0].hash } satisfies StoredRef) : null;
+  }
   if (need.kind === "hashes") {
     const { rows } = await c.query<{ id: string; seq: number; hash: string }>(
       "SELECT id, seq, hash FROM messages WHERE conversation_id = $1 AND hash = ANY($2::text[]) ORDER BY seq",

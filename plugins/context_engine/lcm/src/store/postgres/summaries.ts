@@ -11,9 +11,38 @@ import { toFrontierItem, toSummary } from "./rows.js";
  */
 export async function commitSummaryPg(c: PoolClient, input: NewSummary, replace?: FrontierReplace): Promise<CommitSummaryResult> {
   validateSummary(input);
-  const convId = input.conversationId;
+  return commitLocked(c, input, replace, await lockConversation(c, input.conversationId));
+}
+
+/** `commitSummaries` inside the caller's transaction: each step in order until one is refused (the conversation locked once). */
+export async function commitSummariesPg(c: PoolClient, steps: readonly SummaryBatchStep[]): Promise<CommitSummariesResult> {
+  const committed: SummaryRecord[] = [];
+  const ids: string[] = [];
+  let version: number | null = null;
+  for (const [k, step] of steps.entries()) {
+    const { summary, replace } = resolveBatchStep(step, ids);
+    validateSummary(summary);
+    version ??= await lockConversation(c, summary.conversationId);
+    if (summary.conversationId !== steps[0]!.summary.conversationId) throw new Error("commitSummaries: every step must be of one conversation");
+    const res = await commitLocked(c, summary, replace, version);
+    if (!res.ok) return { committed, refused: { step: k, reason: res.reason, detail: res.detail } };
+    version = res.frontierVersion;
+    committed.push(res.summary);
+    ids.push(res.summary.id);
+  }
+  return { committed };
+}
+
+/** Lock the conversation's row for the transaction; its frontier version. */
+async function lockConversation(c: PoolClient, convId: number): Promise<number> {
   const conv = (await c.query("SELECT frontier_version FROM conversations WHERE id = $1 FOR UPDATE", [convId])).rows[0];
   if (!conv) throw new Error(`no conversation ${convId}`);
+  return Number(conv.frontier_version);
+}
+
+/** One summary, its conversation locked at frontier `version`: checks, then the writes (the swap in one statement). */
+async function commitLocked(c: PoolClient, input: NewSummary, replace: FrontierReplace | undefined, version: number): Promise<CommitSummaryResult> {
+  const convId = input.conversationId;
   const sources = summarySources(input, await readSources(c, input));
   if ("ok" in sources) return sources;
   const existing = (await c.query("SELECT * FROM summaries WHERE id = $1", [sources.id])).rows[0];
@@ -25,31 +54,18 @@ export async function commitSummaryPg(c: PoolClient, input: NewSummary, replace?
     if ("ok" in swap) return swap;
   }
   const summary = existing ? toSummary(existing) : await insertSummary(c, summaryRecord(input, sources, Date.now()), sources.messageIds, sources.childIds);
-  let version = Number(conv.frontier_version);
   if (swap?.kind === "replace") {
-    await c.query("DELETE FROM frontier WHERE conversation_id = $1 AND ordinal BETWEEN $2 AND $3", [convId, swap.fromOrdinal, swap.toOrdinal]);
-    await c.query("INSERT INTO frontier (conversation_id, ordinal, summary_id, tokens) VALUES ($1, $2, $3, $4)", [convId, swap.fromOrdinal, summary.id, summary.tokens]);
+    // The run's first row becomes the summary, the rest go, and the counters follow: one round trip, not three.
     await c.query(
-      "UPDATE conversations SET frontier_tokens = frontier_tokens + $2, frontier_count = frontier_count + $3, frontier_version = frontier_version + 1, updated_at = $4 WHERE id = $1",
-      [convId, summary.tokens - swap.removedTokens, 1 - swap.removedItems, Date.now()],
+      `WITH gone AS (DELETE FROM frontier WHERE conversation_id = $1 AND ordinal > $2 AND ordinal <= $3),
+            took AS (UPDATE frontier SET message_id = NULL, summary_id = $4, tokens = $5 WHERE conversation_id = $1 AND ordinal = $2)
+       UPDATE conversations SET frontier_tokens = frontier_tokens + $6, frontier_count = frontier_count + $7, frontier_version = frontier_version + 1, updated_at = $8
+       WHERE id = $1`,
+      [convId, swap.fromOrdinal, swap.toOrdinal, summary.id, summary.tokens, summary.tokens - swap.removedTokens, 1 - swap.removedItems, Date.now()],
     );
     version++;
   }
   return { ok: true, summary, frontierVersion: version };
-}
-
-/** `commitSummaries` inside the caller's transaction: each step in order until one is refused. */
-export async function commitSummariesPg(c: PoolClient, steps: readonly SummaryBatchStep[]): Promise<CommitSummariesResult> {
-  const committed: SummaryRecord[] = [];
-  const ids: string[] = [];
-  for (const [k, step] of steps.entries()) {
-    const { summary, replace } = resolveBatchStep(step, ids);
-    const res = await commitSummaryPg(c, summary, replace);
-    if (!res.ok) return { committed, refused: { step: k, reason: res.reason, detail: res.detail } };
-    committed.push(res.summary);
-    ids.push(res.summary.id);
-  }
-  return { committed };
 }
 
 /** The source rows of this conversation the summary names (one query). */
@@ -80,5 +96,6 @@ async function insertSummary(c: PoolClient, r: SummaryRecord, messageIds: readon
   } else {
     await c.query("INSERT INTO summary_children (summary_id, child_id, ordinal) SELECT $1, s, o - 1 FROM unnest($2::text[]) WITH ORDINALITY AS t(s, o) ON CONFLICT DO NOTHING", [r.id, childIds]);
   }
-  return toSummary((await c.query("SELECT * FROM summaries WHERE id = $1", [r.id])).rows[0]);
+  // The row as stored, without reading it back: meta is what its JSON column gives back.
+  return { ...r, meta: r.meta ? (JSON.parse(JSON.stringify(r.meta)) as Record<string, unknown>) : null };
 }

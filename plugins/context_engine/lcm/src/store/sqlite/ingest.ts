@@ -35,6 +35,7 @@ function answer(ctx: SqliteContext, conversationId: number, need: IngestNeed): u
     return known;
   }
   if (need.kind === "positions") return ctx.s.writerPositions.all(conversationId, need.limit);
+  if (need.kind === "atSeq") return (ctx.s.hashAtSeq.get(conversationId, need.seq) as StoredRef | undefined) ?? null;
   if (need.kind === "hashes") {
     const out: StoredRef[] = [];
     for (const r of ctx.s.hashesInOrder.iterate(conversationId) as Iterable<StoredRef>) if (need.hashes.has(r.hash)) out.push(r);

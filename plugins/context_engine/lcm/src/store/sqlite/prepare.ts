@@ -19,6 +19,7 @@ const SQL = {
   // Hashes come back as hex text: a string per row is far cheaper than a Buffer per row.
   lastSeq: "SELECT max(seq) AS s FROM messages WHERE conversation_id = ?",
   hashesInOrder: "SELECT id, seq, lower(hex(hash)) AS hash FROM messages WHERE conversation_id = ? ORDER BY seq",
+  hashAtSeq: "SELECT id, seq, lower(hex(hash)) AS hash FROM messages WHERE conversation_id = ? AND seq = ?",
   ingestKey: "SELECT message_id AS id FROM ingest_keys WHERE conversation_id = ? AND key = ?",
   writerPositions: "SELECT list_index AS \"index\", fingerprint FROM writer_positions WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
   insertWriterPosition: "INSERT INTO writer_positions (conversation_id, list_index, fingerprint) VALUES (?, ?, ?)",
@@ -86,6 +87,17 @@ const SQL = {
   frontierRangeSources: `SELECT f.ordinal, f.message_id, f.summary_id, f.tokens, m.conversation_id AS m_conversation_id, m.seq AS m_seq,
        m.tokens AS m_tokens, m.created_at AS m_created_at
      FROM frontier f LEFT JOIN messages m ON m.id = f.message_id WHERE f.conversation_id = ? AND f.ordinal BETWEEN ? AND ? ORDER BY f.ordinal`,
+  /**
+   * A leaf's run in one aggregate row (nothing per item leaves the database): its message ids in frontier order,
+   * the span of those of the conversation, and how many go back in seq (frontier order is seq order otherwise).
+   */
+  leafRunFacts: `SELECT count(*) AS n, count(message_id) AS messages, group_concat(message_id, ',' ORDER BY ordinal) AS ids,
+       total(tokens) AS run_tokens, count(seq) AS own, total(back) AS back, min(seq) AS first_seq, max(seq) AS last_seq,
+       min(created_at) AS earliest, max(created_at) AS latest, total(m_tokens) AS source_tokens
+     FROM (SELECT f.ordinal, f.message_id, f.tokens, m.seq, m.created_at, m.tokens AS m_tokens,
+             m.seq < lag(m.seq) OVER (ORDER BY f.ordinal) AS back
+           FROM frontier f LEFT JOIN messages m ON m.id = f.message_id AND m.conversation_id = f.conversation_id
+           WHERE f.conversation_id = ? AND f.ordinal BETWEEN ? AND ?)`,
   frontierHasSummary: "SELECT 1 FROM frontier WHERE conversation_id = ? AND summary_id = ?",
   deleteFrontierRange: "DELETE FROM frontier WHERE conversation_id = ? AND ordinal BETWEEN ? AND ?",
   clearFrontier: "DELETE FROM frontier WHERE conversation_id = ?",

@@ -1,4 +1,16 @@
-import { frontierSwap, resolveBatchStep, summaryRecord, summarySources, validateSummary, wantedMessageIds, type SourceMessage } from "../summary-plan.js";
+import {
+  frontierSwap,
+  resolveBatchStep,
+  summaryId,
+  summaryRecord,
+  summarySources,
+  validateSummary,
+  wantedMessageIds,
+  type FrontierSwap,
+  type SourceMessage,
+  type SummarySources,
+  type SummarySpan,
+} from "../summary-plan.js";
 import type { CommitSummariesResult, CommitSummaryResult, FrontierItem, FrontierReplace, NewSummary, SummaryBatchStep, SummaryKind, SummaryLineage, SummaryRecord } from "../types.js";
 import { requireConversation, type SqliteContext } from "./context.js";
 import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./rows.js";
@@ -10,12 +22,16 @@ import { toFrontierItem, toSummary, type FrontierRow, type SummaryRow } from "./
 export function commitSummaryRows(ctx: SqliteContext, input: NewSummary, replace?: FrontierReplace): CommitSummaryResult {
   validateSummary(input);
   const conv = requireConversation(ctx, input.conversationId);
-  const leafRun = replace && input.kind === "leaf" ? readLeafRun(ctx, input, replace) : null;
-  const sources = summarySources(input, leafRun?.found ?? readSources(ctx, input));
+  const fast = replace && input.kind === "leaf" ? leafRunAsPlanned(ctx, input, replace) : null;
+  const leafRun = replace && input.kind === "leaf" && !fast ? readLeafRun(ctx, input, replace) : null;
+  const sources = fast?.sources ?? summarySources(input, leafRun?.found ?? readSources(ctx, input));
   if ("ok" in sources) return sources;
   const existingRow = ctx.s.summaryById.get(sources.id) as SummaryRow | undefined;
-  let swap = null;
-  if (replace) {
+  let swap: ReturnType<typeof frontierSwap> | null = null;
+  if (fast) {
+    const already = existingRow !== undefined && ctx.s.frontierHasSummary.get(conv.id, sources.id) !== undefined;
+    swap = already ? { kind: "already" } : fast.swap;
+  } else if (replace) {
     const run = leafRun?.run ?? (ctx.s.frontierRange.all(conv.id, replace.fromOrdinal, replace.toOrdinal) as FrontierRow[]).map(toFrontierItem);
     const already = existingRow !== undefined && ctx.s.frontierHasSummary.get(conv.id, sources.id) !== undefined;
     swap = frontierSwap(replace, sources, run, already);
@@ -44,6 +60,53 @@ export function commitSummariesRows(ctx: SqliteContext, steps: readonly SummaryB
     ids.push(res.summary.id);
   }
   return { committed };
+}
+
+interface LeafRunFacts {
+  n: number;
+  messages: number;
+  ids: string | null;
+  run_tokens: number;
+  own: number;
+  back: number;
+  first_seq: number;
+  last_seq: number;
+  earliest: number;
+  latest: number;
+  source_tokens: number;
+}
+
+/**
+ * The common case of a leaf's publish, checked in one aggregate statement: the run holds exactly the summary's
+ * messages, in the order given, all of this conversation, in seq order. Then its sources and swap are what
+ * `summarySources` and `frontierSwap` would compute from the rows, without reading the rows out. Anything else
+ * (null) takes the row-by-row path, which names the cause of a refusal.
+ */
+function leafRunAsPlanned(ctx: SqliteContext, input: NewSummary, replace: FrontierReplace): { sources: SummarySources; swap: FrontierSwap } | null {
+  const ids = input.sourceMessageIds ?? [];
+  const expect = replace.expect;
+  if (ids.length === 0 || ids.length !== expect.length) return null;
+  for (let i = 0; i < ids.length; i++) {
+    const e = expect[i]!;
+    if (e.kind !== "message" || e.messageId !== ids[i]) return null;
+  }
+  const f = ctx.s.leafRunFacts.get(input.conversationId, replace.fromOrdinal, replace.toOrdinal) as LeafRunFacts;
+  const n = ids.length;
+  // A duplicate id in the list cannot match a run of distinct frontier rows of the same length and ids.
+  if (f.n !== n || f.messages !== n || f.own !== n || f.back !== 0 || f.ids !== ids.join(",")) return null;
+  const span: SummarySpan = {
+    earliestAt: f.earliest,
+    latestAt: f.latest,
+    firstSeq: f.first_seq,
+    lastSeq: f.last_seq,
+    descendantMessages: n,
+    sourceTokens: f.source_tokens,
+  };
+  const id = summaryId(input.conversationId, "leaf", input.depth, ids.map((m) => `m${m}`), input.content);
+  return {
+    sources: { id, span, messageIds: [...ids], childIds: [] },
+    swap: { kind: "replace", fromOrdinal: replace.fromOrdinal, toOrdinal: replace.toOrdinal, removedItems: n, removedTokens: f.run_tokens },
+  };
 }
 
 interface RunSourceRow extends FrontierRow {
