@@ -44,7 +44,8 @@ describe.skipIf(!reachable)("PostgreSQL migration 8 (no stored message tsvector)
     const conn = await t.open();
     const q = (sql: string, values?: unknown[]) => conn.pool.query(sql, values);
     expect(await migratePostgres(conn, POSTGRES_MIGRATIONS.filter((m) => m.version <= 7))).toBe(0);
-    const messages = history(120);
+    // No more messages than the exactly ranked pool: every search ranks as before (the pool's own test is below).
+    const messages = history(RANKED_POOL);
     const conv = Number((await q("INSERT INTO conversations (session_id, created_at, updated_at, message_count, last_seq) VALUES ('old', 1, 1, $1, $2) RETURNING id", [messages.length, messages.length - 1])).rows[0].id);
     for (const [seq, m] of messages.entries()) {
       const e = encodeMessage(m, createRedactor({}));

@@ -53,8 +53,8 @@ $f$;
 
 const MESSAGE_VECTOR_SQL = `
 ${FOLD_SQL}
-DROP INDEX messages_search;
-ALTER TABLE messages DROP COLUMN search;
+DROP INDEX IF EXISTS messages_search;
+ALTER TABLE messages DROP COLUMN IF EXISTS search;
 CREATE INDEX messages_search ON messages USING gin ((to_tsvector('lcm_search', lcm_fold(body)))) WITH (gin_pending_list_limit = ${PENDING_LIST_KB});
 `;
 
