@@ -26,6 +26,12 @@ export function matchedCte(q: string): string {
   return `matched AS MATERIALIZED (SELECT m.id FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q})`;
 }
 
+/**
+ * The condition "the row `m` is in `matched`", written so that the planner reads those rows by primary key (a join
+ * with the CTE, of unknown size to it, was planned as a scan of the whole conversation).
+ */
+export const MATCHED_IDS = "m.id = ANY(ARRAY(SELECT id FROM matched))";
+
 /** The GIN pending list, in kB (layout.ts says why it is small). */
 const PENDING_LIST_KB = 256;
 

@@ -1,4 +1,4 @@
-import { matchedCte, MESSAGE_VECTOR } from "./message-vector.js";
+import { MATCHED_IDS, matchedCte, MESSAGE_VECTOR } from "./message-vector.js";
 import { rankSql } from "./tsquery.js";
 
 /**
@@ -21,7 +21,7 @@ export function rankedMatchesSql(q: string, terms: readonly string[], where: str
   const held = terms.length ? terms.map((t) => `SELECT m.id FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${t}`).join(" UNION ALL ") : "SELECT NULL::bigint AS id WHERE FALSE";
   // With no more matches than the pool (`few`), `counted` is never read, so the per-term index scans never run.
   return `WITH ${matchedCte(q)},
-    hits AS MATERIALIZED (SELECT m.id, m.created_at FROM matched x JOIN messages m ON m.id = x.id WHERE TRUE${where}),
+    hits AS MATERIALIZED (SELECT m.id, m.created_at FROM messages m WHERE ${MATCHED_IDS}${where}),
     few AS MATERIALIZED (SELECT count(*) <= ${RANKED_POOL} AS yes FROM hits),
     held AS MATERIALIZED (${held}),
     counted AS MATERIALIZED (

@@ -13,7 +13,7 @@ import type {
 } from "../search-types.js";
 import { rankSql, termTsQueries, toTsQuery } from "./tsquery.js";
 import { cjkRuns, HAS_CJK_SQL } from "./layout.js";
-import { matchedCte } from "./message-vector.js";
+import { MATCHED_IDS, matchedCte } from "./message-vector.js";
 import { rankedMatchesSql } from "./rank.js";
 
 /**
@@ -129,8 +129,8 @@ export class PostgresSearchStore implements LcmSearchStore {
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
     const { rows } = await this.#query(
-      `WITH ${matchedCte(q)} SELECT m.id AS rowid, 0 AS score, m.created_at FROM matched x JOIN messages m ON m.id = x.id
-       WHERE TRUE${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
+      `WITH ${matchedCte(q)} SELECT m.id AS rowid, 0 AS score, m.created_at FROM messages m
+       WHERE ${MATCHED_IDS}${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
       p.values,
     );
     return rows.map(scored);
@@ -183,7 +183,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     const q = tsq(expression, p);
     const { rows } = await this.#query(
       `WITH ${matchedCte(q)} SELECT 1 FROM summaries s WHERE s.rid = ${p.add(summaryRowid)} AND s.search @@ ${q}
-         AND NOT EXISTS (SELECT 1 FROM matched x JOIN messages m ON m.id = x.id WHERE m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq)`,
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE ${MATCHED_IDS} AND m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq)`,
       p.values,
     );
     return rows.length > 0;
@@ -249,7 +249,7 @@ export class PostgresSearchStore implements LcmSearchStore {
     // One window per call (the caller bounds it); a cursor-free read is enough at these sizes.
     const p = new Params();
     const matched = narrow.word ? `WITH ${matchedCte(tsq(narrow.word, p))} ` : "";
-    const word = narrow.word ? " AND m.id = ANY(ARRAY(SELECT id FROM matched))" : "";
+    const word = narrow.word ? ` AND ${MATCHED_IDS}` : "";
     const w = messageWhere(filter, p);
     const literal = narrow.literal ? ` AND m.body ILIKE ${p.add(likeEscape(narrow.literal))}` : "";
     const { rows } = await this.#query(
