@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, hasTrigramIndex } from "../../src/store/postgres/migrations.js";
 import { withConversationLock } from "../../src/store/postgres/locks.js";
-import { HAS_CJK_SQL, MESSAGE_VECTOR } from "../../src/store/postgres/layout.js";
+import { HAS_CJK_SQL } from "../../src/store/postgres/layout.js";
+import { MESSAGE_VECTOR } from "../../src/store/postgres/message-vector.js";
 import { conversationUsagePg, deleteConversationPg } from "../../src/store/postgres/retention.js";
 import { parsePostgresOptions } from "../../src/store/postgres/options.js";
 import type { PostgresConnection } from "../../src/store/postgres/connect.js";

@@ -10,18 +10,13 @@ import type { PoolClient } from "pg";
  *    reader puts them back (`restoreMessage`). Other messages keep their json whole.
  * 2. The stored `search` tsvector stays (an expression index instead saved 0.7× the raw text, but ranking then
  *    computes each matched row's vector: a word in a fifth of 10k messages took 3.2 s instead of
- *    milliseconds); its GIN index gets a small pending list.
+ *    milliseconds); its GIN index gets a small pending list. (Migration 8 drops it: message-vector.ts.)
  * 3. The trigram index covers only the CJK characters of the bodies that have any (`lcm_cjk`, partial
  *    index): it serves the CJK searches, which need substring matching; other substrings and regexes scan
  *    the id windows the search layer bounds, as on SQLite.
  * The rewrite runs as `ALTER COLUMN … TYPE … USING`, which rewrites the table once (no dead rows left behind,
  * and no row trigger fires, so the immutability triggers stay on).
  */
-
-/**
- * The tsvector of a message row (the stored column, see point 2 above), as every query writes it.
- */
-export const MESSAGE_VECTOR = "m.search";
 
 /** The CJK character class (codec.ts `CJK_RE`, frozen here: the partial index's predicate is this literal). */
 const CJK_CLASS = String.raw`[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]`;

@@ -3,6 +3,7 @@ import type { PostgresConnection } from "./connect.js";
 import { migrateToSingleText } from "./layout.js";
 import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
 import { migrateSummarySources } from "./summary-sources.js";
+import { migrateToMessageVector } from "./message-vector.js";
 
 /**
  * Versioned migrations of the PostgreSQL schema, applied in order, each once,
@@ -199,6 +200,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: "summaries smaller: sources keyed by rid (summary_sources), no whole-summary trigram index, small GIN pending list",
     up: migrateSummarySources,
+  },
+  {
+    version: 8,
+    name: "no stored message tsvector: expression full-text index, vectors computed for the ranked pool only",
+    up: migrateToMessageVector,
   },
 ];
 

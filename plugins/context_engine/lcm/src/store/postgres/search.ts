@@ -11,8 +11,10 @@ import type {
   SummaryHitRow,
   SummaryTextRow,
 } from "../search-types.js";
-import { rankSql, toTsQuery } from "./tsquery.js";
-import { cjkRuns, HAS_CJK_SQL, MESSAGE_VECTOR } from "./layout.js";
+import { rankSql, termTsQueries, toTsQuery } from "./tsquery.js";
+import { cjkRuns, HAS_CJK_SQL } from "./layout.js";
+import { MATCHED_IDS, matchedCte } from "./message-vector.js";
+import { rankedMatchesSql } from "./rank.js";
 
 /**
  * PostgreSQL text cannot hold NUL: drop it from every text parameter. Message bodies are stored
@@ -66,6 +68,14 @@ function tsq(expression: string, p: Params): string {
   return `(${q.sql})`;
 }
 
+/** Position-free tsqueries of the terms of `expression`, their parameters added to `p`. */
+function termQueries(expression: string, p: Params): string[] {
+  return termTsQueries(expression, p.values.length + 1).map((t) => {
+    p.values.push(...t.params.map(withoutNul));
+    return `(${t.sql})`;
+  });
+}
+
 const likeEscape = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const scored = (r: { rowid: string; score: number; created_at: string }): ScoredRow => ({ rowid: Number(r.rowid), score: Number(r.score), createdAt: Number(r.created_at) });
 const summaryRow = (r: Record<string, unknown>): SummaryTextRow => ({
@@ -77,8 +87,9 @@ const summaryRow = (r: Record<string, unknown>): SummaryTextRow => ({
 
 /**
  * The LCM search operations on PostgreSQL: an expression GIN index over the
- * folded body's `tsvector` for full text (ranked by `ts_rank_cd` over the
- * vectors of the matched rows, see `rankSql` and layout.ts), `ILIKE` for CJK
+ * folded body's `tsvector` for full text (matches from the index alone, ranked
+ * by `ts_rank_cd` over vectors computed for a bounded pool, see rank.ts and
+ * message-vector.ts), `ILIKE` for CJK
  * and substring tests (CJK served by the trigram index over the CJK text when
  * pg_trgm is present). Every write indexes at once, so nothing is ever pending.
  */
@@ -108,12 +119,8 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
-    const { rows } = await this.#query(
-      `SELECT x.rowid, ${rankSql("x.v", q)} AS score, x.created_at FROM (
-         SELECT m.id AS rowid, ${MESSAGE_VECTOR} AS v, m.created_at FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q}${w} OFFSET 0) x
-       ORDER BY score DESC, x.rowid DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
-      p.values,
-    );
+    const terms = termQueries(expression, p);
+    const { rows } = await this.#query(rankedMatchesSql(q, terms, w, p.add(page.limit), p.add(page.offset)), p.values);
     return rows.map(scored);
   }
 
@@ -122,7 +129,8 @@ export class PostgresSearchStore implements LcmSearchStore {
     const q = tsq(expression, p);
     const w = messageWhere(filter, p);
     const { rows } = await this.#query(
-      `SELECT m.id AS rowid, 0 AS score, m.created_at FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q}${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
+      `WITH ${matchedCte(q)} SELECT m.id AS rowid, 0 AS score, m.created_at FROM messages m
+       WHERE ${MATCHED_IDS}${w} ORDER BY m.id DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`,
       p.values,
     );
     return rows.map(scored);
@@ -146,13 +154,12 @@ export class PostgresSearchStore implements LcmSearchStore {
 
   async scoreMessages(expression: string, ids: readonly number[]): Promise<Map<number, number>> {
     if (!ids.length) return new Map();
+    // Scored as rankMessages scores a search's matches, the ids taking the place of the filter (rank.ts).
     const p = new Params();
     const q = tsq(expression, p);
-    const { rows } = await this.#query(
-      `SELECT x.rowid, ${rankSql("x.v", q)} AS score FROM (
-         SELECT m.id AS rowid, ${MESSAGE_VECTOR} AS v FROM messages m WHERE m.id = ANY(${p.add(ids)}::bigint[]) OFFSET 0) x WHERE x.v @@ ${q}`,
-      p.values,
-    );
+    const w = ` AND m.id = ANY(${p.add(ids)}::bigint[])`;
+    const terms = termQueries(expression, p);
+    const { rows } = await this.#query(rankedMatchesSql(q, terms, w, "ALL", "0"), p.values);
     return new Map(rows.map((r) => [Number(r.rowid), Number(r.score)]));
   }
 
@@ -175,8 +182,8 @@ export class PostgresSearchStore implements LcmSearchStore {
     const p = new Params();
     const q = tsq(expression, p);
     const { rows } = await this.#query(
-      `SELECT 1 FROM summaries s WHERE s.rid = ${p.add(summaryRowid)} AND s.search @@ ${q}
-         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq AND ${MESSAGE_VECTOR} @@ ${q})`,
+      `WITH ${matchedCte(q)} SELECT 1 FROM summaries s WHERE s.rid = ${p.add(summaryRowid)} AND s.search @@ ${q}
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE ${MATCHED_IDS} AND m.conversation_id = s.conversation_id AND m.seq BETWEEN s.first_seq AND s.last_seq)`,
       p.values,
     );
     return rows.length > 0;
@@ -185,7 +192,7 @@ export class PostgresSearchStore implements LcmSearchStore {
   async documentFrequency(expression: string): Promise<number> {
     const p = new Params();
     const q = tsq(expression, p);
-    return Number((await this.#query(`SELECT count(*) AS n FROM messages m WHERE ${MESSAGE_VECTOR} @@ ${q}`, p.values)).rows[0].n);
+    return Number((await this.#query(`WITH ${matchedCte(q)} SELECT count(*) AS n FROM matched`, p.values)).rows[0].n);
   }
 
   async messageCorpus(): Promise<MessageCorpusStats> {
@@ -241,11 +248,12 @@ export class PostgresSearchStore implements LcmSearchStore {
   ): Promise<ScanRow[]> {
     // One window per call (the caller bounds it); a cursor-free read is enough at these sizes.
     const p = new Params();
-    const word = narrow.word ? ` AND ${MESSAGE_VECTOR} @@ ${tsq(narrow.word, p)}` : "";
+    const matched = narrow.word ? `WITH ${matchedCte(tsq(narrow.word, p))} ` : "";
+    const word = narrow.word ? ` AND ${MATCHED_IDS}` : "";
     const w = messageWhere(filter, p);
     const literal = narrow.literal ? ` AND m.body ILIKE ${p.add(likeEscape(narrow.literal))}` : "";
     const { rows } = await this.#query(
-      `SELECT m.id, m.created_at, substr(m.body, 1, ${Math.trunc(maxChars)}) AS body FROM messages m
+      `${matched}SELECT m.id, m.created_at, substr(m.body, 1, ${Math.trunc(maxChars)}) AS body FROM messages m
        WHERE m.id > ${p.add(ids.above)} AND m.id < ${p.add(ids.below)}${word}${w}${literal} ORDER BY m.id DESC LIMIT 5000`,
       p.values,
     );

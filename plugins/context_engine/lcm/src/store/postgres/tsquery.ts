@@ -79,27 +79,54 @@ function prefixSource(words: string[]): string | null {
   return words.length ? words.map((w) => `'${w.replace(/'/g, "''")}':*`).join(" & ") : null;
 }
 
+/**
+ * The tsquery of one term; `bind` adds a parameter and returns its placeholder. A word or phrase is a phrase
+ * query, or with `positionFree` the AND of its words (which a GIN index answers without reading positions).
+ */
+function leafSql(text: string, prefix: boolean, bind: (v: string) => string, positionFree = false): string {
+  if (!prefix) return `${positionFree ? "plainto_tsquery" : "phraseto_tsquery"}('lcm_search', lcm_fold(${bind(text)}))`;
+  // A prefix: every word of it as a prefix lexeme, stemmed like indexed words unless FTS5 would not stem it.
+  const words = foldWords(text);
+  const parts: string[] = [];
+  for (const [config, list] of [["lcm_search", words.filter((w) => !UNSTEMMED.test(w))], ["simple", words.filter((w) => UNSTEMMED.test(w))]] as const) {
+    const source = prefixSource(list);
+    if (source === null) continue;
+    parts.push(`to_tsquery('${config}', ${bind(source)})`);
+  }
+  return parts.length ? `(${parts.join(" && ")})` : "''::tsquery";
+}
+
+/** A binder of parameters numbered from `firstParam`, collected into `params`. */
+function binder(params: string[], firstParam: number): (v: string) => string {
+  return (v) => {
+    params.push(v);
+    return `$${firstParam + params.length - 1}`;
+  };
+}
+
+/**
+ * One tsquery per term of `expression` (its quoted words, phrases and prefixes, excluded ones too), each
+ * position-free: which terms a row holds, read from the GIN index alone (rank.ts).
+ */
+export function termTsQueries(expression: string, firstParam = 1): TsQuery[] {
+  const out: TsQuery[] = [];
+  let next = firstParam;
+  for (const tk of tokenize(expression)) {
+    if (tk.t !== "term") continue;
+    const params: string[] = [];
+    const sql = leafSql(tk.text, tk.prefix, binder(params, next), true);
+    next += params.length;
+    out.push({ sql, params });
+  }
+  return out;
+}
+
 /** Translate `expression`; parameters are numbered from `firstParam`. */
 export function toTsQuery(expression: string, firstParam = 1): TsQuery {
   const toks = tokenize(expression);
   const params: string[] = [];
   let pos = 0;
-  const leaf = (text: string, prefix: boolean): string => {
-    if (!prefix) {
-      params.push(text);
-      return `phraseto_tsquery('lcm_search', lcm_fold($${firstParam + params.length - 1}))`;
-    }
-    // A prefix: every word of it as a prefix lexeme, stemmed like indexed words unless FTS5 would not stem it.
-    const words = foldWords(text);
-    const parts: string[] = [];
-    for (const [config, list] of [["lcm_search", words.filter((w) => !UNSTEMMED.test(w))], ["simple", words.filter((w) => UNSTEMMED.test(w))]] as const) {
-      const source = prefixSource(list);
-      if (source === null) continue;
-      params.push(source);
-      parts.push(`to_tsquery('${config}', $${firstParam + params.length - 1})`);
-    }
-    return parts.length ? `(${parts.join(" && ")})` : "''::tsquery";
-  };
+  const leaf = (text: string, prefix: boolean): string => leafSql(text, prefix, binder(params, firstParam));
   const peek = () => toks[pos];
   // FTS5: NOT and AND bind tighter than OR ("a OR b AND c" = "a OR (b AND c)"); "a NOT b" = a AND NOT b.
   const primary = (): string => {
