@@ -26,6 +26,7 @@ import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
 import { IndexDrain } from "./engine/index-drain.js";
 import { BacklogDrain } from "./engine/drain.js";
+import { ImportDrain, importing } from "./engine/import-drain.js";
 import { Embeddings } from "./embeddings/embedder.js";
 import { startPreparing } from "./engine/preparation.js";
 import { selectLocked } from "./engine/selection.js";
@@ -117,6 +118,7 @@ export class LcmEngine extends ContextEngine {
       metrics: newMetrics(),
       indexing: new IndexDrain(this.#logger, () => this.#closed, clock, this.config.drain_cpu_share),
       drain: new BacklogDrain(),
+      imports: new ImportDrain(),
       clock,
       embeddings: this.config.embeddings ? new Embeddings(this.config.embeddings, this.#logger, () => this.#closed, ctx.env ?? process.env) : null,
       isClosed: () => this.#closed,
@@ -169,7 +171,7 @@ export class LcmEngine extends ContextEngine {
     this.#parts.embeddings?.stop();
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
-    await Promise.allSettled([...pending, this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);
+    await Promise.allSettled([...pending, this.#parts.imports.idle(), this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);
     await this.#handle.close();
   }
 
@@ -193,6 +195,8 @@ export class LcmEngine extends ContextEngine {
     const s = await this.#sessions.get(store, sessionId);
     // A frontier left over the threshold (an import, a restart mid-drain) is drained without waiting for a compress.
     this.#parts.drain.kick(this.#parts, store, s);
+    // An import left unfinished (a restart): resumed once a hook's list carries its backlog (engine/turn.ts).
+    this.#parts.imports.kick(this.#parts, store, s);
     // Messages and summaries not embedded yet (a restart, summaries published since) are embedded off the hook's path.
     this.#parts.embeddings?.kick(store);
     return { store, s };
@@ -304,7 +308,8 @@ export class LcmEngine extends ContextEngine {
           await ingest(this.#parts, store, s, messages, { ...(turn ? { turn } : {}), times: meta.messageTimes });
         });
         this.#trouble.ok();
-        if (this.config.prepare_in_background) startPreparing(this.#parts, store, s);
+        // While an import stores its backlog the history has a gap: summaries wait for it (the import starts them).
+        if (this.config.prepare_in_background && !importing(s)) startPreparing(this.#parts, store, s);
       } catch (error) {
         this.#trouble.failed("onTurnComplete", error);
       }
@@ -314,6 +319,8 @@ export class LcmEngine extends ContextEngine {
   /** Wait for background work of a session, its scheduled drain included (tests, graceful shutdown). */
   async whenIdle(sessionId?: string): Promise<void> {
     const s = this.#sessions.peek(sessionId);
+    // An import's backlog first: when it is stored it starts the index and backlog drains waited for below.
+    if (s) await this.#parts.imports.idle(s);
     if (s?.preparing) await s.preparing;
     if (s) await this.#parts.drain.idle(s);
     await this.#parts.indexing.idle();

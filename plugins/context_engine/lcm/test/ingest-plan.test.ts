@@ -27,6 +27,7 @@ class Memory {
   answer(need: IngestNeed): unknown {
     if (need.kind === "keys") return new Map(need.keys.filter((k) => this.keys.has(k)).map((k) => [k, this.keys.get(k)!]));
     if (need.kind === "positions") return this.positions.slice(0, need.limit);
+    if (need.kind === "complete-import") throw new Error("no import in this test");
     const refs = this.messages.map((m, seq): StoredRef => ({ id: 1000 + seq, seq, hash: encodeMessage(m, redactor)[need.kind === "hashes" ? "hashHex" : "looseHex"] }));
     if (need.kind === "hashes") return refs.filter((r) => need.hashes.has(r.hash));
     return refs.filter((r) => r.seq > need.afterSeq && r.seq < need.beforeSeq).slice(0, need.limit);

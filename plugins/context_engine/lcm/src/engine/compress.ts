@@ -1,3 +1,4 @@
+import { importing } from "./import-drain.js";
 import { defaultTokenCounter, raceAbortOrNull } from "@context-engine/core";
 import type { CompressOptions, Message } from "@context-engine/core";
 import { keepRequest, turnRequest } from "../assembly/keep-request.js";
@@ -39,7 +40,9 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   if (signal?.aborted) return unchanged;
 
   const pass = (lock: CompactionLock | undefined) => compactionPass(parts, store, s, options, started, headTokens(head), lock);
-  const locked = store.withCompactionLock ? await store.withCompactionLock(s.conversationId, pass) : { value: await pass(undefined) };
+  // While an import stores its backlog the frontier has a gap where it goes: no run may span it (the import's end starts the drain).
+  const idle = { value: { published: 0, stale: 0, aborted: false } };
+  const locked = importing(s) ? idle : store.withCompactionLock ? await store.withCompactionLock(s.conversationId, pass) : { value: await pass(undefined) };
   // Another process is compacting this conversation: assemble from what it has published so far.
   const outcome = locked?.value ?? { published: 0, stale: 0, aborted: false };
   if (!locked) parts.logger.debug("lcm: another process is compacting this conversation; assembling without a pass", { sessionId: s.sessionId });

@@ -57,6 +57,11 @@ export class IngestInputs {
     return k;
   }
 
+  /** Whether input i is a message to store (an object the engine did not produce), without encoding it. */
+  isReal(i: number): boolean {
+    return this.#classify(i) === REAL;
+  }
+
   /** Input i encoded, or null when it is synthetic or cannot be stored (then it is listed in `rejected`). */
   encoded(i: number): EncodedMessage | null {
     const cached = this.#encoded.get(i);
