@@ -26,7 +26,7 @@ import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
 import { IndexDrain } from "./engine/index-drain.js";
 import { BacklogDrain } from "./engine/drain.js";
-import { ImportDrain, importing } from "./engine/import-drain.js";
+import { ImportDrain } from "./engine/import-drain.js";
 import { Embeddings } from "./embeddings/embedder.js";
 import { startPreparing } from "./engine/preparation.js";
 import { selectLocked } from "./engine/selection.js";
@@ -308,8 +308,7 @@ export class LcmEngine extends ContextEngine {
           await ingest(this.#parts, store, s, messages, { ...(turn ? { turn } : {}), times: meta.messageTimes });
         });
         this.#trouble.ok();
-        // While an import stores its backlog the history has a gap: summaries wait for it (the import starts them).
-        if (this.config.prepare_in_background && !importing(s)) startPreparing(this.#parts, store, s);
+        if (this.config.prepare_in_background) startPreparing(this.#parts, store, s);
       } catch (error) {
         this.#trouble.failed("onTurnComplete", error);
       }

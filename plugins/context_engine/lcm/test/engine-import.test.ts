@@ -54,6 +54,9 @@ describe("a long history imported in the background", () => {
     const early = await storedKeys(engine, "imp");
     expect(early.length).toBeLessThan(expected.length);
     expect(early).toEqual(expected.slice(expected.length - early.length));
+    // A search meanwhile says that the oldest messages are not searchable yet.
+    const during = JSON.parse(await engine.handleToolCall("lcm_grep", { query: "CANARY_3_0" }, { sessionId: "imp" })) as { notes?: string[] };
+    expect(during.notes?.join(" ")).toMatch(/still being stored/);
 
     // Turns arrive while the backlog is stored (no wait between them).
     for (let i = 0; i < 3; i++) {
@@ -64,6 +67,10 @@ describe("a long history imported in the background", () => {
     await engine.whenIdle("imp");
     expect(await storedKeys(engine, "imp")).toEqual(expected);
     expect(importStatus(engine)).toBeUndefined();
+    // Once stored, the oldest turn is found, with no note.
+    const after = JSON.parse(await engine.handleToolCall("lcm_grep", { query: "CANARY_3_0" }, { sessionId: "imp" })) as { hits: Array<{ snippet: string }>; notes?: string[] };
+    expect(after.hits[0]?.snippet).toContain("CANARY_3_0");
+    expect(after.notes?.join(" ") ?? "").not.toMatch(/still being stored/);
     const conv = (await engine.store.findConversation("imp"))!;
     expect(conv.messageCount).toBe(expected.length);
     // Summarised once the history was whole: under the threshold again.

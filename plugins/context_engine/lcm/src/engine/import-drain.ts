@@ -31,6 +31,14 @@ export function noteImport(s: EngineSession, progress: ImportProgress | null, ab
   s.importing = { remaining: progress.remaining, source: keep, abandoned: s.importing?.abandoned ?? 0 };
 }
 
+/** What a search says while the session's imported history is not all stored, or given up in part. */
+export function importNote(s: EngineSession): string | null {
+  const i = s.importing;
+  if (!i) return null;
+  if (i.remaining > 0) return `an imported history is still being stored: its ${i.remaining} oldest messages are not searchable yet (getStatus().lcm.session.import)`;
+  return i.abandoned > 0 ? `${i.abandoned} messages of an imported history were never stored: no list that showed them was at hand` : null;
+}
+
 /** Whether the session still has backlog to store: compaction waits for it (its runs would skip the gap). */
 export function importing(s: EngineSession): boolean {
   return (s.importing?.remaining ?? 0) > 0;
