@@ -223,7 +223,15 @@ export class LcmEngine extends ContextEngine {
   }
 
   override shouldCompressPreflight(messages: readonly Message[]): boolean {
-    return this.shouldCompress(defaultTokenCounter.countMessages(messages as Message[]));
+    // Newest first, stopping at the threshold: a long history handed over at once is not counted whole.
+    const threshold = this.#parts.budgets.threshold();
+    if (threshold <= 0) return false;
+    let tokens = 0;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      tokens += defaultTokenCounter.countMessage(messages[i]!);
+      if (tokens >= threshold) return true;
+    }
+    return false;
   }
 
   override hasContentToCompress(messages: readonly Message[]): boolean {

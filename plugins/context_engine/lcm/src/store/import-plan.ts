@@ -59,7 +59,7 @@ export function backlogSplit(inputs: IngestInputs, defer: DeferBacklog | undefin
   let i = n;
   while (i > 0 && (tokens < defer.tailTokens || count < defer.minTail)) {
     i--;
-    if (!inputs.isReal(i)) continue;
+    if (!inputs.wouldStore(i)) continue;
     tokens += defer.countTokens(inputs.messages[i]!);
     count++;
   }
@@ -70,7 +70,7 @@ export function backlogSplit(inputs: IngestInputs, defer: DeferBacklog | undefin
 /** Real inputs (objects the engine did not produce) in [from, to): one reserved seq each. */
 export function countReal(inputs: IngestInputs, from: number, to: number): number {
   let n = 0;
-  for (let i = from; i < to; i++) if (inputs.isReal(i)) n++;
+  for (let i = from; i < to; i++) if (inputs.wouldStore(i)) n++;
   return n;
 }
 
