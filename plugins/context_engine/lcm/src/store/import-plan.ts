@@ -110,11 +110,17 @@ export function sourceInputs(messages: readonly Message[], isSynthetic: IngestOp
   return new IngestInputs(messages, isSynthetic, encoder);
 }
 
-/** A stop rule for a slice: after `maxMs`, or never. */
-export function sliceBudget(maxMs: number | undefined): () => boolean {
-  if (maxMs === undefined) return () => false;
-  const until = performance.now() + maxMs;
+/** How long an import slice may go on: about `maxMs` of encoding, and at most `maxRows` rows (their inserts come after). */
+export interface SliceLimits {
+  maxMs?: number;
+  maxRows?: number;
+}
+
+/** A stop rule for a slice, asked before each row: after `maxMs` or `maxRows`, or never. */
+export function sliceBudget(limits: SliceLimits): () => boolean {
+  const { maxMs, maxRows = Infinity } = limits;
+  const until = maxMs === undefined ? Infinity : performance.now() + maxMs;
   let k = 0;
   // The clock is read every 16 rows: a row costs tens of microseconds.
-  return () => (++k & 15) === 0 && performance.now() >= until;
+  return () => ++k > maxRows || ((k & 15) === 0 && performance.now() >= until);
 }

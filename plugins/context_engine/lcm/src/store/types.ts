@@ -103,9 +103,9 @@ export interface LcmStore {
    * Store the next backlog messages of the conversation's pending import (a long history whose tail the
    * first ingest stored, see `IngestOptions.deferBacklog`) from `source`, a list that carries them, for
    * about `maxMs` (default: all). Null when no import is pending; `carried: false` (nothing stored) when
-   * `source` does not show the imported history where its tail began.
+   * `source` does not show the imported history where its tail began. `maxRows` bounds the inserts too.
    */
-  importSlice(conversationId: number, source: ImportSource, options?: { maxMs?: number }): ImportSliceResult | null;
+  importSlice(conversationId: number, source: ImportSource, options?: { maxMs?: number; maxRows?: number }): ImportSliceResult | null;
   getMessage(id: number): StoredMessage | null;
   /** By ids, returned in the order asked; unknown ids are left out. */
   getMessagesByIds(ids: readonly number[]): StoredMessage[];

@@ -1,7 +1,7 @@
 import { acceptMessageTime } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import { encodeMessage } from "../codec.js";
-import { carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type PendingImport } from "../import-plan.js";
+import { carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type PendingImport, type SliceLimits } from "../import-plan.js";
 import type { IngestInputs } from "../ingest-inputs.js";
 import type { ImportSliceResult, ImportSource, IngestOptions } from "../message-types.js";
 import { PENDING_IMPORT_COLUMNS, pendingImportOf, pendingImportParams, type PendingImportRow } from "../pending-imports-sql.js";
@@ -30,13 +30,13 @@ async function storeBacklogPg(c: PoolClient, deps: IngestDeps, p: PendingImport,
 }
 
 /** One slice of the conversation's import from `source`, on a transaction that locks the conversation row (writers take turns). */
-export async function importSlicePg(c: PoolClient, deps: IngestDeps, conversationId: number, source: ImportSource, maxMs: number | undefined): Promise<ImportSliceResult | null> {
+export async function importSlicePg(c: PoolClient, deps: IngestDeps, conversationId: number, source: ImportSource, limits: SliceLimits): Promise<ImportSliceResult | null> {
   await c.query("SELECT id FROM conversations WHERE id = $1 FOR UPDATE", [conversationId]);
   const p = await readPendingImportPg(c, conversationId);
   if (!p) return null;
   const inputs = sourceInputs(source.messages, source.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo });
   if (!carries(inputs, p)) return { remaining: remainingOf(p), carried: false, stored: 0 };
-  const { stored, next } = await storeBacklogPg(c, deps, p, inputs, sliceBudget(maxMs), source.timestamps);
+  const { stored, next } = await storeBacklogPg(c, deps, p, inputs, sliceBudget(limits), source.timestamps);
   return { remaining: remainingOf(next), carried: true, stored };
 }
 

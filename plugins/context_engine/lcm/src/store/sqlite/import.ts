@@ -1,6 +1,6 @@
 import { acceptMessageTime } from "@context-engine/core";
 import { encodeMessage } from "../codec.js";
-import { carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type BacklogRow, type PendingImport } from "../import-plan.js";
+import { carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type BacklogRow, type PendingImport, type SliceLimits } from "../import-plan.js";
 import type { IngestInputs } from "../ingest-inputs.js";
 import type { ImportSliceResult, ImportSource } from "../message-types.js";
 import { PENDING_IMPORT_COLUMNS, pendingImportOf, pendingImportParams, type PendingImportRow } from "../pending-imports-sql.js";
@@ -30,12 +30,12 @@ export function storeBacklog(ctx: SqliteContext, p: PendingImport, inputs: Inges
 }
 
 /** One slice of the conversation's import from `source` (its own transaction, opened by the caller). */
-export function importSliceRows(ctx: SqliteContext, conversationId: number, source: ImportSource, maxMs: number | undefined): ImportSliceResult | null {
+export function importSliceRows(ctx: SqliteContext, conversationId: number, source: ImportSource, limits: SliceLimits): ImportSliceResult | null {
   const p = readPendingImport(ctx, conversationId);
   if (!p) return null;
   const inputs = sourceInputs(source.messages, source.isSynthetic, { encode: (m) => encodeMessage(m, ctx.redactor), memo: ctx.hashMemo });
   if (!carries(inputs, p)) return { remaining: remainingOf(p), carried: false, stored: 0 };
-  const { stored, next } = storeBacklog(ctx, p, inputs, sliceBudget(maxMs), source.timestamps);
+  const { stored, next } = storeBacklog(ctx, p, inputs, sliceBudget(limits), source.timestamps);
   return { remaining: remainingOf(next), carried: true, stored };
 }
 

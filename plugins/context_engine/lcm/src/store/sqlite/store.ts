@@ -41,6 +41,7 @@ import { conversationUsageRows, deleteConversationRows } from "./delete.js";
 import * as fr from "./frontier.js";
 import { AUTO_DEFER_ABOVE, ingestRows } from "./ingest.js";
 import { importSliceRows } from "./import.js";
+import type { SliceLimits } from "../import-plan.js";
 import * as maint from "./maintenance.js";
 import * as msg from "./messages.js";
 import { prepareStatements } from "./prepare.js";
@@ -305,8 +306,8 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   /** One slice of the conversation's pending import from `source` (see import-plan.ts); null when none is pending. */
-  importSlice(conversationId: number, source: ImportSource, options: { maxMs?: number } = {}): ImportSliceResult | null {
-    return this.#write(() => importSliceRows(this.#ctx, conversationId, source, options.maxMs));
+  importSlice(conversationId: number, source: ImportSource, options: SliceLimits = {}): ImportSliceResult | null {
+    return this.#write(() => importSliceRows(this.#ctx, conversationId, source, options));
   }
 
   indexPending(options: { maxRows?: number; maxMs?: number } = {}): { indexed: number; remaining: number } {
