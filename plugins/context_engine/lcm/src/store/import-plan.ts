@@ -28,6 +28,20 @@ export interface PendingImport {
   /** Frontier ordinal = seq + ordinalBase for backlog messages, while the frontier still holds the tail's first message there. */
   ordinalBase: number;
   anchorMessageId: number;
+  /** Epoch ms of the last slice (or of the start): an import that moved within IMPORT_LEASE_MS has a process at work on it. */
+  updatedAt: number;
+}
+
+/**
+ * How long an import without progress is taken for one whose process is still at work on it (it holds the
+ * list): another writer's ingest that has no list carrying the backlog leaves it alone meanwhile (reconciling
+ * with what is stored); after it, such an ingest gives the backlog up, since no process can finish it.
+ */
+export const IMPORT_LEASE_MS = 60_000;
+
+/** Whether an import may be given up by a writer that cannot finish it: nobody moved it for IMPORT_LEASE_MS. */
+export function abandoned(p: PendingImport, now = Date.now()): boolean {
+  return now - p.updatedAt > IMPORT_LEASE_MS;
 }
 
 /** Backlog messages still to store. Rejected inputs (an unknown role) leave their reserved seq unused. */

@@ -13,11 +13,12 @@ export const PENDING_IMPORTS_TABLE = `CREATE TABLE IF NOT EXISTS pending_imports
   anchor_index BIGINT NOT NULL,
   anchor_fingerprint TEXT NOT NULL,
   ordinal_base BIGINT NOT NULL,
-  anchor_message_id BIGINT NOT NULL
+  anchor_message_id BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
 )`;
 
 /** Column order of the statements below. */
-export const PENDING_IMPORT_COLUMNS = `conversation_id, next_seq, end_seq, next_index, anchor_index, anchor_fingerprint, ordinal_base, anchor_message_id`;
+export const PENDING_IMPORT_COLUMNS = `conversation_id, next_seq, end_seq, next_index, anchor_index, anchor_fingerprint, ordinal_base, anchor_message_id, updated_at`;
 
 export interface PendingImportRow {
   conversation_id: number | string;
@@ -28,6 +29,7 @@ export interface PendingImportRow {
   anchor_fingerprint: string;
   ordinal_base: number | string;
   anchor_message_id: number | string;
+  updated_at: number | string;
 }
 
 export function pendingImportOf(r: PendingImportRow | undefined): PendingImport | null {
@@ -41,9 +43,10 @@ export function pendingImportOf(r: PendingImportRow | undefined): PendingImport 
     anchorFingerprint: r.anchor_fingerprint,
     ordinalBase: Number(r.ordinal_base),
     anchorMessageId: Number(r.anchor_message_id),
+    updatedAt: Number(r.updated_at),
   };
 }
 
 export function pendingImportParams(p: PendingImport): unknown[] {
-  return [p.conversationId, p.nextSeq, p.endSeq, p.nextIndex, p.anchorIndex, p.anchorFingerprint, p.ordinalBase, p.anchorMessageId];
+  return [p.conversationId, p.nextSeq, p.endSeq, p.nextIndex, p.anchorIndex, p.anchorFingerprint, p.ordinalBase, p.anchorMessageId, p.updatedAt];
 }

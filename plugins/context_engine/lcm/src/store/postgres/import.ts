@@ -1,7 +1,7 @@
 import { acceptMessageTime } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import { encodeMessage } from "../codec.js";
-import { carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type PendingImport, type SliceLimits } from "../import-plan.js";
+import { abandoned, carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type PendingImport, type SliceLimits } from "../import-plan.js";
 import type { IngestInputs } from "../ingest-inputs.js";
 import type { ImportSliceResult, ImportSource, IngestOptions } from "../message-types.js";
 import { PENDING_IMPORT_COLUMNS, pendingImportOf, pendingImportParams, type PendingImportRow } from "../pending-imports-sql.js";
@@ -14,7 +14,7 @@ export async function readPendingImportPg(c: PoolClient, conversationId: number)
 }
 
 export async function insertPendingImportPg(c: PoolClient, p: PendingImport): Promise<void> {
-  await c.query(`INSERT INTO pending_imports (${PENDING_IMPORT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, pendingImportParams(p));
+  await c.query(`INSERT INTO pending_imports (${PENDING_IMPORT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, pendingImportParams(p));
 }
 
 /** Store backlog rows from `inputs` until `budget` says stop; the state after them. */
@@ -25,7 +25,7 @@ async function storeBacklogPg(c: PoolClient, deps: IngestDeps, p: PendingImport,
     await c.query("DELETE FROM pending_imports WHERE conversation_id = $1", [p.conversationId]);
     return { stored: rows.length, next: null };
   }
-  await c.query("UPDATE pending_imports SET next_seq = $2, next_index = $3 WHERE conversation_id = $1", [p.conversationId, next.nextSeq, next.nextIndex]);
+  await c.query("UPDATE pending_imports SET next_seq = $2, next_index = $3, updated_at = $4 WHERE conversation_id = $1", [p.conversationId, next.nextSeq, next.nextIndex, Date.now()]);
   return { stored: rows.length, next };
 }
 
@@ -40,13 +40,18 @@ export async function importSlicePg(c: PoolClient, deps: IngestDeps, conversatio
   return { remaining: remainingOf(next), carried: true, stored };
 }
 
-/** The rest of a pending import now (see the SQLite twin in sqlite/ingest.ts); the messages given up when no list carries it. */
-export async function completeImportPg(c: PoolClient, deps: IngestDeps, p: PendingImport, inputs: IngestInputs, options: IngestOptions): Promise<number> {
+/** The rest of a pending import now, from a list that carries it (see the SQLite twin in sqlite/ingest.ts); else left as it is. */
+export async function completeImportPg(c: PoolClient, deps: IngestDeps, p: PendingImport, inputs: IngestInputs, options: IngestOptions): Promise<void> {
   const never = () => false;
-  if (carries(inputs, p)) return (await storeBacklogPg(c, deps, p, inputs, never, options.timestamps), 0);
+  if (carries(inputs, p)) return void (await storeBacklogPg(c, deps, p, inputs, never, options.timestamps));
   const src = options.importSource;
   const other = src ? sourceInputs(src.messages, src.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo }) : null;
-  if (other && carries(other, p)) return (await storeBacklogPg(c, deps, p, other, never, src!.timestamps), 0);
+  if (other && carries(other, p)) await storeBacklogPg(c, deps, p, other, never, src!.timestamps);
+}
+
+/** The PostgreSQL twin of sqlite/import.ts `abandonImport`: given up only when no process moved it for IMPORT_LEASE_MS. */
+export async function abandonImportPg(c: PoolClient, p: PendingImport): Promise<number> {
+  if (!abandoned(p)) return 0;
   await c.query("DELETE FROM pending_imports WHERE conversation_id = $1", [p.conversationId]);
   return remainingOf(p);
 }

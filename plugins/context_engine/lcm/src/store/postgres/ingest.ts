@@ -5,8 +5,8 @@ import type { Redactor } from "../../redact/types.js";
 import { encodeMessage, type EncodedMessage } from "../codec.js";
 import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
-import { carries, remainingOf } from "../import-plan.js";
-import { completeImportPg, insertPendingImportPg, readPendingImportPg } from "./import.js";
+import { carries, remainingOf, sourceInputs, type PendingImport } from "../import-plan.js";
+import { abandonImportPg, completeImportPg, insertPendingImportPg, readPendingImportPg } from "./import.js";
 import { restoreMessage, storedMessageJson } from "./layout.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import type { IngestOptions, IngestResult } from "../types.js";
@@ -40,15 +40,24 @@ export async function ingestPg(
   let abandoned = 0;
   const plan = await runPlan(planIngest(inputs, options, count, pending !== null), async (need) => {
     if (need.kind !== "complete-import") return answer(c, deps, conversationId, need);
-    abandoned = await completeImportPg(c, deps, pending!, inputs, options);
-    pending = null;
+    await completeImportPg(c, deps, pending!, inputs, options);
+    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile).
+    pending = await readPendingImportPg(c, conversationId);
     return undefined;
   });
   const result = await writePlan(c, deps, conversationId, count, plan, options, messages.length);
+  const carried = pending !== null && (carries(inputs, pending) || sourceCarries(deps, pending, options));
+  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
+  if (pending && !carried) abandoned = await abandonImportPg(c, pending);
   if (plan.deferred) result.pendingImport = { remaining: plan.deferred.reserved, carried: true };
-  else if (pending) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
+  else if (pending && abandoned === 0) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
   result.importAbandoned = abandoned;
   return result;
+}
+
+function sourceCarries(deps: IngestDeps, p: PendingImport, options: IngestOptions): boolean {
+  const src = options.importSource;
+  return src !== undefined && carries(sourceInputs(src.messages, src.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo }), p);
 }
 
 /** What the plan asks of the stored history, read on the transaction's client. */
@@ -128,6 +137,7 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
       anchorFingerprint: plan.deferred.fingerprint,
       ordinalBase,
       anchorMessageId: newIds[0]!,
+      updatedAt: Date.now(),
     });
   }
   if (appended > 0) {

@@ -1,6 +1,6 @@
 import { acceptMessageTime } from "@context-engine/core";
 import { encodeMessage } from "../codec.js";
-import { carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type BacklogRow, type PendingImport, type SliceLimits } from "../import-plan.js";
+import { abandoned, carries, nextBacklogRows, remainingOf, sliceBudget, sourceInputs, type BacklogRow, type PendingImport, type SliceLimits } from "../import-plan.js";
 import type { IngestInputs } from "../ingest-inputs.js";
 import type { ImportSliceResult, ImportSource } from "../message-types.js";
 import { PENDING_IMPORT_COLUMNS, pendingImportOf, pendingImportParams, type PendingImportRow } from "../pending-imports-sql.js";
@@ -14,7 +14,7 @@ export function readPendingImport(ctx: SqliteContext, conversationId: number): P
 }
 
 export function insertPendingImport(ctx: SqliteContext, p: PendingImport): void {
-  stmt(ctx.db, `INSERT INTO pending_imports (${PENDING_IMPORT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...pendingImportParams(p));
+  stmt(ctx.db, `INSERT INTO pending_imports (${PENDING_IMPORT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...pendingImportParams(p));
 }
 
 /** Store backlog rows from `inputs` until `budget` says stop, inside the caller's transaction; the state after them. */
@@ -25,7 +25,7 @@ export function storeBacklog(ctx: SqliteContext, p: PendingImport, inputs: Inges
     stmt(ctx.db, "DELETE FROM pending_imports WHERE conversation_id = ?").run(p.conversationId);
     return { stored: rows.length, next: null };
   }
-  stmt(ctx.db, "UPDATE pending_imports SET next_seq = ?, next_index = ? WHERE conversation_id = ?").run(next.nextSeq, next.nextIndex, p.conversationId);
+  stmt(ctx.db, "UPDATE pending_imports SET next_seq = ?, next_index = ?, updated_at = ? WHERE conversation_id = ?").run(next.nextSeq, next.nextIndex, Date.now(), p.conversationId);
   return { stored: rows.length, next };
 }
 
@@ -39,8 +39,12 @@ export function importSliceRows(ctx: SqliteContext, conversationId: number, sour
   return { remaining: remainingOf(next), carried: true, stored };
 }
 
-/** Give an import up (no list carries its backlog): its reserved seqs stay unused. Returns how many messages that was. */
+/**
+ * Give an import up when no list at hand carries its backlog and no process moved it for IMPORT_LEASE_MS
+ * (its reserved seqs stay unused); returns how many messages that was, 0 when it is left to its process.
+ */
 export function abandonImport(ctx: SqliteContext, p: PendingImport): number {
+  if (!abandoned(p)) return 0;
   stmt(ctx.db, "DELETE FROM pending_imports WHERE conversation_id = ?").run(p.conversationId);
   return remainingOf(p);
 }

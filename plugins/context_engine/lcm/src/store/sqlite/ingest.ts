@@ -19,28 +19,36 @@ export function ingestRows(ctx: SqliteContext, conversationId: number, messages:
   let abandoned = 0;
   const plan = runPlanSync(planIngest(inputs, options, conv.message_count, pending !== null), (need) => {
     if (need.kind !== "complete-import") return answer(ctx, conversationId, need);
-    abandoned = completeImport(ctx, pending!, inputs, options);
-    pending = null;
+    completeImport(ctx, pending!, inputs, options);
+    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile).
+    pending = readPendingImport(ctx, conversationId);
     return undefined;
   });
   const result = writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
+  const carried = pending !== null && (carries(inputs, pending) || sourceCarries(ctx, pending, options));
+  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
+  if (pending && !carried) abandoned = abandonImport(ctx, pending);
   if (plan.deferred) result.pendingImport = { remaining: plan.deferred.reserved, carried: true };
-  else if (pending) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
+  else if (pending && abandoned === 0) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
   result.importAbandoned = abandoned;
   return result;
 }
 
+function sourceCarries(ctx: SqliteContext, p: PendingImport, options: IngestOptions): boolean {
+  const src = options.importSource;
+  return src !== undefined && carries(sourceInputs(src.messages, src.isSynthetic, encoderOf(ctx)), p);
+}
+
 /**
  * The rest of a pending import, stored now (the list is about to be compared with the whole history): from
- * the list given when it carries the backlog, else from the caller's source. Neither: given up (returned).
+ * the list given when it carries the backlog, else from the caller's source. Neither: left as it is.
  */
-function completeImport(ctx: SqliteContext, p: PendingImport, inputs: IngestInputs, options: IngestOptions): number {
+function completeImport(ctx: SqliteContext, p: PendingImport, inputs: IngestInputs, options: IngestOptions): void {
   const never = () => false;
-  if (carries(inputs, p)) return storeBacklog(ctx, p, inputs, never, options.timestamps), 0;
+  if (carries(inputs, p)) return void storeBacklog(ctx, p, inputs, never, options.timestamps);
   const src = options.importSource;
   const other = src ? sourceInputs(src.messages, src.isSynthetic, encoderOf(ctx)) : null;
-  if (other && carries(other, p)) return storeBacklog(ctx, p, other, never, src!.timestamps), 0;
-  return abandonImport(ctx, p);
+  if (other && carries(other, p)) storeBacklog(ctx, p, other, never, src!.timestamps);
 }
 
 function encoderOf(ctx: SqliteContext): IngestEncoder {
@@ -119,6 +127,7 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
       anchorFingerprint: plan.deferred.fingerprint,
       ordinalBase,
       anchorMessageId: newIds[0]!,
+      updatedAt: Date.now(),
     });
   }
   if (appended > 0) {
