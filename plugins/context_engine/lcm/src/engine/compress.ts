@@ -84,7 +84,8 @@ async function assemblyBudget(parts: EngineParts, store: LcmStoreDriver, s: Engi
   const conv = await store.getConversation(s.conversationId);
   if (conv) s.noteConversation(conv);
   const full = parts.budgets.assembly();
-  if (!conv || conv.frontierTokens < parts.budgets.drainAt()) return full;
+  // An import still storing its backlog is such a history too, though its stored frontier is only the tail yet.
+  if (!conv || (conv.frontierTokens < parts.budgets.drainAt() && !importing(s))) return full;
   return Math.min(full, parts.budgets.target() + headTokens(head));
 }
 
