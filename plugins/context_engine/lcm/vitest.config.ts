@@ -12,6 +12,7 @@ const POSTGRES_URL = process.env.LCM_TEST_POSTGRES_URL ?? "postgres://postgres@1
  */
 const ENGINE_SUITES = [
   "test/engine.test.ts",
+  "test/engine-import.test.ts",
   "test/engine-backlog.test.ts",
   "test/engine-drain.test.ts",
   "test/engine-work-clock.test.ts",

@@ -11,6 +11,7 @@ import { SchemaNameSchema, TimeoutMsSchema } from "./store/postgres/options.js";
  */
 const ratio = z.number().gt(0).lte(1);
 const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
 
 /** `scheme://` at the start of a value: a URL, not a file path. */
 const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
@@ -90,6 +91,14 @@ const fields = {
    * CPU time stays within it.
    */
   drain_cpu_share: ratio.default(0.5),
+  /**
+   * A conversation's first list longer than this (an imported or resumed history) stores at once only the
+   * newest messages the assembled context can hold; the older ones are stored in the background (oldest
+   * first, within drain_cpu_share), then indexed and summarised. 0 (the default) stores everything at once:
+   * a process that stops before the backlog is stored needs a list showing the history again to finish it,
+   * otherwise those messages are given up (reported), so this trade is the user's to make.
+   */
+  import_in_background_above: nonNegativeInt.default(0),
   /** A message larger than this is shown shortened in the assembled context (the original stays in the store). */
   large_message_tokens: positiveInt.default(6_000),
   /** Extra guidance appended to every summary prompt. */

@@ -26,6 +26,7 @@ import { createSummarizer, newMetrics, windowOf } from "./engine/parts.js";
 import type { EngineParts } from "./engine/parts.js";
 import { IndexDrain } from "./engine/index-drain.js";
 import { BacklogDrain } from "./engine/drain.js";
+import { ImportDrain } from "./engine/import-drain.js";
 import { Embeddings } from "./embeddings/embedder.js";
 import { startPreparing } from "./engine/preparation.js";
 import { selectLocked } from "./engine/selection.js";
@@ -117,6 +118,7 @@ export class LcmEngine extends ContextEngine {
       metrics: newMetrics(),
       indexing: new IndexDrain(this.#logger, () => this.#closed, clock, this.config.drain_cpu_share),
       drain: new BacklogDrain(),
+      imports: new ImportDrain(),
       clock,
       embeddings: this.config.embeddings ? new Embeddings(this.config.embeddings, this.#logger, () => this.#closed, ctx.env ?? process.env) : null,
       isClosed: () => this.#closed,
@@ -169,7 +171,7 @@ export class LcmEngine extends ContextEngine {
     this.#parts.embeddings?.stop();
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
-    await Promise.allSettled([...pending, this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);
+    await Promise.allSettled([...pending, this.#parts.imports.idle(), this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);
     await this.#handle.close();
   }
 
@@ -193,6 +195,8 @@ export class LcmEngine extends ContextEngine {
     const s = await this.#sessions.get(store, sessionId);
     // A frontier left over the threshold (an import, a restart mid-drain) is drained without waiting for a compress.
     this.#parts.drain.kick(this.#parts, store, s);
+    // An import left unfinished (a restart): resumed once a hook's list carries its backlog (engine/turn.ts).
+    this.#parts.imports.kick(this.#parts, store, s);
     // Messages and summaries not embedded yet (a restart, summaries published since) are embedded off the hook's path.
     this.#parts.embeddings?.kick(store);
     return { store, s };
@@ -219,7 +223,15 @@ export class LcmEngine extends ContextEngine {
   }
 
   override shouldCompressPreflight(messages: readonly Message[]): boolean {
-    return this.shouldCompress(defaultTokenCounter.countMessages(messages as Message[]));
+    // Newest first, stopping at the threshold: a long history handed over at once is not counted whole.
+    const threshold = this.#parts.budgets.threshold();
+    if (threshold <= 0) return false;
+    let tokens = 0;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      tokens += defaultTokenCounter.countMessage(messages[i]!);
+      if (tokens >= threshold) return true;
+    }
+    return false;
   }
 
   override hasContentToCompress(messages: readonly Message[]): boolean {
@@ -314,6 +326,8 @@ export class LcmEngine extends ContextEngine {
   /** Wait for background work of a session, its scheduled drain included (tests, graceful shutdown). */
   async whenIdle(sessionId?: string): Promise<void> {
     const s = this.#sessions.peek(sessionId);
+    // An import's backlog first: when it is stored it starts the index and backlog drains waited for below.
+    if (s) await this.#parts.imports.idle(s);
     if (s?.preparing) await s.preparing;
     if (s) await this.#parts.drain.idle(s);
     await this.#parts.indexing.idle();

@@ -36,7 +36,8 @@ function sharedStore(): { open: (ctx?: EngineInitContext) => LcmEngine } {
   });
   return {
     open: (ctx = {}) => {
-      const engine = new LcmEngine({ dataDir: t.dataDir, contextLength: WINDOW, ...ctx, config: { ...t.config, ...ctx.config } });
+      // The whole history stored by the first turn (no background import): these tests are about the drain.
+      const engine = new LcmEngine({ dataDir: t.dataDir, contextLength: WINDOW, ...ctx, config: { ...t.config, import_in_background_above: 0, ...ctx.config } });
       engines.push(engine);
       return engine;
     },

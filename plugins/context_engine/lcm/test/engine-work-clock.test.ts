@@ -49,7 +49,8 @@ afterEach(async () => {
 
 function openEngine(model: FakeSummarizer): LcmEngine {
   const t = testStore();
-  const engine = new LcmEngine({ dataDir: t.dataDir, contextLength: WINDOW, chatModel: model, config: t.config });
+  // The whole history stored by the first turn (no background import): this test is about the drain.
+  const engine = new LcmEngine({ dataDir: t.dataDir, contextLength: WINDOW, chatModel: model, config: { ...t.config, import_in_background_above: 0 } });
   cleanups.push(async () => {
     await engine.close();
     await t.cleanup();

@@ -31,6 +31,7 @@ class Memory {
       const m = this.messages[need.seq];
       return m ? { id: 1000 + need.seq, seq: need.seq, hash: encodeMessage(m, redactor).hashHex } : null;
     }
+    if (need.kind === "complete-import") throw new Error("no import in this test");
     const refs = this.messages.map((m, seq): StoredRef => ({ id: 1000 + seq, seq, hash: encodeMessage(m, redactor)[need.kind === "hashes" ? "hashHex" : "looseHex"] }));
     if (need.kind === "hashes") return refs.filter((r) => need.hashes.has(r.hash));
     return refs.filter((r) => r.seq > need.afterSeq && r.seq < need.beforeSeq).slice(0, need.limit);

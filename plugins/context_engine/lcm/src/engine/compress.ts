@@ -1,3 +1,4 @@
+import { importing } from "./import-drain.js";
 import { defaultTokenCounter, raceAbortOrNull } from "@context-engine/core";
 import type { CompressOptions, Message } from "@context-engine/core";
 import { keepRequest, turnRequest } from "../assembly/keep-request.js";
@@ -40,7 +41,9 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   if (signal?.aborted) return unchanged;
 
   const pass = (lock: CompactionLock | undefined) => compactionPass(parts, store, s, options, started, headTokens(head), lock);
-  const locked = store.withCompactionLock ? await store.withCompactionLock(s.conversationId, pass) : { value: await pass(undefined) };
+  // While an import stores its backlog the frontier has a gap where it goes: no run may span it (the import's end starts the drain).
+  const idle = { value: { published: 0, stale: 0, aborted: false } };
+  const locked = importing(s) ? idle : store.withCompactionLock ? await store.withCompactionLock(s.conversationId, pass) : { value: await pass(undefined) };
   // Another process is compacting this conversation: assemble from what it has published so far.
   const outcome = locked?.value ?? { published: 0, stale: 0, aborted: false };
   if (!locked) parts.logger.debug("lcm: another process is compacting this conversation; assembling without a pass", { sessionId: s.sessionId });
@@ -50,7 +53,7 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
 
   // System prompt + the summaries that fit + the fresh tail (+ the turn's request, always: the host's incoming one when it sends that itself).
   const known = await afterPass(parts, store, s, outcome.published > 0);
-  const assembled = await assemble(parts, store, s, head, assemblyBudget(parts, known.conversation, head), known);
+  const assembled = await assemble(parts, store, s, head, assemblyBudget(parts, s, known.conversation, head), known);
   const kept = keepRequest(assembled.messages, turnRequest(messages, options.incomingMessage), head.length);
   const result = { ...assembled, messages: kept.messages, tokens: assembled.tokens + kept.addedTokens };
   if (signal?.aborted) return unchanged;
@@ -79,9 +82,10 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
  * grown conversation leaves it, not to the most a request may take: a list just under the threshold would make
  * every later request of the host go through `selectContext`'s ingest and a preparation until the next compress.
  */
-function assemblyBudget(parts: EngineParts, conv: ConversationRecord | null, head: Message[]): number {
+function assemblyBudget(parts: EngineParts, s: EngineSession, conv: ConversationRecord | null, head: Message[]): number {
   const full = parts.budgets.assembly();
-  if (!conv || conv.frontierTokens < parts.budgets.drainAt()) return full;
+  // An import still storing its backlog is such a history too, though its stored frontier is only the tail yet.
+  if (!conv || (conv.frontierTokens < parts.budgets.drainAt() && !importing(s))) return full;
   return Math.min(full, parts.budgets.target() + headTokens(head));
 }
 
@@ -92,6 +96,7 @@ function assemblyBudget(parts: EngineParts, conv: ConversationRecord | null, hea
  */
 async function afterPass(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, published: boolean): Promise<KnownFrontier> {
   const conversation = await store.getConversation(s.conversationId);
+  if (conversation) s.noteConversation(conversation);
   if (!conversation || !published) return { conversation };
   const view = await extendedView(parts.shapes, store, s);
   if (!view || view.version !== conversation.frontierVersion || view.count !== conversation.frontierCount) return { conversation };

@@ -1,3 +1,4 @@
+import { importing } from "./import-drain.js";
 import { randomUUID } from "node:crypto";
 import { describeError } from "@context-engine/core";
 import type { LcmStoreDriver } from "../store/types.js";
@@ -54,7 +55,7 @@ export class BacklogDrain {
   }
 
   #start(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, readFirst: boolean): void {
-    if (!parts.config.prepare_in_background || parts.isClosed() || this.#running.has(s)) return;
+    if (!parts.config.prepare_in_background || parts.isClosed() || this.#running.has(s) || importing(s)) return;
     const run = (async () => {
       if (readFirst) {
         const conv = await store.getConversation(s.conversationId);

@@ -1,3 +1,4 @@
+import { importNote } from "./import-drain.js";
 import { defaultTokenCounter, describeErrorWithCauses } from "@context-engine/core";
 import type { Message, PruneResult } from "@context-engine/core";
 import { shortenMessage } from "../assembly/render.js";
@@ -60,5 +61,6 @@ export async function pruneLargeResults(
 /** An LCM tool call inside the session's lock: the current turn must be searchable too, so what the host shows is ingested first. */
 export async function runToolCall(parts: EngineParts, store: LcmStoreDriver, s: EngineSession, name: string, args: unknown, messages?: readonly Message[]): Promise<string> {
   if (messages?.length) await ingest(parts, store, s, messages);
-  return handleLcmToolCall(store, name, args, { conversationId: s.conversationId, allowCrossConversation: parts.config.cross_conversation, embeddings: parts.embeddings });
+  const note = importNote(s);
+  return handleLcmToolCall(store, name, args, { conversationId: s.conversationId, allowCrossConversation: parts.config.cross_conversation, embeddings: parts.embeddings, ...(note ? { importNote: note } : {}) });
 }

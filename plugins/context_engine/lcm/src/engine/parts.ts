@@ -1,3 +1,4 @@
+import type { ImportDrain } from "./import-drain.js";
 import type { ContextEngine, EngineInitContext, Logger } from "@context-engine/core";
 import type { RowCache } from "../assembly/assembler.js";
 import { Summarizer } from "../compaction/summarizer.js";
@@ -46,6 +47,8 @@ export interface EngineParts {
   readonly indexing: IndexDrain;
   /** Backlogs over the threshold, summarised and published off the hook path. */
   readonly drain: BacklogDrain;
+  /** Long histories' backlogs, stored after their tails (engine/import-drain.ts). */
+  readonly imports: ImportDrain;
   /** Hooks in flight and the CPU time of background work: background slices wait for the hooks. */
   readonly clock: WorkClock;
   /** Hybrid retrieval's background embedding and query vectors; null without `embeddings` config. */

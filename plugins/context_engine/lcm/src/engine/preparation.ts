@@ -1,3 +1,4 @@
+import { importing } from "./import-drain.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describeErrorWithCauses } from "@context-engine/core";
 import { SUMMARY_OVERHEAD_TOKENS } from "../assembly/render.js";
@@ -27,7 +28,8 @@ export function runDeps(parts: EngineParts, store: LcmStoreDriver): RunDeps {
  * awaited by the turn; its failures are logged, never thrown.
  */
 export function startPreparing(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): void {
-  if (parts.isClosed() || !s.claimPreparation()) return;
+  // While an import stores its backlog the history has a gap: summaries wait for it (the import's end starts them).
+  if (parts.isClosed() || importing(s) || !s.claimPreparation()) return;
   const signal = s.signal;
   const job: Promise<PreparedWork | null> = inBackground(parts, s, () => prepare(parts, store, s, signal))
     .catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import type { SessionImport } from "./import-drain.js";
 import type { Message } from "@context-engine/core";
 import type { AssembleResult } from "../assembly/assembler.js";
 import type { VirtualItem } from "../compaction/planner.js";
@@ -48,6 +49,8 @@ export class EngineSession {
   #lastAssembly: { key: string; result: AssembleResult } | null = null;
   #lastCompaction: Record<string, unknown> | null = null;
   #rescue: Rescue | null = null;
+  /** An import still storing its backlog (engine/import-drain.ts), or null. */
+  importing: SessionImport | null = null;
   #snapshot: ConversationRecord;
   #positions: WriterPosition[] = [];
   readonly #live = new Map<number, Message>();

@@ -23,6 +23,8 @@ export function engineStatus(parts: EngineParts, closed: boolean): Record<string
       preparedSteps: s.prepared?.steps.length ?? 0,
       preparing: s.preparing !== null,
       draining: parts.drain.draining(s),
+      // A long history's backlog still being stored (search and expand do not see it yet), or given up.
+      ...(s.importing ? { import: { inProgress: s.importing.remaining > 0, remaining: s.importing.remaining, resumable: s.importing.source !== null, abandoned: s.importing.abandoned } } : {}),
       lastCompaction: s.lastCompaction,
     };
   }

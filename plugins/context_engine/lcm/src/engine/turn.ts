@@ -5,6 +5,7 @@ import type { AssembleResult } from "../assembly/assembler.js";
 import type { KnownFrontier } from "../assembly/row-cache.js";
 import { isEngineMessage } from "../assembly/render.js";
 import type { IngestOptions, IngestResult, LcmStoreDriver } from "../store/types.js";
+import { noteImport } from "./import-drain.js";
 import type { EngineParts } from "./parts.js";
 import type { EngineSession } from "./session.js";
 
@@ -44,8 +45,9 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
   // The host's times, when they line up with the list: messages (and the summaries over them) are dated when they were said.
   // The store checks only the entries it stores, so a turn stays O(new messages).
   const timestamps = Array.isArray(request.times) && request.times.length === messages.length ? (request.times as IngestOptions["timestamps"]) : undefined;
+  const isSynthetic = (m: Message, i: number) => i < headCount || isEngineMessage(m);
   const options: IngestOptions = {
-    isSynthetic: (m, i) => i < headCount || isEngineMessage(m),
+    isSynthetic,
     positions: request.reconcile ? [] : s.positions,
     ...(request.stored ? { mode: "stored" as const } : {}),
     seenIds: s.own,
@@ -53,8 +55,12 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
     drainBacklog: false,
     ...turnOptions(messages, headCount, request.turn),
     ...(timestamps ? { timestamps } : {}),
+    ...importOptions(parts, s),
   };
   const result = await store.ingest(s.conversationId, messages, options);
+  noteImport(s, result.pendingImport, result.importAbandoned, messages, { isSynthetic, ...(timestamps ? { timestamps } : {}) });
+  if (result.importAbandoned > 0) parts.logger.warn("lcm: an import's backlog was given up: no list at hand shows it any more", { sessionId: s.sessionId, messages: result.importAbandoned });
+  parts.imports.kick(parts, store, s);
   parts.metrics.ingested += result.appended;
   if (result.alignment === "reconciled" || result.alignment === "no-overlap") parts.metrics.reconciled++;
   if (result.disagreed > 0) noteDisagreement(parts, s, result);
@@ -62,6 +68,19 @@ export async function ingest(parts: EngineParts, store: LcmStoreDriver, s: Engin
   parts.embeddings?.kick(store);
   s.recordIngest(result, messages, headCount);
   return { result, head: messages.slice(0, headCount) };
+}
+
+/**
+ * A long history's first ingest stores the tail the assembled context can hold (at least the fresh tail) and
+ * leaves the rest to the background import; an import in progress is handed its list in case it must finish.
+ */
+function importOptions(parts: EngineParts, s: EngineSession): Partial<IngestOptions> {
+  const above = parts.config.import_in_background_above;
+  const source = s.importing?.source;
+  return {
+    ...(above > 0 ? { deferBacklog: { above, tailTokens: parts.budgets.assembly(), minTail: parts.config.fresh_tail_count, countTokens: (m: Message) => defaultTokenCounter.countMessage(m) } } : {}),
+    ...(source ? { importSource: source } : {}),
+  };
 }
 
 /** The turn's key and message ids, applied where the turn's messages sit in the list (its end). */

@@ -57,8 +57,16 @@ export class IngestInputs {
     return k;
   }
 
-  /** Whether input i is a message to store (not synthetic, an object), before encoding it. */
-  isMessage(i: number): boolean {
+  /** The same, without recording it (a count over a long backlog keeps no per-input state). */
+  wouldStore(i: number): boolean {
+    const k = this.#kind.get(i);
+    if (k !== undefined) return k === REAL;
+    const m = this.messages[i];
+    return m !== null && typeof m === "object" && !Array.isArray(m) && !this.#isSynthetic?.(m, i);
+  }
+
+  /** Whether input i is a message to store (an object the engine did not produce), without encoding it. */
+  isReal(i: number): boolean {
     return this.#classify(i) === REAL;
   }
 

@@ -1,4 +1,5 @@
 import type { EncodedMessage } from "./codec.js";
+import { backlogSplit, countReal } from "./import-plan.js";
 import type { IngestInputs } from "./ingest-inputs.js";
 import { isWeak, reconcile } from "./reconcile-list.js";
 import type { IngestOptions, IngestResult, WriterPosition } from "./types.js";
@@ -36,7 +37,9 @@ export type IngestNeed =
   /** Answer: StoredRef[] with loose hashes of stored messages with afterSeq < seq < beforeSeq, oldest first, at most `limit`. */
   | { kind: "loose"; afterSeq: number; beforeSeq: number; limit: number }
   /** Answer: the StoredRef (exact hash, as stored: nothing decoded) of the message at `seq`, or null. */
-  | { kind: "atSeq"; seq: number };
+  | { kind: "atSeq"; seq: number }
+  /** An import of this conversation is still storing its backlog: finish it before the list is compared with the history. */
+  | { kind: "complete-import" };
 
 export type IngestPlanner = Generator<IngestNeed, IngestPlan, unknown>;
 
@@ -57,6 +60,8 @@ export interface IngestPlan {
   disagreed: number;
   /** Where this writer stands after the ingest (its last input). */
   position: WriterPosition | null;
+  /** The list's oldest inputs [0, anchorIndex) left to a background import: `reserved` seqs before the appended tail. */
+  deferred: { reserved: number; anchorIndex: number; fingerprint: string } | null;
   /** The position is the newest one the store records already (a list with nothing new): no need to write it again. */
   positionRecorded?: boolean;
 }
@@ -68,7 +73,7 @@ export const RECORDED_POSITIONS = 8;
 export const turnKey = (key: string): string => `t:${key}`;
 export const messageKey = (key: string): string => `m:${key}`;
 
-export function* planIngest(inputs: IngestInputs, options: IngestOptions, storedCount: number): IngestPlanner {
+export function* planIngest(inputs: IngestInputs, options: IngestOptions, storedCount: number, importPending = false): IngestPlanner {
   const n = inputs.length;
   const ids = new Map<number, number>();
   const keys = yield* readKeys(options, n, storedCount);
@@ -78,6 +83,7 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
   let disagreed = 0;
   /** Reconciling proved the list's end is this writer's frontier: only a tail was new, a telling match (or none at all), not behind. */
   let cleanEnd = false;
+  let deferred: IngestPlan["deferred"] = null;
   // Positions this writer holds in memory, and those recorded in the store (a restart, another process's
   // identical list): any that still holds proves the list up to it stored.
   const recorded = options.mode === "append" || storedCount === 0 ? [] : ((yield { kind: "positions", limit: RECORDED_POSITIONS }) as WriterPosition[]);
@@ -98,7 +104,16 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     cleanEnd = yield* endsWithNewestStored(inputs, storedCount);
   } else if (storedCount === 0) {
     alignment = "empty-store";
-    candidates = inputs.encodeRange(0);
+    // A long history handed over at once: the tail now, the backlog in the background (import-plan.ts).
+    const split = backlogSplit(inputs, options.deferBacklog);
+    const reserved = split > 0 ? countReal(inputs, 0, split) : 0;
+    if (reserved > 0) deferred = { reserved, anchorIndex: split, fingerprint: inputs.positionFingerprint(split) };
+    candidates = inputs.encodeRange(reserved > 0 ? split : 0);
+    // A tail with nothing to store would leave the reservation without an anchor: store everything now.
+    if (deferred && candidates.length === 0) {
+      deferred = null;
+      candidates = inputs.encodeRange(0);
+    }
   } else if (pos) {
     alignment = "position";
     candidates = inputs.encodeRange(pos.index + 1);
@@ -116,6 +131,8 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
   } else {
     // Inside a keyed turn everything is new by the host's word: short matches there need proof; before it they stand.
     const keyFrom = options.key ? Math.max(0, Math.min(options.keyFrom ?? 0, n)) : null;
+    // The stored history must be whole before a list is compared with it.
+    if (importPending) yield { kind: "complete-import" };
     const r = yield* reconcile(inputs, storedCount, ids, keyFrom, options.seenIds);
     alignment = r.matched > 0 ? "reconciled" : "no-overlap";
     candidates = r.fresh;
@@ -143,7 +160,7 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
   }
   const position =
     n > 0 && (alignment === "position" || alignment === "append" || alignment === "empty-store" || cleanEnd)
-      ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1), storedCount: storedCount + append.length }
+      ? { index: n - 1, fingerprint: inputs.positionFingerprint(n - 1), storedCount: storedCount + (deferred?.reserved ?? 0) + append.length }
       : null;
   const newestRecorded = recorded[0];
   return {
@@ -157,6 +174,7 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
     newMessageKeys,
     duplicateTurn,
     disagreed,
+    deferred,
     // A reconciled list may be behind the writer's own (a stale copy) or rewritten: its end is a position
     // only where a telling message matched and nothing new came before a match; otherwise the messages
     // after it would later be taken for new ones.
@@ -193,7 +211,7 @@ function* endsWithNewestStored(inputs: IngestInputs, storedCount: number): Gener
   // The stored exact hash first (a column: nothing decoded or redacted again), against the identity hash the writer
   // memo holds for the list's last message (the host's own copy, fingerprinted by the ingest before).
   let real = inputs.length - 1;
-  while (real >= 0 && !inputs.isMessage(real)) real--;
+  while (real >= 0 && !inputs.isReal(real)) real--;
   if (real < 0) return false;
   const newest = (yield { kind: "atSeq", seq: storedCount - 1 }) as StoredRef | null;
   if (!newest) return false;
@@ -246,7 +264,14 @@ function* readKeys(options: IngestOptions, n: number, storedCount: number): Gene
 }
 
 /** The result of an ingest once the driver wrote the plan: `newIds[j]` is the id of `plan.append[j]`. */
-export function ingestResult(conversationId: number, plan: IngestPlan, newIds: readonly number[], firstSeq: number | null, inputCount: number): IngestResult {
+export function ingestResult(
+  conversationId: number,
+  plan: IngestPlan,
+  newIds: readonly number[],
+  firstSeq: number | null,
+  inputCount: number,
+  imports: Pick<IngestResult, "pendingImport" | "importAbandoned"> = { pendingImport: null, importAbandoned: 0 },
+): IngestResult {
   const redactions: Record<string, number> = {};
   plan.append.forEach(({ index, encoded }, j) => {
     plan.ids.set(index, newIds[j]!);
@@ -278,6 +303,7 @@ export function ingestResult(conversationId: number, plan: IngestPlan, newIds: r
     duplicateTurn: plan.duplicateTurn,
     disagreed: plan.disagreed,
     position: plan.position,
+    ...imports,
   };
 }
 

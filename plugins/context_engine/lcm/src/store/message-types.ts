@@ -1,3 +1,4 @@
+import type { DeferBacklog } from "./import-plan.js";
 import type { Message, Role } from "@context-engine/core";
 
 /** What the store keeps of conversations and messages, and how an ingest is asked for and answered (see `types.ts`). */
@@ -121,6 +122,39 @@ export interface IngestOptions {
    */
   index?: "auto" | "now" | "deferred";
   drainBacklog?: boolean;
+  /**
+   * The first ingest of a conversation with more than `above` messages stores only the newest that fill
+   * `tailTokens` (at least `minTail`) and reserves seqs for the older ones, which `importSlice` stores
+   * afterwards (see import-plan.ts). Absent: everything is stored at once.
+   */
+  deferBacklog?: DeferBacklog;
+  /**
+   * A list that carries this conversation's pending import (the one that started it, held by the caller),
+   * used when the import must be finished inside this ingest (the list given is compared with the whole
+   * history) and the list given does not carry it itself.
+   */
+  importSource?: ImportSource;
+}
+
+/** A host list carrying an import's backlog, with the rule that told its synthetic messages when it began. */
+export interface ImportSource {
+  messages: readonly Message[];
+  isSynthetic?: (message: Message, index: number) => boolean;
+  /** When each message was said (`IngestOptions.timestamps` of that list). */
+  timestamps?: ReadonlyArray<number | null | undefined>;
+}
+
+/** What `importSlice` did: the backlog messages it stored and what is left (null: no import pending). */
+export interface ImportSliceResult extends ImportProgress {
+  stored: number;
+}
+
+/** An import still storing its backlog, as an ingest or a slice left it. */
+export interface ImportProgress {
+  /** Backlog messages not stored yet. */
+  remaining: number;
+  /** The list given carries the backlog (shows the same history where the tail began): it can finish the import. */
+  carried: boolean;
 }
 
 export interface IngestResult {
@@ -156,6 +190,10 @@ export interface IngestResult {
   rejected: Array<{ index: number; reason: string }>;
   /** Secrets redacted from the appended messages, per kind. */
   redactions: Record<string, number>;
+  /** The conversation's import still storing its backlog after this call (deferred by it or earlier), else null. */
+  pendingImport: ImportProgress | null;
+  /** Backlog messages given up because no list carrying them was at hand when the history had to be whole. */
+  importAbandoned: number;
 }
 
 export interface MessageRange {

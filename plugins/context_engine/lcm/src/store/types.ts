@@ -1,7 +1,7 @@
 import type { Message } from "@context-engine/core";
 import type { LcmSearchStore } from "./search-types.js";
 import type { MaybePromise } from "./maybe-promise.js";
-import type { ConversationRecord, StoredMessage, IngestOptions, IngestResult, MessageRange } from "./message-types.js";
+import type { ConversationRecord, StoredMessage, IngestOptions, IngestResult, MessageRange, ImportSliceResult, ImportSource } from "./message-types.js";
 import type { SummaryKind, NewSummary, SummaryRecord, SummaryLineage, FrontierItemKey, FrontierItem, Frontier, FrontierReadOptions, FrontierReplace, SummaryBatchStep, CommitSummariesResult, CommitSummaryResult } from "./summary-types.js";
 
 export type { MaybePromise } from "./maybe-promise.js";
@@ -99,6 +99,13 @@ export interface LcmStore {
   // --- messages ---
   /** Idempotent ingestion; see `IngestOptions.mode`. */
   ingest(conversationId: number, messages: readonly Message[], options?: IngestOptions): IngestResult;
+  /**
+   * Store the next backlog messages of the conversation's pending import (a long history whose tail the
+   * first ingest stored, see `IngestOptions.deferBacklog`) from `source`, a list that carries them, for
+   * about `maxMs` (default: all). Null when no import is pending; `carried: false` (nothing stored) when
+   * `source` does not show the imported history where its tail began. `maxRows` bounds the inserts too.
+   */
+  importSlice(conversationId: number, source: ImportSource, options?: { maxMs?: number; maxRows?: number }): ImportSliceResult | null;
   getMessage(id: number): StoredMessage | null;
   /** By ids, returned in the order asked; unknown ids are left out. */
   getMessagesByIds(ids: readonly number[]): StoredMessage[];

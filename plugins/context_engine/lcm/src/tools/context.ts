@@ -9,6 +9,8 @@ export interface LcmToolContext {
   allowCrossConversation?: boolean;
   /** The embedding provider when one is configured: lcm_grep then ranks by words and meaning. */
   embeddings?: import("../embeddings/embedder.js").Embeddings | null;
+  /** Said with every search while the conversation's imported history is not all stored (engine/import-drain.ts). */
+  importNote?: string;
 }
 
 /** Whether the caller may see an item of `ownerConversation`: "ok", or "hidden" (answer as not found), or the reason. */

@@ -36,6 +36,7 @@ export async function runGrep(store: LcmStoreDriver, args: z.infer<typeof GrepAr
     : args.mode === "semantic"
       ? withNote(await searchHistory(store, { ...query, mode: "full_text" }), "semantic mode needs an embedding provider (engines.lcm.embeddings): ranked by words")
       : await searchHistory(store, { ...query, mode: args.mode });
+  if (ctx.importNote && !args.all_conversations) result.notes.push(ctx.importNote);
   return JSON.stringify({
     query: args.query,
     mode: result.mode,

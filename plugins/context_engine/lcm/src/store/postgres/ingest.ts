@@ -2,9 +2,11 @@ import type { HashMemo } from "../hash-memo.js";
 import type { Message } from "@context-engine/core";
 import type { PoolClient } from "pg";
 import type { Redactor } from "../../redact/types.js";
-import { encodeMessage } from "../codec.js";
+import { encodeMessage, type EncodedMessage } from "../codec.js";
 import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
+import { carries, remainingOf, sourceInputs, type PendingImport } from "../import-plan.js";
+import { abandonImportPg, completeImportPg, insertPendingImportPg, readPendingImportPg } from "./import.js";
 import { restoreMessage, storedMessageJson } from "./layout.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
 import type { IngestOptions, IngestResult } from "../types.js";
@@ -34,8 +36,28 @@ export async function ingestPg(
   if (!conv) throw new Error(`no conversation ${conversationId}`);
   const count = Number(conv.message_count);
   const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo });
-  const plan = await runPlan(planIngest(inputs, options, count), (need) => answer(c, deps, conversationId, need));
-  return writePlan(c, deps, conversationId, count, plan, options, messages.length);
+  let pending = await readPendingImportPg(c, conversationId);
+  let abandoned = 0;
+  const plan = await runPlan(planIngest(inputs, options, count, pending !== null), async (need) => {
+    if (need.kind !== "complete-import") return answer(c, deps, conversationId, need);
+    await completeImportPg(c, deps, pending!, inputs, options);
+    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile).
+    pending = await readPendingImportPg(c, conversationId);
+    return undefined;
+  });
+  const result = await writePlan(c, deps, conversationId, count, plan, options, messages.length);
+  const carried = pending !== null && (carries(inputs, pending) || sourceCarries(deps, pending, options));
+  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
+  if (pending && !carried) abandoned = await abandonImportPg(c, pending);
+  if (plan.deferred) result.pendingImport = { remaining: plan.deferred.reserved, carried: true };
+  else if (pending && abandoned === 0) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
+  result.importAbandoned = abandoned;
+  return result;
+}
+
+function sourceCarries(deps: IngestDeps, p: PendingImport, options: IngestOptions): boolean {
+  const src = options.importSource;
+  return src !== undefined && carries(sourceInputs(src.messages, src.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo }), p);
 }
 
 /** What the plan asks of the stored history, read on the transaction's client. */
@@ -65,6 +87,7 @@ async function answer(c: PoolClient, deps: IngestDeps, conversationId: number, n
     );
     return rows.map((r): StoredRef => ({ id: Number(r.id), seq: r.seq, hash: r.hash }));
   }
+  if (need.kind !== "loose") throw new Error(`ingest: unexpected need ${need.kind}`);
   const { rows } = await c.query<{ id: string; seq: number; message: string; body: string; role: string; tool_call_id: string | null }>(
     "SELECT id, seq, message::text AS message, body, role, tool_call_id FROM messages WHERE conversation_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4",
     [conversationId, need.afterSeq, need.beforeSeq, need.limit],
@@ -73,12 +96,14 @@ async function answer(c: PoolClient, deps: IngestDeps, conversationId: number, n
 }
 
 /** Rows per INSERT: one round trip per chunk instead of one per message (a bulk import stays in bounded statements). */
-const INSERT_CHUNK = 500;
+export const INSERT_CHUNK = 500;
 
 async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number, count: number, plan: IngestPlan, options: IngestOptions, inputCount: number): Promise<IngestResult> {
   const now = options.now ?? Date.now();
   const toFrontier = options.appendToFrontier ?? true;
   const newIds: number[] = [];
+  // A deferred backlog takes the seqs before the tail (stored later by import slices).
+  const reserved = plan.deferred?.reserved ?? 0;
   let tokens = 0;
   let bytes = 0;
   for (let from = 0; from < plan.append.length; from += INSERT_CHUNK) {
@@ -88,29 +113,9 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
       const body = e.searchText.replace(/\u0000/g, "");
       tokens += t;
       bytes += Buffer.byteLength(body);
-      return { seq: count + from + j, e, t, body, createdAt: acceptMessageTime(options.timestamps?.[index]) ?? now };
+      return { seq: count + reserved + from + j, e, t, body, createdAt: acceptMessageTime(options.timestamps?.[index]) ?? now };
     });
-    const { rows: inserted } = await c.query<{ id: string; seq: number }>(
-      `INSERT INTO messages (conversation_id, seq, role, message, body, tokens, created_at, hash, tool_call_ids, tool_call_id, redacted)
-       SELECT $1, r.seq, r.role, r.message::json, r.body, r.tokens, r.created_at, r.hash, ARRAY(SELECT json_array_elements_text(r.calls::json)), r.tool_call_id, r.redacted
-       FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bool[])
-         AS r(seq, role, message, body, tokens, created_at, hash, calls, tool_call_id, redacted)
-       ORDER BY r.seq RETURNING id, seq`,
-      [
-        conversationId,
-        rows.map((r) => r.seq),
-        rows.map((r) => r.e.role),
-        rows.map((r) => storedMessageJson(r.e.message, r.body)),
-        rows.map((r) => r.body),
-        rows.map((r) => r.t),
-        rows.map((r) => r.createdAt),
-        rows.map((r) => r.e.hashHex),
-        rows.map((r) => JSON.stringify(r.e.toolCallIds)),
-        rows.map((r) => r.e.toolCallId),
-        rows.map((r) => r.e.redacted),
-      ],
-    );
-    const idBySeq = new Map(inserted.map((r) => [Number(r.seq), Number(r.id)]));
+    const idBySeq = await insertMessageRows(c, conversationId, rows);
     for (const r of rows) newIds.push(idBySeq.get(r.seq)!);
   }
   const appended = newIds.length;
@@ -124,14 +129,63 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
     );
   }
   await recordKeys(c, conversationId, plan, newIds, now);
+  if (plan.deferred && appended > 0) {
+    const { rows } = await c.query<{ m: string | null }>("SELECT max(ordinal) AS m FROM frontier WHERE conversation_id = $1", [conversationId]);
+    const ordinalBase = Number(rows[0]?.m ?? 0) - (count + reserved + appended - 1);
+    await insertPendingImportPg(c, {
+      conversationId,
+      nextSeq: count,
+      endSeq: count + reserved,
+      nextIndex: 0,
+      anchorIndex: plan.deferred.anchorIndex,
+      anchorFingerprint: plan.deferred.fingerprint,
+      ordinalBase,
+      anchorMessageId: newIds[0]!,
+      updatedAt: Date.now(),
+    });
+  }
   if (appended > 0) {
     await c.query(
       `UPDATE conversations SET message_count = message_count + $2, last_seq = $3, message_tokens = message_tokens + $4, text_bytes = text_bytes + $5,
          updated_at = $6, frontier_tokens = frontier_tokens + $7, frontier_count = frontier_count + $8, frontier_version = frontier_version + $9 WHERE id = $1`,
-      [conversationId, appended, count + appended - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
+      [conversationId, appended + reserved, count + reserved + appended - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
     );
   }
-  return ingestResult(conversationId, plan, newIds, count, inputCount);
+  return ingestResult(conversationId, plan, newIds, count + reserved, inputCount);
+}
+
+/** One message row to insert: its seq, encoding, tokens, search body (no NUL) and time. */
+export interface MessageRowInput {
+  seq: number;
+  e: EncodedMessage;
+  t: number;
+  body: string;
+  createdAt: number;
+}
+
+/** Insert message rows in one statement; their ids by seq. */
+export async function insertMessageRows(c: PoolClient, conversationId: number, rows: readonly MessageRowInput[]): Promise<Map<number, number>> {
+  const { rows: inserted } = await c.query<{ id: string; seq: number }>(
+    `INSERT INTO messages (conversation_id, seq, role, message, body, tokens, created_at, hash, tool_call_ids, tool_call_id, redacted)
+     SELECT $1, r.seq, r.role, r.message::json, r.body, r.tokens, r.created_at, r.hash, ARRAY(SELECT json_array_elements_text(r.calls::json)), r.tool_call_id, r.redacted
+     FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bool[])
+       AS r(seq, role, message, body, tokens, created_at, hash, calls, tool_call_id, redacted)
+     ORDER BY r.seq RETURNING id, seq`,
+    [
+      conversationId,
+      rows.map((r) => r.seq),
+      rows.map((r) => r.e.role),
+      rows.map((r) => storedMessageJson(r.e.message, r.body)),
+      rows.map((r) => r.body),
+      rows.map((r) => r.t),
+      rows.map((r) => r.createdAt),
+      rows.map((r) => r.e.hashHex),
+      rows.map((r) => JSON.stringify(r.e.toolCallIds)),
+      rows.map((r) => r.e.toolCallId),
+      rows.map((r) => r.e.redacted),
+    ],
+  );
+  return new Map(inserted.map((r) => [Number(r.seq), Number(r.id)]));
 }
 
 /** Where the writer stands now; the turn key (with the last message it stored) and the message keys of what was appended, in one statement. */

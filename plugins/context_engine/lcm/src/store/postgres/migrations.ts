@@ -2,6 +2,7 @@ import type { PoolClient } from "pg";
 import type { PostgresConnection } from "./connect.js";
 import { migrateToSingleText } from "./layout.js";
 import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
+import { PENDING_IMPORTS_TABLE } from "../pending-imports-sql.js";
 import { migrateSummarySources } from "./summary-sources.js";
 import { migrateToMessageVector } from "./message-vector.js";
 
@@ -205,6 +206,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 8,
     name: "no stored message tsvector: expression full-text index, vectors computed for the ranked pool only",
     up: migrateToMessageVector,
+  },
+  {
+    version: 9,
+    name: "pending imports: a long history's backlog stored after its tail, in the background, resumable after a restart",
+    async up(client) {
+      await client.query(PENDING_IMPORTS_TABLE);
+    },
   },
 ];
 

@@ -20,6 +20,7 @@ export async function deleteConversationPg(conn: PostgresConnection, conversatio
     await c.query("DELETE FROM ingest_keys WHERE conversation_id = $1", [conversationId]);
     await c.query("DELETE FROM writer_positions WHERE conversation_id = $1", [conversationId]);
     await c.query("DELETE FROM drain_claims WHERE conversation_id = $1", [conversationId]);
+    await c.query("DELETE FROM pending_imports WHERE conversation_id = $1", [conversationId]);
     await c.query("DELETE FROM summary_sources WHERE summary_rid IN (SELECT rid FROM summaries WHERE conversation_id = $1)", [conversationId]);
     await c.query("DELETE FROM summary_children WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = $1)", [conversationId]);
     const summaries = (await c.query("DELETE FROM summaries WHERE conversation_id = $1", [conversationId])).rowCount ?? 0;

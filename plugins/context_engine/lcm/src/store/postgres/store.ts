@@ -16,6 +16,8 @@ import type {
   FrontierItem,
   FrontierItemKey,
   FrontierReplace,
+  ImportSliceResult,
+  ImportSource,
   IngestOptions,
   LcmStoreDriver,
   IngestResult,
@@ -36,6 +38,8 @@ import { PostgresSearchStore } from "./search.js";
 import type { LcmSearchStore } from "../search-types.js";
 import { connectPostgres, type PostgresConnection } from "./connect.js";
 import { ingestPg } from "./ingest.js";
+import { importSlicePg } from "./import.js";
+import type { SliceLimits } from "../import-plan.js";
 import { restoreMessage } from "./layout.js";
 import { CLAIM_DRAIN_SQL, RELEASE_DRAIN_SQL } from "../drain-claims.js";
 import { withConversationLock } from "./locks.js";
@@ -140,6 +144,11 @@ export class PostgresLcmStore implements LcmStoreDriver {
   }
 
   // ---------------------------------------------------------------- messages
+
+  /** One slice of the conversation's pending import (see `LcmStore.importSlice`). */
+  async importSlice(conversationId: number, source: ImportSource, options: SliceLimits = {}): Promise<ImportSliceResult | null> {
+    return this.#wrote(await this.#conn.transaction((c) => importSlicePg(c, { redactor: this.#redactor, countTokens: this.#countTokens, hashMemo: this.#hashMemo }, conversationId, source, options)));
+  }
 
   async getMessage(id: number): Promise<StoredMessage | null> {
     const { rows } = await this.#conn.pool.query("SELECT * FROM messages WHERE id = $1", [id]);

@@ -52,6 +52,7 @@ function deleteInTransaction(db: Database.Database, conversationId: number): Del
   stmt(db, "DELETE FROM ingest_keys WHERE conversation_id = ?").run(conversationId);
   stmt(db, "DELETE FROM writer_positions WHERE conversation_id = ?").run(conversationId);
   stmt(db, "DELETE FROM drain_claims WHERE conversation_id = ?").run(conversationId);
+  stmt(db, "DELETE FROM pending_imports WHERE conversation_id = ?").run(conversationId);
   stmt(db, "DELETE FROM summary_sources WHERE summary_rid IN (SELECT rowid FROM summaries WHERE conversation_id = ?)").run(conversationId);
   stmt(db, "DELETE FROM summary_children WHERE summary_id IN (SELECT id FROM summaries WHERE conversation_id = ?)").run(conversationId);
   const summaries = stmt(db, "DELETE FROM summaries WHERE conversation_id = ?").run(conversationId).changes;

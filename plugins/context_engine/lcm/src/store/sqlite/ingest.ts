@@ -5,6 +5,8 @@ import { ingestResult, planIngest, RECORDED_POSITIONS, runPlanSync, type IngestN
 import type { IngestOptions, IngestResult } from "../types.js";
 import { putPayload, requireConversation, type SqliteContext } from "./context.js";
 import { hydrate } from "./messages.js";
+import { carries, remainingOf, sourceInputs, type PendingImport } from "../import-plan.js";
+import { abandonImport, insertPendingImport, readPendingImport, storeBacklog } from "./import.js";
 
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
 export const AUTO_DEFER_ABOVE = 500;
@@ -13,8 +15,40 @@ export const AUTO_DEFER_ABOVE = 500;
 export function ingestRows(ctx: SqliteContext, conversationId: number, messages: readonly Message[], options: IngestOptions): IngestResult {
   const conv = requireConversation(ctx, conversationId);
   const inputs = new IngestInputs(messages, options.isSynthetic, encoderOf(ctx));
-  const plan = runPlanSync(planIngest(inputs, options, conv.message_count), (need) => answer(ctx, conversationId, need));
-  return writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
+  let pending = readPendingImport(ctx, conversationId);
+  let abandoned = 0;
+  const plan = runPlanSync(planIngest(inputs, options, conv.message_count, pending !== null), (need) => {
+    if (need.kind !== "complete-import") return answer(ctx, conversationId, need);
+    completeImport(ctx, pending!, inputs, options);
+    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile).
+    pending = readPendingImport(ctx, conversationId);
+    return undefined;
+  });
+  const result = writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
+  const carried = pending !== null && (carries(inputs, pending) || sourceCarries(ctx, pending, options));
+  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
+  if (pending && !carried) abandoned = abandonImport(ctx, pending);
+  if (plan.deferred) result.pendingImport = { remaining: plan.deferred.reserved, carried: true };
+  else if (pending && abandoned === 0) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
+  result.importAbandoned = abandoned;
+  return result;
+}
+
+function sourceCarries(ctx: SqliteContext, p: PendingImport, options: IngestOptions): boolean {
+  const src = options.importSource;
+  return src !== undefined && carries(sourceInputs(src.messages, src.isSynthetic, encoderOf(ctx)), p);
+}
+
+/**
+ * The rest of a pending import, stored now (the list is about to be compared with the whole history): from
+ * the list given when it carries the backlog, else from the caller's source. Neither: left as it is.
+ */
+function completeImport(ctx: SqliteContext, p: PendingImport, inputs: IngestInputs, options: IngestOptions): void {
+  const never = () => false;
+  if (carries(inputs, p)) return void storeBacklog(ctx, p, inputs, never, options.timestamps);
+  const src = options.importSource;
+  const other = src ? sourceInputs(src.messages, src.isSynthetic, encoderOf(ctx)) : null;
+  if (other && carries(other, p)) storeBacklog(ctx, p, other, never, src!.timestamps);
 }
 
 function encoderOf(ctx: SqliteContext): IngestEncoder {
@@ -41,6 +75,7 @@ function answer(ctx: SqliteContext, conversationId: number, need: IngestNeed): u
     for (const r of ctx.s.hashesInOrder.iterate(conversationId) as Iterable<StoredRef>) if (need.hashes.has(r.hash)) out.push(r);
     return out;
   }
+  if (need.kind !== "loose") throw new Error(`ingest: unexpected need ${need.kind}`);
   const rows = ctx.s.rangeAsc.all(conversationId, need.afterSeq + 1, need.beforeSeq - 1, need.limit) as MessageRow[];
   return rows.map((row) => {
     const m = hydrate(ctx, row);
@@ -56,7 +91,9 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   const ctag = `c${conversationId}`;
   const newIds: number[] = [];
   if (plan.append.length > 0) assertNextSeq(ctx, conversationId, storedCount);
-  let seq = storedCount;
+  // A deferred backlog takes the seqs before the tail (stored later by import slices).
+  const reserved = plan.deferred?.reserved ?? 0;
+  let seq = storedCount + reserved;
   let addedTokens = 0;
   let addedBytes = 0;
   for (const { index, encoded } of plan.append) {
@@ -80,10 +117,24 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
     ctx.s.appendNewToFrontier.run(next - storedCount, conversationId, storedCount);
   }
   recordKeys(ctx, conversationId, plan, newIds, now);
-  if (appended > 0) {
-    ctx.s.bumpConvAfterIngest.run(appended, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
+  if (plan.deferred && appended > 0) {
+    const ordinalBase = ((ctx.s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? 0) - (storedCount + reserved + appended - 1);
+    insertPendingImport(ctx, {
+      conversationId,
+      nextSeq: storedCount,
+      endSeq: storedCount + reserved,
+      nextIndex: 0,
+      anchorIndex: plan.deferred.anchorIndex,
+      anchorFingerprint: plan.deferred.fingerprint,
+      ordinalBase,
+      anchorMessageId: newIds[0]!,
+      updatedAt: Date.now(),
+    });
   }
-  return ingestResult(conversationId, plan, newIds, storedCount, inputCount);
+  if (appended > 0) {
+    ctx.s.bumpConvAfterIngest.run(appended + reserved, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
+  }
+  return ingestResult(conversationId, plan, newIds, storedCount + reserved, inputCount);
 }
 
 /** The guard the UNIQUE (conversation_id, seq) index was (schema version 10): never a second message at a seq. */
@@ -109,7 +160,7 @@ function recordKeys(ctx: SqliteContext, conversationId: number, plan: IngestPlan
 }
 
 /** One message row and its parts; bodies over the payload threshold go to the payload table. */
-function insertMessage(ctx: SqliteContext, conversationId: number, seq: number, e: EncodedMessage, tokens: number, createdAt: number): { id: number; textBytes: number } {
+export function insertMessage(ctx: SqliteContext, conversationId: number, seq: number, e: EncodedMessage, tokens: number, createdAt: number): { id: number; textBytes: number } {
   let text: string | null = e.text;
   let payload: string | null = null;
   const textBytes = Buffer.byteLength(e.text);

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { FLAG_CJK } from "../codec.js";
 import { registerCjkText } from "./cjk-text.js";
 import { DRAIN_CLAIMS_TABLE } from "../drain-claims.js";
+import { PENDING_IMPORTS_TABLE } from "../pending-imports-sql.js";
 import { IMPACT_TABLES } from "./impact-index.js";
 import { messagesWithoutSeqUnique } from "./schema-v10.js";
 
@@ -220,6 +221,11 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "messages without the UNIQUE (conversation_id, seq) index (messages_seq_hash leads with the same columns; a trigger keeps seq unique)",
     up: messagesWithoutSeqUnique,
     rebuildsTable: true,
+  },
+  {
+    version: 11,
+    description: "pending imports: a long history's backlog stored after its tail, in the background, resumable after a restart",
+    up: (db) => db.exec(PENDING_IMPORTS_TABLE),
   },
 ];
 

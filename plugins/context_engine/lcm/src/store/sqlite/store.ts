@@ -21,6 +21,8 @@ import type {
   FrontierItem,
   FrontierItemKey,
   FrontierReplace,
+  ImportSliceResult,
+  ImportSource,
   IngestOptions,
   IngestResult,
   LcmStore,
@@ -38,6 +40,8 @@ import { putPayload, type SqliteContext } from "./context.js";
 import { conversationUsageRows, deleteConversationRows } from "./delete.js";
 import * as fr from "./frontier.js";
 import { AUTO_DEFER_ABOVE, ingestRows } from "./ingest.js";
+import { importSliceRows } from "./import.js";
+import type { SliceLimits } from "../import-plan.js";
 import * as maint from "./maintenance.js";
 import * as msg from "./messages.js";
 import { prepareStatements } from "./prepare.js";
@@ -299,6 +303,11 @@ export class SqliteLcmStore implements LcmStore {
 
   getPayload(hash: string): PayloadRecord | null {
     return maint.getPayload(this.#ctx, hash);
+  }
+
+  /** One slice of the conversation's pending import from `source` (see import-plan.ts); null when none is pending. */
+  importSlice(conversationId: number, source: ImportSource, options: SliceLimits = {}): ImportSliceResult | null {
+    return this.#write(() => importSliceRows(this.#ctx, conversationId, source, options));
   }
 
   indexPending(options: { maxRows?: number; maxMs?: number } = {}): { indexed: number; remaining: number } {
