@@ -4,6 +4,7 @@ import { SUMMARY_PREFIXES } from "./prompts.js";
 import { deterministicSummary } from "./fallback.js";
 import { buildSummaryPrompt } from "./prompts.js";
 import type { SummaryStyle } from "./prompts.js";
+import { deadlineSignal } from "../deadline.js";
 
 export interface SummarizeRequest {
   depth: number;
@@ -145,8 +146,8 @@ export class Summarizer {
       ...(request.focusTopic ? { focusTopic: request.focusTopic } : {}),
       customInstructions: o.customInstructions,
     });
-    const timeout = AbortSignal.timeout(o.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const deadline = deadlineSignal(o.timeoutMs, request.signal);
+    const signal = deadline.signal;
     const model = this.model;
     const call = () => {
       this.#calls++;
@@ -204,6 +205,8 @@ export class Summarizer {
       this.#trip(1);
       const terminal = Date.now() < this.#openUntil || kind === "network" || kind === "timeout" || kind === "overloaded" || kind === "server_error";
       return { ok: false, reason: `summariser ${kind} error: ${message}`, terminal };
+    } finally {
+      deadline.clear();
     }
   }
 

@@ -1,3 +1,4 @@
+import { deadlineSignal } from "../deadline.js";
 import { z } from "zod";
 import type { EmbeddingsConfig } from "./config.js";
 
@@ -76,8 +77,15 @@ export class EmbeddingClient {
     if (this.config.dimensions !== undefined) body.dimensions = this.config.dimensions;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    const response = await fetch(this.#url, { method: "POST", headers, body: JSON.stringify(body), signal: stop ? AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
-    const text = await response.text();
+    const deadline = deadlineSignal(timeoutMs, stop);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(this.#url, { method: "POST", headers, body: JSON.stringify(body), signal: deadline.signal });
+      text = await response.text();
+    } finally {
+      deadline.clear();
+    }
     if (!response.ok) throw httpError(response.status, text);
     let json: unknown;
     try {

@@ -11,6 +11,7 @@ import { runDeps } from "./preparation.js";
 import { sameJson } from "./same-json.js";
 import type { EngineSession } from "./session.js";
 import { assemble, headTokens, ingest } from "./turn.js";
+import { deadlineSignal } from "../deadline.js";
 
 /** What one compress did, for the caller's bookkeeping. */
 export interface CompressOutcome {
@@ -34,8 +35,10 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
 
   // Work prepared after earlier turns: wait for it if it is still running, never past the time budget.
   if (s.preparing) {
-    const wait = AbortSignal.timeout(Math.max(1, parts.config.compress_time_budget_ms - (Date.now() - started)));
-    const work = await raceAbortOrNull(s.preparing, signal ? AbortSignal.any([signal, wait]) : wait).catch(() => null);
+    const wait = deadlineSignal(Math.max(1, parts.config.compress_time_budget_ms - (Date.now() - started)), signal);
+    const work = await raceAbortOrNull(s.preparing, wait.signal)
+      .catch(() => null)
+      .finally(() => wait.clear());
     if (work && !s.prepared) s.offerPrepared(work);
   }
   if (signal?.aborted) return unchanged;
