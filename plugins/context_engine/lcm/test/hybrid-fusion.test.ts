@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { EmbeddingsConfigSchema } from "../src/embeddings/config.js";
 import { fuseHybrid, lexicalHeadLength, type VectorHit, type WordHit } from "../src/search/hybrid-fusion.js";
 
 const OPTS = { gate: 0.5, lexicalWeight: 5 };
@@ -83,5 +84,64 @@ describe("hybrid fusion: vectors cannot demote a strong word hit", () => {
     expect(keys(fuseHybrid(words, vectors, OPTS))).toEqual(["a", "b", "z", "c", "y"]);
     // Gate 0: every word hit is protected, vectors only add below them.
     expect(keys(fuseHybrid(words, vectors, { ...OPTS, gate: 0 }))).toEqual(["a", "b", "c", "z", "y"]);
+  });
+});
+
+describe("hybrid fusion: words first (the bound lexical_weight sets)", () => {
+  const position = (fused: ReadonlyArray<{ key: string }>, key: string) => fused.findIndex((f) => f.key === key);
+
+  it("an item found only by meaning never passes a word hit scoring at least 1/lexicalWeight of the best", () => {
+    fc.assert(
+      fc.property(wordRanking, vectorRanking, gates, weights, (words, vectors, gate, lexicalWeight) => {
+        const fused = fuseHybrid(words, vectors, { gate, lexicalWeight });
+        const wordKeys = new Set(keys(words));
+        const best = words[0]?.score ?? 0;
+        for (const v of vectors) {
+          if (wordKeys.has(v.key)) continue;
+          for (const w of words) if (w.score * lexicalWeight >= best) expect(position(fused, w.key)).toBeLessThan(position(fused, v.key));
+        }
+      }),
+    );
+  });
+
+  it("two word hits swap only when their scores differ by less than 1/lexicalWeight of the best", () => {
+    fc.assert(
+      fc.property(wordRanking, vectorRanking, gates, weights, (words, vectors, gate, lexicalWeight) => {
+        const fused = fuseHybrid(words, vectors, { gate, lexicalWeight });
+        const best = words[0]?.score ?? 0;
+        for (let i = 0; i < words.length; i++) {
+          for (let j = i + 1; j < words.length; j++) {
+            if (position(fused, words[j]!.key) < position(fused, words[i]!.key)) expect((words[i]!.score - words[j]!.score) * lexicalWeight).toBeLessThan(best);
+          }
+        }
+      }),
+    );
+  });
+
+  it("with the defaults, hits from a quarter of the best keep their order and meaning alone passes only hits below 1/15", () => {
+    const config = EmbeddingsConfigSchema.parse({ base_url: "http://127.0.0.1:9/v1", model: "m" });
+    const defaults = { gate: config.lexical_gate, lexicalWeight: config.lexical_weight };
+    expect(defaults).toEqual({ gate: 0.25, lexicalWeight: 15 });
+    const words: WordHit[] = [
+      { key: "best", score: 20 },
+      { key: "quarter", score: 5 },
+      { key: "tenth", score: 2 },
+      { key: "twentieth", score: 1 },
+      { key: "fiftieth", score: 0.4 },
+    ];
+    // Meaning disagrees with the words: it likes "z" (not a word hit) most, then the weak "twentieth".
+    const vectors: VectorHit[] = [
+      { key: "z", similarity: 0.9 },
+      { key: "twentieth", similarity: 0.85 },
+      { key: "tenth", similarity: 0.1 },
+      { key: "y", similarity: 0.05 },
+    ];
+    // Below the head (best, quarter): twentieth 0.05 + 0.8/0.85/15 ≈ 0.113 passes tenth 0.1 + 0.05/0.85/15 ≈ 0.104
+    // (0.05 apart, under 1/15); z scores 1/15 ≈ 0.067: above fiftieth (0.02), below the tenth.
+    const fused = fuseHybrid(words, vectors, defaults);
+    expect(keys(fused)).toEqual(["best", "quarter", "twentieth", "tenth", "z", "fiftieth", "y"]);
+    expect(fused.map((f) => f.head)).toEqual([true, true, false, false, false, false, false]);
+    // The former defaults (gate 0.5, weight 5) let z (0.2) pass the word hit at a tenth of the best.
+    expect(keys(fuseHybrid(words, vectors, { gate: 0.5, lexicalWeight: 5 }))).toEqual(["best", "quarter", "twentieth", "z", "tenth", "fiftieth", "y"]);
   });
 });

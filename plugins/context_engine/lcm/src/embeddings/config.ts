@@ -21,10 +21,14 @@ export const EmbeddingsConfigSchema = z.strictObject({
   timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
   /** How long lcm_grep waits for the query's vector before it answers by words alone. */
   query_timeout_ms: z.number().int().min(50).max(60_000).default(5_000),
-  /** How many times words outweigh vectors below the protected word head of the fused list (see search/hybrid-fusion.ts). */
-  lexical_weight: z.number().gt(0, "a number above 0").max(100).default(5),
+  /**
+   * How many times words outweigh vectors below the protected word head of the fused list (see search/hybrid-fusion.ts).
+   * At 15 the vector part is worth at most 1/15 of the best word score: it breaks near-ties between word hits and
+   * lets an item found only by meaning pass word hits weaker than that, never more.
+   */
+  lexical_weight: z.number().gt(0, "a number above 0").max(100).default(15),
   /** Leading word hits scoring at least this share of the best word score keep their places: vectors cannot demote them. */
-  lexical_gate: z.number().min(0).max(1).default(0.5),
+  lexical_gate: z.number().min(0).max(1).default(0.25),
 });
 
 export type EmbeddingsConfig = z.output<typeof EmbeddingsConfigSchema>;
