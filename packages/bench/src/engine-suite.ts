@@ -1,5 +1,6 @@
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { defaultTokenCounter } from "@context-engine/core";
 import type { Message } from "@context-engine/core";
 import { LcmEngine } from "@context-engine/lcm";
@@ -87,7 +88,17 @@ export interface EngineSuiteOptions {
 
 /** LCM's store configuration for a bench store. */
 export function storeConfig(store: BenchStore, dir: string): Record<string, unknown> {
-  return store.kind === "sqlite" ? { database_path: join(dir, "lcm.db") } : { store: store.url, schema: store.schema };
+  const where = store.kind === "sqlite" ? { database_path: join(dir, "lcm.db") } : { store: store.url, schema: store.schema };
+  return { ...lcmConfigFromEnv(), ...where };
+}
+
+/** `BENCH_LCM_CONFIG`: a JSON object of LCM settings for the run (e.g. `{"import_in_background_above":2000}`); LCM validates the keys. */
+function lcmConfigFromEnv(): Record<string, unknown> {
+  const raw = process.env.BENCH_LCM_CONFIG;
+  if (!raw) return {};
+  const parsed = z.record(z.string(), z.unknown()).safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`BENCH_LCM_CONFIG: expected a JSON object of LCM settings (${parsed.error.issues[0]?.message})`);
+  return parsed.data;
 }
 
 const SESSION = "bench-session";
