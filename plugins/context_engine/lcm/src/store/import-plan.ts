@@ -1,7 +1,7 @@
 import type { Message } from "@context-engine/core";
 import type { EncodedMessage } from "./codec.js";
 import { IngestInputs, type IngestEncoder } from "./ingest-inputs.js";
-import type { IngestOptions } from "./message-types.js";
+import type { IngestOptions, IngestResult } from "./message-types.js";
 
 /**
  * A long history handed over at once (the first ingest of a conversation) is
@@ -137,4 +137,21 @@ export function sliceBudget(limits: SliceLimits): () => boolean {
   let k = 0;
   // The clock is read every 16 rows: a row costs tens of microseconds.
   return () => ++k > maxRows || ((k & 15) === 0 && performance.now() >= until);
+}
+
+/** Whether the list given, or else the caller's own list (`IngestOptions.importSource`), can carry the import on. */
+export function carriedBy(inputs: IngestInputs, p: PendingImport, source: IngestOptions["importSource"], encoder: IngestEncoder): boolean {
+  return carries(inputs, p) || (source !== undefined && carries(sourceInputs(source.messages, source.isSynthetic, encoder), p));
+}
+
+/** What an ingest says of the conversation's import: the backlog it deferred, one still running, or what was given up. */
+export function importReport(
+  deferred: { reserved: number } | null,
+  pending: PendingImport | null,
+  abandoned: number,
+  inputs: IngestInputs,
+): Pick<IngestResult, "pendingImport" | "importAbandoned"> {
+  if (deferred) return { pendingImport: { remaining: deferred.reserved, carried: true }, importAbandoned: abandoned };
+  if (pending && abandoned === 0) return { pendingImport: { remaining: remainingOf(pending), carried: carries(inputs, pending) }, importAbandoned: 0 };
+  return { pendingImport: null, importAbandoned: abandoned };
 }

@@ -5,7 +5,7 @@ import type { Redactor } from "../../redact/types.js";
 import { encodeMessage, type EncodedMessage } from "../codec.js";
 import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
-import { carries, remainingOf, sourceInputs, type PendingImport } from "../import-plan.js";
+import { carriedBy, importReport } from "../import-plan.js";
 import { abandonImportPg, completeImportPg, insertPendingImportPg, readPendingImportPg } from "./import.js";
 import { restoreMessage, storedMessageJson } from "./layout.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
@@ -35,7 +35,8 @@ export async function ingestPg(
   const conv = (await c.query("SELECT * FROM conversations WHERE id = $1 FOR UPDATE", [conversationId])).rows[0];
   if (!conv) throw new Error(`no conversation ${conversationId}`);
   const count = Number(conv.message_count);
-  const inputs = new IngestInputs(messages, options.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo });
+  const encoder = { encode: (m: Message) => encodeMessage(m, deps.redactor), memo: deps.hashMemo };
+  const inputs = new IngestInputs(messages, options.isSynthetic, encoder);
   let pending = await readPendingImportPg(c, conversationId);
   let abandoned = 0;
   const plan = await runPlan(planIngest(inputs, options, count, pending !== null), async (need) => {
@@ -46,18 +47,9 @@ export async function ingestPg(
     return undefined;
   });
   const result = await writePlan(c, deps, conversationId, count, plan, options, messages.length);
-  const carried = pending !== null && (carries(inputs, pending) || sourceCarries(deps, pending, options));
   // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
-  if (pending && !carried) abandoned = await abandonImportPg(c, pending);
-  if (plan.deferred) result.pendingImport = { remaining: plan.deferred.reserved, carried: true };
-  else if (pending && abandoned === 0) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
-  result.importAbandoned = abandoned;
-  return result;
-}
-
-function sourceCarries(deps: IngestDeps, p: PendingImport, options: IngestOptions): boolean {
-  const src = options.importSource;
-  return src !== undefined && carries(sourceInputs(src.messages, src.isSynthetic, { encode: (m) => encodeMessage(m, deps.redactor), memo: deps.hashMemo }), p);
+  if (pending && !carriedBy(inputs, pending, options.importSource, encoder)) abandoned = await abandonImportPg(c, pending);
+  return Object.assign(result, importReport(plan.deferred, pending, abandoned, inputs));
 }
 
 /** What the plan asks of the stored history, read on the transaction's client. */

@@ -5,7 +5,7 @@ import { ingestResult, planIngest, RECORDED_POSITIONS, runPlanSync, type IngestN
 import type { IngestOptions, IngestResult } from "../types.js";
 import { putPayload, requireConversation, type SqliteContext } from "./context.js";
 import { hydrate } from "./messages.js";
-import { carries, remainingOf, sourceInputs, type PendingImport } from "../import-plan.js";
+import { carriedBy, carries, importReport, sourceInputs, type PendingImport } from "../import-plan.js";
 import { abandonImport, insertPendingImport, readPendingImport, storeBacklog } from "./import.js";
 
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
@@ -25,18 +25,9 @@ export function ingestRows(ctx: SqliteContext, conversationId: number, messages:
     return undefined;
   });
   const result = writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
-  const carried = pending !== null && (carries(inputs, pending) || sourceCarries(ctx, pending, options));
   // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
-  if (pending && !carried) abandoned = abandonImport(ctx, pending);
-  if (plan.deferred) result.pendingImport = { remaining: plan.deferred.reserved, carried: true };
-  else if (pending && abandoned === 0) result.pendingImport = { remaining: remainingOf(pending), carried: carries(inputs, pending) };
-  result.importAbandoned = abandoned;
-  return result;
-}
-
-function sourceCarries(ctx: SqliteContext, p: PendingImport, options: IngestOptions): boolean {
-  const src = options.importSource;
-  return src !== undefined && carries(sourceInputs(src.messages, src.isSynthetic, encoderOf(ctx)), p);
+  if (pending && !carriedBy(inputs, pending, options.importSource, encoderOf(ctx))) abandoned = abandonImport(ctx, pending);
+  return Object.assign(result, importReport(plan.deferred, pending, abandoned, inputs));
 }
 
 /**
