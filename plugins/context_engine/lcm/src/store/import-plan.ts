@@ -155,3 +155,26 @@ export function importReport(
   if (pending && abandoned === 0) return { pendingImport: { remaining: remainingOf(pending), carried: carries(inputs, pending) }, importAbandoned: 0 };
   return { pendingImport: null, importAbandoned: abandoned };
 }
+
+/**
+ * The record of an import whose tail was just stored: `storedCount` messages before it, `reserved` seqs for
+ * the backlog, the tail's `appended` messages ending at frontier ordinal `maxOrdinal`, the first with id `tailFirstId`.
+ */
+export function newPendingImport(
+  conversationId: number,
+  at: { storedCount: number; reserved: number; appended: number; maxOrdinal: number; tailFirstId: number },
+  deferred: { anchorIndex: number; fingerprint: string },
+): PendingImport {
+  const { storedCount, reserved, appended, maxOrdinal, tailFirstId } = at;
+  return {
+    conversationId,
+    nextSeq: storedCount,
+    endSeq: storedCount + reserved,
+    nextIndex: 0,
+    anchorIndex: deferred.anchorIndex,
+    anchorFingerprint: deferred.fingerprint,
+    ordinalBase: maxOrdinal - (storedCount + reserved + appended - 1),
+    anchorMessageId: tailFirstId,
+    updatedAt: Date.now(),
+  };
+}

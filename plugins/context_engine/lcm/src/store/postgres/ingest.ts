@@ -5,7 +5,7 @@ import type { Redactor } from "../../redact/types.js";
 import { encodeMessage, type EncodedMessage } from "../codec.js";
 import { acceptMessageTime } from "@context-engine/core";
 import { IngestInputs } from "../ingest-inputs.js";
-import { carriedBy, importReport } from "../import-plan.js";
+import { carriedBy, importReport, newPendingImport } from "../import-plan.js";
 import { abandonImportPg, completeImportPg, insertPendingImportPg, readPendingImportPg } from "./import.js";
 import { restoreMessage, storedMessageJson } from "./layout.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
@@ -123,18 +123,8 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
   await recordKeys(c, conversationId, plan, newIds, now);
   if (plan.deferred && appended > 0) {
     const { rows } = await c.query<{ m: string | null }>("SELECT max(ordinal) AS m FROM frontier WHERE conversation_id = $1", [conversationId]);
-    const ordinalBase = Number(rows[0]?.m ?? 0) - (count + reserved + appended - 1);
-    await insertPendingImportPg(c, {
-      conversationId,
-      nextSeq: count,
-      endSeq: count + reserved,
-      nextIndex: 0,
-      anchorIndex: plan.deferred.anchorIndex,
-      anchorFingerprint: plan.deferred.fingerprint,
-      ordinalBase,
-      anchorMessageId: newIds[0]!,
-      updatedAt: Date.now(),
-    });
+    const maxOrdinal = Number(rows[0]?.m ?? 0);
+    await insertPendingImportPg(c, newPendingImport(conversationId, { storedCount: count, reserved, appended, maxOrdinal, tailFirstId: newIds[0]! }, plan.deferred));
   }
   if (appended > 0) {
     await c.query(

@@ -5,7 +5,7 @@ import { ingestResult, planIngest, RECORDED_POSITIONS, runPlanSync, type IngestN
 import type { IngestOptions, IngestResult } from "../types.js";
 import { putPayload, requireConversation, type SqliteContext } from "./context.js";
 import { hydrate } from "./messages.js";
-import { carriedBy, carries, importReport, sourceInputs, type PendingImport } from "../import-plan.js";
+import { carriedBy, carries, importReport, newPendingImport, sourceInputs, type PendingImport } from "../import-plan.js";
 import { abandonImport, insertPendingImport, readPendingImport, storeBacklog } from "./import.js";
 
 /** In `index: "auto"` mode, an ingest appending more than this many messages defers its indexing. */
@@ -109,18 +109,8 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   }
   recordKeys(ctx, conversationId, plan, newIds, now);
   if (plan.deferred && appended > 0) {
-    const ordinalBase = ((ctx.s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? 0) - (storedCount + reserved + appended - 1);
-    insertPendingImport(ctx, {
-      conversationId,
-      nextSeq: storedCount,
-      endSeq: storedCount + reserved,
-      nextIndex: 0,
-      anchorIndex: plan.deferred.anchorIndex,
-      anchorFingerprint: plan.deferred.fingerprint,
-      ordinalBase,
-      anchorMessageId: newIds[0]!,
-      updatedAt: Date.now(),
-    });
+    const maxOrdinal = (ctx.s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? 0;
+    insertPendingImport(ctx, newPendingImport(conversationId, { storedCount, reserved, appended, maxOrdinal, tailFirstId: newIds[0]! }, plan.deferred));
   }
   if (appended > 0) {
     ctx.s.bumpConvAfterIngest.run(appended + reserved, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
