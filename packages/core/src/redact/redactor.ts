@@ -89,8 +89,8 @@ export function compileSecretRedactor(options: SecretRuleOptions, withAnchors: b
   const rules: SecretRule[] = [...builtins, ...extra];
   const compiled: CompiledRule[] = rules.map((rule) => ({ rule, hint: rule.screen.length ? new RegExp(factorByFirstChar(rule.screen), "i") : null }));
   const screen = extra.length ? undefined : disabled.size ? buildSecretScreen(builtins) : SECRET_SCREEN;
-  // The screen and each rule's hint, answered by trigram anchors (anchored-screen.ts): the same answers as the
-  // regexes, without running them at every position of every text.
+  // The screen and each rule's hint, answered by one scan for where a fragment can start (anchored-screen.ts):
+  // the same answers as the regexes, without running them at every position of every text.
   const anchored = withAnchors ? anchoredFor(rules) : null;
 
   const redactText = (text: string): RedactionResult => {
@@ -125,7 +125,7 @@ export function compileSecretRedactor(options: SecretRuleOptions, withAnchors: b
   return screen ? { redactText, screen, rules } : { redactText, rules };
 }
 
-/** Anchored screens by rule set: built once (a table of 256 KiB), shared by every redactor with the same rules. */
+/** Anchored screens by rule set: built once (tables of about 700 KiB), shared by every redactor with the same rules. */
 const anchoredByRules = new Map<string, ReturnType<typeof buildAnchoredScreen>>();
 
 function anchoredFor(rules: readonly SecretRule[]): ReturnType<typeof buildAnchoredScreen> {
