@@ -1,7 +1,8 @@
 import type { Message } from "@context-engine/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalForms, canonicalMessage } from "../src/ledger/digest.js";
+import { canonicalMessage } from "../src/ledger/digest.js";
+import { listForms } from "../src/ledger/list-forms.js";
 import { prefixImpact, requestBody, type RequestShape } from "../src/ledger/prefix-impact.js";
 
 /** The figures as the ledger first computed them: both bodies serialised whole, encoded, compared byte by byte. */
@@ -48,7 +49,7 @@ describe("prefixImpact, counted piece by piece", () => {
         const [a, b] = swap ? [after, before] : [before, after]; // a restore: the long list comes after
         const expected = wholeBodies(a, b, s);
         expect(prefixImpact(a, b, s)).toEqual(expected);
-        expect(prefixImpact(a, b, s, { before: canonicalForms(a), after: canonicalForms(b) })).toEqual(expected);
+        expect(prefixImpact(a, b, s, { before: listForms(a), after: listForms(b) })).toEqual(expected);
       }),
       { numRuns: 1500 },
     );
@@ -62,7 +63,7 @@ describe("prefixImpact, counted piece by piece", () => {
   });
 
   it("marks the forms whose JSON has another length (a dropped cache_control, a Date)", () => {
-    const forms = canonicalForms([
+    const forms = listForms([
       { role: "user", content: "plain" },
       { role: "user", content: [{ type: "text", text: "t", cache_control: { type: "ephemeral" } }] },
       { role: "user", content: "d", when: new Date(0) } as unknown as Message,

@@ -1,45 +1,36 @@
 import { hash as oneShotHash } from "node:crypto";
 import type { Message } from "@context-engine/core";
+import { plainCanonicalJson, type FormWalk } from "./canonical-json.js";
 import { isPinsBlock } from "./pins-block.js";
 
 /** Stands for the pins block in digests: a pin added later must not make older entries' anchors unfindable. */
-const PINS_KEY = "pins-block";
+export const PINS_KEY = "pins-block";
 
 /**
  * A message's canonical form: keys sorted, `cache_control` markers and
  * undefined fields dropped (a moved cache breakpoint is not a different message).
  */
 export function canonicalMessage(message: Message): string {
-  return JSON.stringify(canonical(message, { sameBytes: true }));
+  return canonicalForm(message, { sameBytes: true })!;
 }
 
-/** The canonical forms of a list, and for each whether it is as long in UTF-8 as the message's own JSON. */
-export interface CanonicalForms {
-  texts: string[];
-  /**
-   * 1 where `JSON.stringify(message)` has the canonical form's byte length: sorting keys keeps the length,
-   * so only a dropped `cache_control`, an own `__proto__` key or an object that is not plain data (a
-   * `toJSON`, a boxed value) makes it 0. Lets the prefix figure count bytes without serialising again.
-   */
-  sameBytes: Uint8Array;
+/**
+ * `JSON.stringify(canonicalCopy(value, walk))`: plain data is written directly (canonical-json.ts),
+ * anything else goes through the copy. Undefined where JSON.stringify gives undefined.
+ */
+export function canonicalForm(value: unknown, walk: FormWalk): string | undefined {
+  return plainCanonicalJson(value, walk) ?? JSON.stringify(canonicalCopy(value, walk));
 }
 
-export function canonicalForms(messages: readonly Message[]): CanonicalForms {
-  const texts = new Array<string>(messages.length);
-  const sameBytes = new Uint8Array(messages.length);
-  const walk = { sameBytes: true };
-  for (let i = 0; i < messages.length; i++) {
-    walk.sameBytes = true;
-    texts[i] = JSON.stringify(canonical(messages[i], walk));
-    sameBytes[i] = walk.sameBytes && texts[i] !== undefined ? 1 : 0;
-  }
-  return { texts, sameBytes };
-}
-
-function canonical(value: unknown, walk: { sameBytes: boolean }): unknown {
+/**
+ * The canonical copy of a value, for JSON.stringify; clears `walk.sameBytes` where the copy's JSON
+ * may differ in length from the value's own (a dropped `cache_control`, an own `__proto__` key, an
+ * object that is not plain data).
+ */
+export function canonicalCopy(value: unknown, walk: FormWalk): unknown {
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype) walk.sameBytes = false;
-    return value.map((v) => canonical(v, walk));
+    return value.map((v) => canonicalCopy(v, walk));
   }
   if (value && typeof value === "object") {
     const proto = Object.getPrototypeOf(value);
@@ -49,7 +40,7 @@ function canonical(value: unknown, walk: { sameBytes: boolean }): unknown {
       const v = (value as Record<string, unknown>)[key];
       if (key === "cache_control" || key === "__proto__") walk.sameBytes = false;
       if (key === "cache_control" || v === undefined) continue;
-      out[key] = canonical(v, walk);
+      out[key] = canonicalCopy(v, walk);
     }
     return out;
   }
@@ -64,7 +55,16 @@ export function messageDigest(message: Message): string {
 /** `messageDigest` of a message whose canonical form (`canonicalMessage`) is already at hand. */
 export function digestOfCanonical(message: Message, canonicalForm: string): string {
   if (isPinsBlock(message)) return PINS_KEY;
-  return oneShotHash("sha256", canonicalForm, "hex").slice(0, 16);
+  return formHash(canonicalForm);
+}
+
+/**
+ * The digest of a canonical form, whatever message it is of (16 hex digits of its SHA-256), from the
+ * form or its UTF-8 bytes: the string is hashed as UTF-8, and a form is JSON.stringify output, so
+ * well-formed UTF-16 whose two encodings agree byte for byte.
+ */
+export function formHash(form: string | Uint8Array): string {
+  return oneShotHash("sha256", form, "hex").slice(0, 16);
 }
 
 /** `messageDigest` remembered by message object, for one operation that looks the same messages up many times. */
@@ -83,14 +83,16 @@ export function digestMemo(): ((message: Message) => string) & { seed(message: M
  * new, keeping order: the common start and end are matched first (what a
  * compaction keeps), then the longest common subsequence of the middle, so
  * equal messages (two "ok" answers) are matched to the right occurrence.
+ * `keys`: what to compare instead of the canonical forms, when the caller has them (`listForms`:
+ * the form, or for a message whose form the other list does not have, its index).
  */
 export function alignLists(
   before: readonly Message[],
   after: readonly Message[],
-  canonicalForms?: { before: readonly string[]; after: readonly string[] },
+  keys?: { before: readonly unknown[]; after: readonly unknown[] },
 ): { removed: number[]; inserted: number[] } {
-  const a = canonicalForms?.before ?? before.map(canonicalMessage);
-  const b = canonicalForms?.after ?? after.map(canonicalMessage);
+  const a = keys?.before ?? before.map(canonicalMessage);
+  const b = keys?.after ?? after.map(canonicalMessage);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
@@ -119,7 +121,12 @@ export function alignLists(
       else j++;
     }
   }
-  const removed = midA.flatMap((_, i) => (keptA.has(i) ? [] : [head + i]));
-  const inserted = midB.flatMap((_, j) => (keptB.has(j) ? [] : [head + j]));
-  return { removed, inserted };
+  return { removed: unmatched(midA.length, keptA, head), inserted: unmatched(midB.length, keptB, head) };
+}
+
+/** Positions `offset + i` of the `count` middle messages not in `kept` (a plain loop: the middle may be 100k long). */
+function unmatched(count: number, kept: ReadonlySet<number>, offset: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) if (!kept.has(i)) out.push(offset + i);
+  return out;
 }

@@ -1,8 +1,9 @@
 import type { Logger, Message, SecretRedactor } from "@context-engine/core";
 import type { CompactionTrigger } from "../events.js";
 import { cloneMessage } from "../clone.js";
-import { alignLists, canonicalForms, digestOfCanonical } from "./digest.js";
+import { alignLists, formHash, PINS_KEY } from "./digest.js";
 import { LedgerFile } from "./ledger-file.js";
+import { listForms } from "./list-forms.js";
 import type { Pin } from "./pins-block.js";
 import { prefixImpact, type RequestShape } from "./prefix-impact.js";
 import { ledgerRedactor, redactLedgerEntry } from "./redact-entry.js";
@@ -80,10 +81,15 @@ export class SessionLedger {
   }
 
   recordCompaction(f: CompactionFacts): LedgerCompaction {
-    // Each message is put in canonical form once, for the alignment and its digest alike (a first turn may hand over 100k).
-    // The forms also give the prefix figure the bytes of every message the request sends unchanged.
-    const forms = { before: canonicalForms(f.before), after: canonicalForms(f.after) };
-    const aligned = alignLists(f.before, f.after, { before: forms.before.texts, after: forms.after.texts });
+    // Each message is put in canonical form once, for its digest, its bytes in the prefix figure and the alignment
+    // alike (a first turn may hand over 100k). Only forms the other list also has can be matched, so only those are kept.
+    const after = listForms(f.after);
+    const formsAfter = new Set(after.keys);
+    // Looking a form up in a Set hashes all of it (at 100k, tens of MB; lengths ruled out too few, as a few hundred kept
+    // messages cover most lengths). The SHA-256 already taken rules a form out exactly: equal forms have equal hashes.
+    const hashesAfter = new Set(after.digests.map((digest, i) => (digest === PINS_KEY && typeof after.keys[i] === "string" ? formHash(after.keys[i]) : digest)));
+    const before = listForms(f.before, (form, hash) => (hash === undefined || hashesAfter.has(hash)) && formsAfter.has(form));
+    const aligned = alignLists(f.before, f.after, { before: before.keys, after: after.keys });
     // Messages are JSON-like data: the plain walk copies them a few times faster than structuredClone (anything else still goes through it).
     const removed = aligned.removed.map((index) => ({ index, message: cloneMessage(f.before[index]!) }));
     const inserted = aligned.inserted.map((index) => ({ index, message: cloneMessage(f.after[index]!) }));
@@ -102,9 +108,9 @@ export class SessionLedger {
       messagesAfter: f.after.length,
       removed,
       inserted,
-      before: f.before.map((m, i) => digestOfCanonical(m, forms.before.texts[i]!)),
-      after: f.after.map((m, i) => digestOfCanonical(m, forms.after.texts[i]!)),
-      cache: prefixImpact(f.before, f.after, f.request, forms),
+      before: before.digests,
+      after: after.digests,
+      cache: prefixImpact(f.before, f.after, f.request, { before, after }),
     };
     return this.#add(entry);
   }

@@ -1,7 +1,8 @@
 import type { Message } from "@context-engine/core";
 import { applyCacheBreakpoints } from "../request/cache-breakpoints.js";
 import { sanitizeRequestMessages } from "../request/sanitize.js";
-import { canonicalForms, type CanonicalForms } from "./digest.js";
+import { canonicalMessage } from "./digest.js";
+import type { ListForms } from "./list-forms.js";
 
 export interface PrefixImpact {
   /** UTF-8 bytes of the request before the compaction, serialised as the host sends it (`requestBody`). */
@@ -19,9 +20,10 @@ export interface RequestShape {
   promptCache: boolean;
 }
 
-/** The message list a request sends: sanitised, with cache breakpoints when on. */
-function requestList(messages: readonly Message[], shape: RequestShape): Message[] {
-  let list = sanitizeRequestMessages(messages.slice()).messages;
+/** The message list a request sends: sanitised (`forms`, when at hand, tell which need no surrogate check), with cache breakpoints when on. */
+function requestList(messages: readonly Message[], shape: RequestShape, forms?: ListForms): Message[] {
+  const wellFormed = forms?.wellFormed;
+  let list = sanitizeRequestMessages(messages.slice(), wellFormed ? { wellFormed: (at) => wellFormed[at] === 1 } : undefined).messages;
   if (shape.promptCache) list = applyCacheBreakpoints(list).messages;
   return list;
 }
@@ -44,10 +46,10 @@ function bodyObject(shape: RequestShape, messages: readonly Message[]) {
 
 /**
  * How much of the request prefix stays byte-identical across a change of the message list.
- * `forms`: the lists' canonical forms when the caller has them (the ledger does), so the bytes of
+ * `forms`: what the caller took of the lists' canonical forms (the ledger does), so the bytes of
  * messages the request sends unchanged are counted from them instead of serialising the list again.
  */
-export function prefixImpact(before: readonly Message[], after: readonly Message[], shape?: RequestShape, forms?: { before: CanonicalForms; after: CanonicalForms }): PrefixImpact {
+export function prefixImpact(before: readonly Message[], after: readonly Message[], shape?: RequestShape, forms?: { before: ListForms; after: ListForms }): PrefixImpact {
   const a = new BodyPieces(before, shape, forms?.before);
   const b = new BodyPieces(after, shape, forms?.after);
   return { bytesBefore: a.totalBytes(), bytesAfter: b.totalBytes(), identicalPrefixBytes: sharedPrefixBytes(a, b) };
@@ -66,16 +68,20 @@ class BodyPieces {
   readonly #head: string;
   readonly #tail: string;
   readonly #original: readonly Message[];
-  readonly #forms: CanonicalForms | undefined;
+  readonly #forms: ListForms | undefined;
+  /** Without a shape or forms: the canonical forms, the body's pieces (computed once). */
+  readonly #texts: readonly (string | undefined)[] | null;
   readonly #shaped: boolean;
   #indexOf: Map<Message, number> | null = null;
 
-  constructor(original: readonly Message[], shape: RequestShape | undefined, forms: CanonicalForms | undefined) {
+  constructor(original: readonly Message[], shape: RequestShape | undefined, forms: ListForms | undefined) {
     this.#original = original;
     this.#shaped = shape !== undefined;
-    // Without a shape the body is the canonical forms' JSON array: compute them when not handed in.
-    this.#forms = forms ?? (shape ? undefined : canonicalForms(original));
-    this.list = shape ? requestList(original, shape) : original;
+    this.#forms = forms;
+    // Without a shape the body is the canonical forms' JSON array: with the forms' byte counts at hand only the
+    // pieces up to the first difference are needed (put in form again there), else every one is.
+    this.#texts = shape || forms ? null : original.map(canonicalMessage);
+    this.list = shape ? requestList(original, shape, forms) : original;
     // `{"model":…,"messages":[` and `]}`: JSON.stringify of the object with an empty list, split at the list.
     this.#head = shape ? JSON.stringify(bodyObject(shape, [])).slice(0, -2) : "[";
     this.#tail = shape ? "]}" : "]";
@@ -91,8 +97,8 @@ class BodyPieces {
   bytes(i: number): number {
     if (i === 0 || i === this.count - 1) return Buffer.byteLength(this.text(i));
     const k = i - 1;
-    const form = this.#knownForm(k);
-    return (k > 0 ? 1 : 0) + Buffer.byteLength(form ?? this.#messageText(k));
+    const known = this.#knownBytes(k);
+    return (k > 0 ? 1 : 0) + (known >= 0 ? known : Buffer.byteLength(this.#messageText(k)));
   }
 
   totalBytes(): number {
@@ -110,17 +116,17 @@ class BodyPieces {
   }
 
   #messageText(k: number): string {
-    if (!this.#shaped) return this.#forms!.texts[k] ?? "null";
+    if (!this.#shaped) return (this.#texts ? this.#texts[k] : canonicalMessage(this.#original[k]!)) ?? "null";
     return JSON.stringify(this.list[k]) ?? "null";
   }
 
-  /** The canonical form of request message `k` when it has the byte length of the message's JSON, else null. */
-  #knownForm(k: number): string | null {
+  /** UTF-8 bytes of request message `k` from the forms, when they have the byte length of its JSON; else -1. */
+  #knownBytes(k: number): number {
     const forms = this.#forms;
-    if (!forms) return null;
-    if (!this.#shaped) return forms.texts[k] ?? "null";
+    if (!forms) return -1;
+    if (!this.#shaped) return forms.bytes[k]!;
     const at = this.#originalIndex(this.list[k]!, k);
-    return at >= 0 && forms.sameBytes[at] === 1 ? forms.texts[at]! : null;
+    return at >= 0 && forms.sameBytes[at] === 1 ? forms.bytes[at]! : -1;
   }
 
   /** Where the request's message stands in the list given (the sanitisers drop and copy, so not always at `k`); -1: a copy. */

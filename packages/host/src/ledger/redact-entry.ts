@@ -35,6 +35,9 @@ export function ledgerRedactor(options: SecretRuleOptions = {}): SecretRedactor 
 }
 
 function redactPlaced(placed: PlacedMessage, text: (t: string) => string): PlacedMessage {
+  // Most messages hold no secret: plain data whose strings all come back as they are is written as it stands,
+  // without the copy and the two serialisations that would only find it unchanged (100k on a first turn).
+  if (redactsNothing(placed.message, text)) return placed;
   const message = redactMessage(placed.message, text);
   if (JSON.stringify(message) === JSON.stringify(placed.message)) return placed;
   return { index: placed.index, message, digest: placed.digest ?? messageDigest(placed.message) };
@@ -51,4 +54,45 @@ export function redactMessage(message: Message, text: (t: string) => string): Me
     out.tool_calls = out.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: text(call.function.arguments) } }));
   }
   return out;
+}
+
+/**
+ * Whether `redactMessage` would give back a message with the same JSON: every string it redacts comes back as it
+ * is, and the message is plain data (which `structuredClone` copies to the same JSON). False also for any shape
+ * it does not know, which then takes the full path (and its errors).
+ */
+function redactsNothing(message: Message, text: (t: string) => string): boolean {
+  if (!isPlainData(message)) return false;
+  const m = message as { role?: unknown; content?: unknown; tool_calls?: unknown };
+  if (typeof m.content === "string") {
+    if (text(m.content) !== m.content) return false;
+  } else if (Array.isArray(m.content)) {
+    for (const part of m.content as unknown[]) {
+      if (part === null || typeof part !== "object") return false;
+      const p = part as { type?: unknown; text?: unknown };
+      if ("text" in p && p.type === "text" && typeof p.text === "string" && text(p.text) !== p.text) return false;
+    }
+  }
+  if (m.role === "assistant" && Array.isArray(m.tool_calls)) {
+    for (const call of m.tool_calls as unknown[]) {
+      const args = (call as { function?: { arguments?: unknown } } | null)?.function?.arguments;
+      if (typeof args !== "string" || text(args) !== args) return false;
+    }
+  }
+  return true;
+}
+
+/** Objects and arrays of the plain kinds (no own `__proto__` key) holding strings, numbers, booleans, null or undefined. */
+function isPlainData(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean") return true;
+  if (type !== "object") return false;
+  if (Array.isArray(value)) return Object.getPrototypeOf(value) === Array.prototype && value.every(isPlainData);
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) {
+    if (key === "__proto__" || !isPlainData((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }

@@ -46,6 +46,14 @@ function callId(call: unknown): string | null {
   return typeof id === "string" && id ? id : null;
 }
 
+export interface SanitizeOptions {
+  /**
+   * Whether the message at this index of the input is known to have no lone surrogate (the ledger can
+   * tell from its canonical forms), so it is not checked; a copy the sanitiser made is always checked.
+   */
+  wellFormed?: (index: number) => boolean;
+}
+
 /**
  * Request sanitisers, run on every request after selection and before cache
  * breakpoints. They never touch the persisted conversation: repairs copy the
@@ -59,7 +67,7 @@ function callId(call: unknown): string | null {
  * - assistant turns left with no content and no tool calls are dropped;
  * - lone UTF-16 surrogates are replaced with U+FFFD.
  */
-export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
+export function sanitizeRequestMessages(messages: Message[], options?: SanitizeOptions): SanitizeResult {
   const repairs: string[] = [];
   let out: Message[] | null = null;
   const n = messages.length;
@@ -76,7 +84,8 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
   const generation = listGeneration(messages);
   const trustCache = (sanitizedAt.get(messages) ?? generation) === generation;
   sanitizedAt.set(messages, generation);
-  const hasSurrogate = (message: Message) => messageCachedSurrogate(message, trustCache);
+  const wellFormed = options?.wellFormed;
+  const hasSurrogate = (message: Message, at: number) => !(wellFormed && messages[at] === message && wellFormed(at)) && messageCachedSurrogate(message, trustCache);
   let i = memo && memo.generation === generation && memo.length <= n && messages[memo.length - 1] === memo.anchor ? memo.resumeAt : 0;
   while (i < n) {
     const message = messages[i]!;
@@ -100,7 +109,7 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
           i++;
           continue;
         }
-        const bad = hasSurrogate(message);
+        const bad = hasSurrogate(message, i);
         if (bad) repairs.push(`replaced lone surrogates in message ${i}`);
         keep(i, bad ? fixMessageSurrogates(message) : message, bad);
         i++;
@@ -114,7 +123,7 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
         // The common case: nothing structural to repair.
         for (let k = i; k < j; k++) {
           const m = messages[k]!;
-          const bad = hasSurrogate(m);
+          const bad = hasSurrogate(m, k);
           if (bad) repairs.push(`replaced lone surrogates in message ${k}`);
           keep(k, bad ? fixMessageSurrogates(m) : m, bad);
         }
@@ -153,7 +162,7 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
         drop(i);
         repairs.push(`dropped empty assistant turn at ${i}`);
       } else {
-        if (hasSurrogate(assistant)) {
+        if (hasSurrogate(assistant, i)) {
           repairs.push(`replaced lone surrogates in message ${i}`);
           assistant = fixMessageSurrogates(assistant);
           changed = true;
@@ -167,7 +176,7 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
           repairs.push(`dropped orphan tool result ${JSON.stringify((result as { tool_call_id?: unknown }).tool_call_id ?? null)} at ${k}`);
           continue;
         }
-        const bad = hasSurrogate(result);
+        const bad = hasSurrogate(result, k);
         if (bad) repairs.push(`replaced lone surrogates in message ${k}`);
         keep(k, bad ? fixMessageSurrogates(result) : result, bad);
       }
@@ -175,7 +184,7 @@ export function sanitizeRequestMessages(messages: Message[]): SanitizeResult {
       continue;
     }
 
-    const bad = hasSurrogate(message);
+    const bad = hasSurrogate(message, i);
     if (bad) repairs.push(`replaced lone surrogates in message ${i}`);
     keep(i, bad ? fixMessageSurrogates(message) : message, bad);
     i++;
