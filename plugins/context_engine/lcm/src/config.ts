@@ -94,11 +94,12 @@ const fields = {
   /**
    * A conversation's first list longer than this (an imported or resumed history) stores at once only the
    * newest messages the assembled context can hold; the older ones are stored in the background (oldest
-   * first, within drain_cpu_share), then indexed and summarised. 0 (the default) stores everything at once:
-   * a process that stops before the backlog is stored needs a list showing the history again to finish it,
-   * otherwise those messages are given up (reported), so this trade is the user's to make.
+   * first, within drain_cpu_share), then indexed and summarised. A stop on purpose (session end, close) and,
+   * on SQLite, a process exit store what is left first; a process killed before that needs a list showing
+   * the history again to finish it, otherwise those messages are given up (reported). 0 stores everything
+   * during the first hook (100k messages: seconds on SQLite, about a minute on PostgreSQL).
    */
-  import_in_background_above: nonNegativeInt.default(0),
+  import_in_background_above: nonNegativeInt.default(1_000),
   /** A message larger than this is shown shortened in the assembled context (the original stays in the store). */
   large_message_tokens: positiveInt.default(6_000),
   /** Extra guidance appended to every summary prompt. */

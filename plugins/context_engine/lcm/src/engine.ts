@@ -43,6 +43,7 @@ import { fresh, turnIdentity } from "./engine/hook-messages.js";
 import { RequestSize } from "./engine/request-size.js";
 import { StoreTrouble } from "./engine/store-trouble.js";
 import { WorkClock } from "./engine/work-clock.js";
+import { LogSettler } from "./engine/log-settle.js";
 import { deleteSession } from "./retention/index.js";
 import { pruneLargeResults, retain, runToolCall } from "./engine/maintenance.js";
 import type { DeleteReport, RetentionReport } from "./retention/index.js";
@@ -87,6 +88,8 @@ export class LcmEngine extends ContextEngine {
   #startModel: string | null;
   /** A store failure is logged once per streak, not once per hook. */
   readonly #trouble: StoreTrouble;
+  /** Settles the store's write-ahead log when the engine's work pauses (engine/log-settle.ts). */
+  readonly #settler: LogSettler;
   /** Tool schemas and the provider's overhead beyond a request's messages. */
   readonly #request = new RequestSize(() => this.getToolSchemas());
 
@@ -105,7 +108,8 @@ export class LcmEngine extends ContextEngine {
     this.#summarizer = createSummarizer(this.config, ctx, this.#logger);
     // Retention run by any instance on the same store spares the sessions live here.
     this.#handle = new StoreHandle(resolveStore(this.config, ctx.dataDir, ctx.env ?? process.env), this.#logger, () => this.#sessions.liveIds());
-    const clock = new WorkClock();
+    const clock = new WorkClock(() => this.#settler.paused());
+    this.#settler = new LogSettler(clock, () => this.#handle.current, this.#logger);
     this.#parts = {
       config: this.config,
       logger: this.#logger,
@@ -168,7 +172,11 @@ export class LcmEngine extends ContextEngine {
   /** Stop background work and give the database back (closed with its last user). The engine cannot be used afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#settler.stop();
     this.#parts.embeddings?.stop();
+    // Imports still storing a backlog are finished before the store is given back.
+    const store = this.#handle.current;
+    if (store) await this.#parts.imports.finishAll(store, this.#sessions.all(), this.#logger);
     const pending = [...this.#sessions.all()].map((s) => s.preparing);
     this.#sessions.clear();
     await Promise.allSettled([...pending, this.#parts.imports.idle(), this.#parts.indexing.idle(), this.#parts.drain.idle(), this.#parts.embeddings?.idle()]);
@@ -332,6 +340,7 @@ export class LcmEngine extends ContextEngine {
     if (s) await this.#parts.drain.idle(s);
     await this.#parts.indexing.idle();
     await this.#parts.embeddings?.idle();
+    await this.#settler.flush();
   }
 
   /** Shorten old large tool results in place of an LLM pass: the originals are in the store, so nothing is lost. */
@@ -356,6 +365,8 @@ export class LcmEngine extends ContextEngine {
       if (!isLcmTool(name)) return toolError(`Unknown context engine tool: ${name}`);
       try {
         const { store, s } = await this.#session(options.sessionId);
+        // A search must not miss an import's backlog: stored first when that is quick (import-drain.ts).
+        await this.#parts.imports.finishForTool(this.#parts, store, s);
         return await s.locked(() => runToolCall(this.#parts, store, s, name, args, options.messages));
       } catch (error) {
         return toolError(`${name} failed: ${describeError(error)}`);

@@ -38,7 +38,57 @@ function countWholeReads(engine: LcmEngine): { whole: number } {
   return seen;
 }
 
+/** Count the frontier items the store's reads return (whole or appended parts). */
+function countItemsRead(engine: LcmEngine): { items: number; reads: number } {
+  const store = engine.store as { getFrontier: (id: number, options?: FrontierReadOptions) => Promise<{ items: unknown[] }> };
+  const original = store.getFrontier.bind(store);
+  const seen = { items: 0, reads: 0 };
+  store.getFrontier = async (id, options) => {
+    const frontier = await original(id, options);
+    seen.reads++;
+    seen.items += frontier.items.length;
+    return frontier;
+  };
+  return seen;
+}
+
+/** The store's ingest without its report of the frontier items appended: the session reads them back, as before it had one. */
+function withoutAppendReport(engine: LcmEngine): void {
+  const store = engine.store as { ingest: (...args: unknown[]) => Promise<{ frontierAppend?: unknown }> };
+  const original = store.ingest.bind(store);
+  store.ingest = async (...args) => {
+    const result = await original(...args);
+    delete result.frontierAppend;
+    return result;
+  };
+}
+
 describe("a long history handed over at once", () => {
+  it("the first compress plans from what the ingest appended, reading no frontier item back, with the same result as reading it", async () => {
+    const history = agentConversation(120, 5);
+    const run = async (report: boolean) => {
+      const made = makeEngine({ chatModel: new FakeSummarizer(), contextLength: 8_000, config: { max_passes: 3, backlog_passes: 2 } });
+      cleanups.push(made.cleanup);
+      await made.engine.openStore();
+      if (!report) withoutAppendReport(made.engine);
+      const read = countItemsRead(made.engine);
+      const out = await made.engine.compress(structuredClone(history), { sessionId: "f" });
+      const readByCompress = { ...read };
+      await made.engine.whenIdle("f");
+      const conv = (await made.engine.store.findConversation("f"))!;
+      const frontier = await made.engine.store.getFrontier(conv.id);
+      return { out, read: readByCompress, frontier: { tokens: frontier.tokens, count: frontier.count, items: frontier.items.map(({ ordinal, tokens, kind }) => ({ ordinal, tokens, kind })) }, published: counters(made.engine).published };
+    };
+    const fromIngest = await run(true);
+    const readBack = await run(false);
+    expect(readBack.read.items).toBeGreaterThan(history.length / 2);
+    expect(fromIngest.read.items).toBe(0);
+    expect(fromIngest.published).toBeGreaterThan(0);
+    expect(fromIngest.out).toEqual(readBack.out);
+    expect(fromIngest.frontier).toEqual(readBack.frontier);
+    expect(fromIngest.published).toBe(readBack.published);
+  });
+
   it("a frontier over the threshold is published in the background, a few summaries per run, without reading the frontier whole again", async () => {
     const model = new FakeSummarizer();
     const made = makeEngine({ chatModel: model, contextLength: 8_000, config: { max_passes: 3, backlog_passes: 2 } });

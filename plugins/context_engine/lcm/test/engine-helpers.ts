@@ -1,8 +1,21 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ChatModel, ChatModelRequest, ChatModelResponse, Message } from "@context-engine/core";
 import { ChatModelError, contentText } from "@context-engine/core";
+
+/** Run a TypeScript script of this folder in a process of its own; resolves with its exit code, stdout and stderr. */
+export async function runScript(url: URL, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(url)], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += String(d)));
+  child.stderr.on("data", (d) => (err += String(d)));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (c, sig) => resolve([c, sig])));
+  return { code, signal, out, err };
+}
 
 /** A temp data dir removed after the test. */
 export function tempDir(): { dir: string; cleanup: () => void } {

@@ -34,6 +34,17 @@ describe("hybrid fusion: vectors cannot demote a strong word hit", () => {
     );
   });
 
+  it("at gate 0 (a query naming a date, vector-search.ts) every word hit keeps its place; vectors only add below them", () => {
+    fc.assert(
+      fc.property(wordRanking, vectorRanking, weights, (words, vectors, lexicalWeight) => {
+        const fused = fuseHybrid(words, vectors, { gate: 0, lexicalWeight });
+        expect(keys(fused.slice(0, words.length))).toEqual(keys(words));
+        const inWords = new Set(keys(words));
+        expect(keys(fused.slice(words.length))).toEqual(keys(vectors).filter((k) => !inWords.has(k)));
+      }),
+    );
+  });
+
   it("with no vectors the fused list is the word ranking; with no words it is the vector ranking", () => {
     fc.assert(
       fc.property(wordRanking, vectorRanking, gates, weights, (words, vectors, gate, lexicalWeight) => {

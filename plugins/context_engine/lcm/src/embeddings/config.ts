@@ -27,7 +27,7 @@ export const EmbeddingsConfigSchema = z.strictObject({
    * lets an item found only by meaning pass word hits weaker than that, never more.
    */
   lexical_weight: z.number().gt(0, "a number above 0").max(100).default(15),
-  /** Leading word hits scoring at least this share of the best word score keep their places: vectors cannot demote them. */
+  /** Leading word hits scoring at least this share of the best word score keep their places: vectors cannot demote them (every word hit, when the query names a date). */
   lexical_gate: z.number().min(0).max(1).default(0.25),
 });
 

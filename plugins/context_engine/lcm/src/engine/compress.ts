@@ -6,7 +6,7 @@ import { prepareSteps } from "../compaction/runner.js";
 import type { KnownFrontier } from "../assembly/row-cache.js";
 import type { ConversationRecord, CompactionLock, FrontierItem, LcmStoreDriver } from "../store/types.js";
 import type { EngineParts } from "./parts.js";
-import { extendedView, plannerItems, publishWork } from "./plan-view.js";
+import { extendedView, plannerItems, publishWork, viewAfterIngest } from "./plan-view.js";
 import { runDeps } from "./preparation.js";
 import { sameJson } from "./same-json.js";
 import type { EngineSession } from "./session.js";
@@ -30,7 +30,9 @@ export async function runCompress(parts: EngineParts, store: LcmStoreDriver, s: 
   parts.metrics.compressCalls++;
   const unchanged = { messages, changed: false };
   const rejectionsBefore = parts.summarizer.stats.rejections;
-  const { head } = await ingest(parts, store, s, messages, { times: options.messageTimes });
+  const { head, result: ingested } = await ingest(parts, store, s, messages, { times: options.messageTimes });
+  // What was appended joins the planner's copy from the ingest itself: a long history's frontier is not read back.
+  await viewAfterIngest(parts.shapes, store, s, ingested);
   const signal = options.signal;
 
   // Work prepared after earlier turns: wait for it if it is still running, never past the time budget.

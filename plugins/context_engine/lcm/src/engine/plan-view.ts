@@ -3,7 +3,7 @@ import type { VirtualItem } from "../compaction/planner.js";
 import { applySteps, replaySteps, virtualFrontier } from "../compaction/runner.js";
 import type { PreparedWork } from "../compaction/runner.js";
 import { publishPrepared, type PublishOutcome } from "../compaction/publish.js";
-import type { CompactionLock, LcmStoreDriver } from "../store/types.js";
+import type { CompactionLock, Frontier, IngestResult, LcmStoreDriver } from "../store/types.js";
 import type { EngineSession, PlanView } from "./session.js";
 import type { ShapeBook } from "./shapes.js";
 
@@ -52,6 +52,30 @@ export async function extendedView(shapes: ShapeBook, store: LcmStoreDriver, s: 
   view.tokens = delta.tokens;
   view.count = delta.count;
   return view;
+}
+
+/**
+ * An ingest's frontier items (`IngestResult.frontierAppend`) added to the session's copy without reading them
+ * back: when the copy matches the counters the frontier had before the ingest, or there is no copy and the
+ * frontier was empty (a long history's first turn then never reads its frontier). Otherwise nothing changes
+ * here: the next `publishedView` reads what it must, as before.
+ */
+export async function viewAfterIngest(shapes: ShapeBook, store: LcmStoreDriver, s: EngineSession, result: IngestResult): Promise<void> {
+  const added = result.frontierAppend;
+  if (!added?.items.length) return;
+  const { before, items } = added;
+  const view = s.planView ?? (before.count === 0 && before.tokens === 0 ? { version: before.version, tokens: 0, count: 0, lastOrdinal: -1, items: [] } : null);
+  if (!view || view.tokens !== before.tokens || view.count !== before.count || items[0]!.ordinal <= view.lastOrdinal) return;
+  const delta: Frontier = { conversationId: s.conversationId, version: before.version + 1, tokens: before.tokens, count: before.count + items.length, items };
+  await shapes.ensure(store, delta, { partial: true });
+  for (const item of await virtualFrontier(store, items)) {
+    view.items.push(item);
+    view.tokens += item.tokens;
+  }
+  view.count = delta.count;
+  view.lastOrdinal = items[items.length - 1]!.ordinal;
+  view.version = view.version === before.version ? delta.version : -1;
+  s.setPlanView(view);
 }
 
 /**

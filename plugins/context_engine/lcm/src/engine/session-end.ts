@@ -35,6 +35,8 @@ export async function endSession(
     await s.locked(async () => {
       if (messages.length) await ingest(parts, store, s, messages);
     });
+    // An import still storing its backlog is finished now: the host may never show that history again.
+    await parts.imports.finish(store, s);
   } catch (error) {
     trouble.failed("onSessionEnd", error);
   }

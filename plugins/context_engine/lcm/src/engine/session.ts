@@ -99,16 +99,10 @@ export class EngineSession {
       const p = result.position;
       this.#positions = [p, ...this.#positions.filter((q) => q.index !== p.index || q.fingerprint !== p.fingerprint)].slice(0, POSITIONS);
     }
-    for (const [i, id] of result.knownIds) {
-      if (i < firstHistoryIndex) continue;
-      this.#live.delete(id);
-      this.#live.set(id, messages[i]!);
-    }
-    for (const id of this.#live.keys()) {
-      if (this.#live.size <= LIVE_MESSAGES) break;
-      this.#live.delete(id);
-    }
-    for (const id of result.appendedIds) this.#own.add(id);
+    this.#rememberLive(result.knownIds, messages, firstHistoryIndex);
+    // New ids are never in the set yet: only the newest LIVE_MESSAGES of them can stay.
+    const appendedIds = result.appendedIds;
+    for (const id of appendedIds.length > LIVE_MESSAGES ? appendedIds.slice(-LIVE_MESSAGES) : appendedIds) this.#own.add(id);
     for (const id of this.#own) {
       if (this.#own.size <= LIVE_MESSAGES) break;
       this.#own.delete(id);
@@ -116,6 +110,24 @@ export class EngineSession {
     if (result.appended > 0) {
       const snap = this.#snapshot;
       this.#snapshot = { ...snap, messageCount: snap.messageCount + result.appended, lastSeq: result.lastSeq ?? snap.lastSeq, updatedAt: Date.now() };
+    }
+  }
+
+  /**
+   * The host's objects by stored id, the newest LIVE_MESSAGES (by their last place in the list). A long list is
+   * read from its end, so a history handed over at once does not pass every id through the map.
+   */
+  #rememberLive(knownIds: ReadonlyMap<number, number>, messages: readonly Message[], firstHistoryIndex: number): void {
+    const newest = knownIds.size > 2 * LIVE_MESSAGES ? newestDistinct(knownIds, firstHistoryIndex) : null;
+    if (newest) this.#live.clear();
+    for (const [i, id] of newest ?? knownIds) {
+      if (i < firstHistoryIndex) continue;
+      this.#live.delete(id);
+      this.#live.set(id, messages[i]!);
+    }
+    for (const id of this.#live.keys()) {
+      if (this.#live.size <= LIVE_MESSAGES) break;
+      this.#live.delete(id);
     }
   }
 
@@ -266,4 +278,21 @@ export class EngineSession {
   stop(): void {
     this.#abort.abort();
   }
+}
+
+/**
+ * The last LIVE_MESSAGES distinct ids of a sparse index -> id map (inputs from `firstHistoryIndex`), each at its
+ * last entry, oldest first: what the map would keep of them all. Null when there are not that many.
+ */
+function newestDistinct(knownIds: ReadonlyMap<number, number>, firstHistoryIndex: number): Array<[number, number]> | null {
+  const entries = [...knownIds];
+  const seen = new Set<number>();
+  const out: Array<[number, number]> = [];
+  for (let k = entries.length - 1; k >= 0 && out.length < LIVE_MESSAGES; k--) {
+    const [i, id] = entries[k]!;
+    if (i < firstHistoryIndex || seen.has(id)) continue;
+    seen.add(id);
+    out.push([i, id]);
+  }
+  return out.length < LIVE_MESSAGES ? null : out.reverse();
 }

@@ -28,6 +28,12 @@ export class WorkClock {
   #backgroundMicros = 0;
   /** Background waits to wake when the last hook leaves. */
   readonly #waiters = new Set<() => void>();
+  /** Called whenever the last hook or background slice in flight ends (the engine's work pauses). */
+  readonly #paused: () => void;
+
+  constructor(paused: () => void = () => {}) {
+    this.#paused = paused;
+  }
 
   /** CPU time (user + system, ms) of the engine's background slices so far. */
   get backgroundCpuMs(): number {
@@ -48,6 +54,7 @@ export class WorkClock {
     } finally {
       this.#mark();
       if (--this.#hooks === 0) for (const wake of [...this.#waiters]) wake();
+      this.#notePause();
     }
   }
 
@@ -60,6 +67,7 @@ export class WorkClock {
     } finally {
       this.#mark();
       this.#slices--;
+      this.#notePause();
     }
   }
 
@@ -98,6 +106,10 @@ export class WorkClock {
         this.#waiters.delete(wake);
       }
     }
+  }
+
+  #notePause(): void {
+    if (this.#hooks === 0 && this.#slices === 0) this.#paused();
   }
 
   /** Credit the CPU time since the last change of state. */

@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, queryKey } from "./cursor.js";
 import { fuseHybrid } from "./hybrid-fusion.js";
 import { toHits, type Candidate } from "./hits.js";
 import { parseQuery } from "./query.js";
+import { queryDates } from "./query-dates.js";
 import { searchHistory } from "./search.js";
 import { termMatcher } from "./snippet.js";
 import type { SearchHit, SearchQuery, SearchResult } from "./types.js";
@@ -25,8 +26,8 @@ const MAX_DEPTH = 100;
 
 /**
  * lcm_grep with an embedding provider: `full_text` (relevance sort) becomes hybrid, one list fused
- * from the word ranking and the vector ranking (`fuseHybrid`: the strong word hits keep their places,
- * below them words weigh `lexical_weight` times more than vectors); `semantic` ranks by vectors alone. Regex and recency sort are left to words.
+ * from the word ranking and the vector ranking (`fuseHybrid`: the strong word hits keep their places, all of
+ * them when the query names a date, below them words weigh `lexical_weight` times more than vectors); `semantic` ranks by vectors alone. Regex and recency sort are left to words.
  * When the query cannot be embedded (provider down, timeout) the answer is the words' own, with a note.
  */
 export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQuery, "mode"> & { mode?: RetrievalMode }, embeddings: Embeddings): Promise<RetrievalResult> {
@@ -67,7 +68,7 @@ export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQue
   const fused = fuseHybrid(
     lexical.map((h) => ({ key: h.ref, score: h.score ?? 0 })),
     matches.flatMap((m) => (refs.has(m) ? [{ key: refs.get(m)!, similarity: m.similarity }] : [])),
-    { gate: embeddings.config.lexical_gate, lexicalWeight: embeddings.config.lexical_weight },
+    { gate: lexicalGate(q.query, embeddings.config.lexical_gate), lexicalWeight: embeddings.config.lexical_weight },
   );
   const page = fused.slice(offset, offset + limit);
   const fromWords = new Map(lexical.map((h) => [h.ref, h]));
@@ -90,6 +91,17 @@ export async function searchWithVectors(store: LcmStoreDriver, q: Omit<SearchQue
     complete,
     notes,
   };
+}
+
+/**
+ * The head gate of the fusion. A query naming a date ("in April 2022") ranks its word hits by when they were said as
+ * well (full-text.ts, withDates): below the few that hold the rare words, its word ranking is the date's choice, with
+ * scores near zero (only words such as a speaker's name, found in most messages, match there). The query's vector
+ * cannot see when a message was said, so none of those word hits is demoted (gate 0: every word hit is head); meaning
+ * adds below them. On LoCoMo every question whose hybrid page lost evidence to words named a date.
+ */
+function lexicalGate(query: string, gate: number): number {
+  return queryDates(query).length ? 0 : gate;
 }
 
 function round(n: number): number {

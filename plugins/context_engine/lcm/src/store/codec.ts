@@ -84,12 +84,16 @@ function redactString(redactor: Redactor, s: string, found: Record<string, numbe
   return r.text;
 }
 
-/** A UTF-16 code unit of a surrogate pair without its other half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** ES2024's String methods (Node 20 has them; the project's TypeScript lib is ES2023). */
+interface WellFormedCheck {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
 
-function wellFormedString(s: string): string {
-  LONE_SURROGATE.lastIndex = 0;
-  return LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATE, "\uFFFD") : s;
+/** `s` with each unpaired surrogate as U+FFFD; `s` itself when it has none (a native scan, no regex). */
+export function wellFormedString(s: string): string {
+  const w = s as unknown as WellFormedCheck;
+  return w.isWellFormed() ? s : w.toWellFormed();
 }
 
 /**
@@ -111,7 +115,10 @@ export function withWellFormedText<T>(value: T, depth = 0): T {
   }
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
   let out: Record<string, unknown> | null = null;
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+  const record = value as Record<string, unknown>;
+  // Object.keys, not Object.entries: no [key, value] pair per property of every message.
+  for (const k of Object.keys(record)) {
+    const v = record[k];
     const key = wellFormedString(k);
     const next = withWellFormedText(v, depth + 1);
     if (key !== k || next !== v) {

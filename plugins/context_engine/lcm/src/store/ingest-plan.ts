@@ -38,7 +38,11 @@ export type IngestNeed =
   | { kind: "loose"; afterSeq: number; beforeSeq: number; limit: number }
   /** Answer: the StoredRef (exact hash, as stored: nothing decoded) of the message at `seq`, or null. */
   | { kind: "atSeq"; seq: number }
-  /** An import of this conversation is still storing its backlog: finish it before the list is compared with the history. */
+  /**
+   * An import of this conversation is still storing its backlog: finish it before the list is compared with the
+   * history. Answer: null when it is finished, else `{ tailSeq }`, the seq of the tail's first message (the
+   * import is left to the process at work on it).
+   */
   | { kind: "complete-import" };
 
 export type IngestPlanner = Generator<IngestNeed, IngestPlan, unknown>;
@@ -131,16 +135,19 @@ export function* planIngest(inputs: IngestInputs, options: IngestOptions, stored
   } else {
     // Inside a keyed turn everything is new by the host's word: short matches there need proof; before it they stand.
     const keyFrom = options.key ? Math.max(0, Math.min(options.keyFrom ?? 0, n)) : null;
-    // The stored history must be whole before a list is compared with it.
-    if (importPending) yield { kind: "complete-import" };
-    const r = yield* reconcile(inputs, storedCount, ids, keyFrom, options.seenIds);
+    // The stored history must be whole before a list is compared with it. When it cannot be made whole here (no
+    // list at hand carries the backlog), what the list shows before the tail is the backlog's or older: held
+    // back, never stored a second time beside the import's copy; a later list decides once the import is done.
+    const left = importPending ? ((yield { kind: "complete-import" }) as { tailSeq: number } | null) : null;
+    const r = yield* reconcile(inputs, storedCount, ids, keyFrom, options.seenIds, left?.tailSeq);
     alignment = r.matched > 0 ? "reconciled" : "no-overlap";
     candidates = r.fresh;
     alreadyStored = r.matched;
     disagreed = r.disagreed;
     // (Nothing new: the list may be a stale copy; its end is no position either.)
     // A list shorter than where this writer already was is behind it (a stale or rewritten copy) either way.
-    cleanEnd = (r.anchored || r.matched === 0) && r.fresh.length > 0 && !behind;
+    // A list with messages held back is no position: the next one must be compared again.
+    cleanEnd = (r.anchored || r.matched === 0) && r.fresh.length > 0 && !behind && r.held === 0;
   }
   const keyFrom = Math.max(0, Math.min(options.keyFrom ?? 0, n));
   const duplicateTurn = keys.turn !== null && keys.known.has(keys.turn);

@@ -1,5 +1,6 @@
 import type { DeferBacklog } from "./import-plan.js";
 import type { Message, Role } from "@context-engine/core";
+import type { FrontierItem } from "./summary-types.js";
 
 /** What the store keeps of conversations and messages, and how an ingest is asked for and answered (see `types.ts`). */
 
@@ -194,6 +195,18 @@ export interface IngestResult {
   pendingImport: ImportProgress | null;
   /** Backlog messages given up because no list carrying them was at hand when the history had to be whole. */
   importAbandoned: number;
+  /** What the appended messages added to the frontier, when they joined it (not with a deferred backlog). */
+  frontierAppend?: FrontierAppend;
+}
+
+/**
+ * The frontier items an ingest appended, with the frontier's counters just before (same transaction): a
+ * session holding a copy of the frontier at those counters extends it without reading the new items back.
+ */
+export interface FrontierAppend {
+  before: { version: number; tokens: number; count: number };
+  /** In ordinal order, each with its message's shape, as `getFrontier(id, { shapes: true })` returns them. */
+  items: FrontierItem[];
 }
 
 export interface MessageRange {

@@ -19,7 +19,8 @@ export function* reconcile(
   ids: Map<number, number>,
   keyFrom: number | null,
   seen: IngestOptions["seenIds"],
-): Generator<IngestNeed, { fresh: number[]; matched: number; disagreed: number; anchored: boolean }, unknown> {
+  holdBeforeSeq?: number,
+): Generator<IngestNeed, { fresh: number[]; matched: number; disagreed: number; anchored: boolean; held: number }, unknown> {
   const real = inputs.encodeRange(0);
   const exact = real.map((i) => inputs.encoded(i)!.hashHex);
   const weak = real.map((i) => isWeak(inputs.encoded(i)!));
@@ -52,9 +53,16 @@ export function* reconcile(
   // Only a caller that knows what it stored itself asks for proof of short messages (the engine does;
   // a plain store caller is one writer and trusts the ordered match).
   if (seen) dropWeakLoneMatches(inputs, real, seqOf, ids, keyFrom, seen);
+  // Inputs before the first one matched at or after `holdBeforeSeq` (an unfinished import's tail) are not new.
+  let holdUntil = 0;
+  if (holdBeforeSeq !== undefined) {
+    const at = seqOf.findIndex((seq) => seq >= holdBeforeSeq);
+    holdUntil = at < 0 ? 0 : at;
+  }
   const fresh: number[] = [];
   let matched = 0;
   let disagreed = 0;
+  let held = 0;
   let lastMatched = -1;
   let anchored = false;
   real.forEach((i, j) => {
@@ -62,10 +70,11 @@ export function* reconcile(
       matched++;
       lastMatched = j;
       anchored ||= !weak[j]!;
-    } else fresh.push(i);
+    } else if (j < holdUntil) held++;
+    else fresh.push(i);
   });
-  for (let j = 0; j < lastMatched; j++) if (seqOf[j]! < 0) disagreed++;
-  return { fresh, matched, disagreed, anchored };
+  for (let j = holdUntil; j < lastMatched; j++) if (seqOf[j]! < 0) disagreed++;
+  return { fresh, matched, disagreed, anchored, held };
 }
 
 interface Match {
@@ -206,7 +215,7 @@ function matchHistoryThenTurn(
     split = real.findIndex((i) => i >= keyFrom);
     if (split < 0) split = real.length;
   }
-  const take = (from: number, to: number, offset: number) => {
+  const take = (into: Int32Array, from: number, to: number, offset: number) => {
     const refs = stored.slice(offset);
     const hashes = refs.map((r) => r.hash);
     const m = tellingFirst
@@ -218,18 +227,35 @@ function matchHistoryThenTurn(
         )
       : matchInOrder(exact.slice(from, to), hashes);
     m.forEach((p, k) => {
-      if (p >= 0) out[from + k] = offset + p;
+      if (p >= 0) into[from + k] = offset + p;
     });
   };
-  take(0, split, 0);
+  // Stored refs ascend by seq: the turn is matched against those after the history's last match only.
+  const afterHistory = (match: Int32Array) => {
+    let history = -1;
+    for (let j = 0; j < split; j++) if (match[j]! >= 0) history = Math.max(history, stored[match[j]!]!.seq);
+    let offset = 0;
+    while (offset < stored.length && stored[offset]!.seq <= history) offset++;
+    return offset;
+  };
+  take(out, 0, split, 0);
   if (split === real.length) return out;
-  let history = -1;
-  for (let j = 0; j < split; j++) if (out[j]! >= 0) history = Math.max(history, stored[out[j]!]!.seq);
-  // Stored refs ascend by seq: the turn is matched against those after `history` only.
-  let offset = 0;
-  while (offset < stored.length && stored[offset]!.seq <= history) offset++;
-  take(split, real.length, offset);
-  return out;
+  take(out, split, real.length, afterHistory(out));
+  if (countMatched(out, split) === real.length - split) return out;
+  // The longest match may have taken a later equal copy for the history's last message ("Done." turn after turn):
+  // the copy stored for this very turn, when another writer stored the turn first. With the history's matches
+  // each on its earliest copy the turn may match where it is stored: that match wins when it matches more of it.
+  const settled = out.slice();
+  settled.fill(-1, split);
+  settleLeft(settled, split, exact, stored);
+  take(settled, split, real.length, afterHistory(settled));
+  return countMatched(settled, split) > countMatched(out, split) ? settled : out;
+}
+
+function countMatched(match: Int32Array, from: number): number {
+  let n = 0;
+  for (let j = from; j < match.length; j++) if (match[j]! >= 0) n++;
+  return n;
 }
 
 /**
@@ -307,6 +333,20 @@ export function isWeak(e: EncodedMessage): boolean {
 
 /** Text under this many characters, with no tool call, says too little to prove a message is stored on its own. */
 const WEAK_TEXT = 24;
+
+/** The history part's matched inputs [0, to), each moved to the earliest stored copy after the one before it (the same inputs stay matched, in order). */
+function settleLeft(out: Int32Array, to: number, exact: readonly string[], stored: readonly StoredRef[]): void {
+  let next = 0;
+  for (let j = 0; j < to; j++) {
+    const at = out[j]!;
+    if (at < 0) continue;
+    let p = next;
+    // The original position is a candidate (it has the hash and is at or after `next`): p never passes it.
+    while (p < at && stored[p]!.hash !== exact[j]) p++;
+    out[j] = p;
+    next = p + 1;
+  }
+}
 
 /**
  * Short messages ("", "ok", "continue") matched only among themselves are no

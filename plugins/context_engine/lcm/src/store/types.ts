@@ -213,6 +213,14 @@ export type LcmStoreDriver = Omit<Awaitable<LcmStore>, "transaction"> & {
   claimDrain?(conversationId: number, owner: string, ttlMs: number, now?: number): MaybePromise<boolean>;
   /** Give up `owner`'s claim (no-op when it holds none). */
   releaseDrain?(conversationId: number, owner: string): MaybePromise<void>;
+  /**
+   * Copy what was written since the last call from the write-ahead log into the database now, at a moment the
+   * caller chose (no hook waiting), so that a later hook's commit does not do it (SQLite: a passive checkpoint,
+   * never waiting for another process). False when nothing was written since or another process was in the way.
+   * Nothing is done while fewer than `minFrames` pages wait (a checkpoint per turn would copy the same hot pages
+   * again and again). A driver without a log of its own to settle (PostgreSQL) leaves it out.
+   */
+  settleLog?(options?: { minFrames?: number }): MaybePromise<boolean>;
 };
 
 export interface CompactionLock {

@@ -98,6 +98,24 @@ export function frontierContract(options: StoreContractOptions): void {
       ]);
     });
 
+    it("an ingest reports the frontier items it appended as the shaped read gives them, with the counters before", async () => {
+      const store = await scope.open();
+      const conv = await store.conversation("s");
+      const noId = { role: "assistant", content: null, tool_calls: [{ type: "function", function: { name: "ls", arguments: "{}" } }] } as Message;
+      const first = [sys("S"), user("u1"), call("call_a", "read", { p: 1 }), result("call_a", "ra"), noId, asst("a1")];
+      const r1 = await store.ingest(conv.id, first);
+      expect(r1.frontierAppend?.before).toEqual({ version: conv.frontierVersion, tokens: 0, count: 0 });
+      const read1 = await store.getFrontier(conv.id, { shapes: true });
+      expect(r1.frontierAppend?.items).toEqual(read1.items);
+      const r2 = await store.ingest(conv.id, [...first, user("u2"), call("call_b", "grep", {}), result("call_b", "rb")]);
+      expect(r2.frontierAppend?.before).toEqual({ version: read1.version, tokens: read1.tokens, count: read1.count });
+      const read2 = await store.getFrontier(conv.id, { shapes: true, afterOrdinal: read1.items.at(-1)!.ordinal });
+      expect(r2.frontierAppend?.items).toEqual(read2.items);
+      // Nothing appended, or not to the frontier: nothing reported.
+      expect((await store.ingest(conv.id, [...first, user("u2"), call("call_b", "grep", {}), result("call_b", "rb")])).frontierAppend).toBeUndefined();
+      expect((await store.ingest(conv.id, [user("later")], { mode: "append", appendToFrontier: false })).frontierAppend).toBeUndefined();
+    });
+
     it("ingest can leave the frontier alone", async () => {
       const store = await scope.open();
       const { conv } = await sevenMessages(store);

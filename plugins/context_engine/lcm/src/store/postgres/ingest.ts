@@ -9,7 +9,7 @@ import { carriedBy, importReport, newPendingImport } from "../import-plan.js";
 import { abandonImportPg, completeImportPg, insertPendingImportPg, readPendingImportPg } from "./import.js";
 import { restoreMessage, storedMessageJson } from "./layout.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlan, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
-import type { IngestOptions, IngestResult } from "../types.js";
+import type { FrontierAppend, FrontierItem, IngestOptions, IngestResult } from "../types.js";
 
 export interface IngestDeps {
   redactor: Redactor;
@@ -39,16 +39,23 @@ export async function ingestPg(
   const inputs = new IngestInputs(messages, options.isSynthetic, encoder);
   let pending = await readPendingImportPg(c, conversationId);
   let abandoned = 0;
+  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
+  const giveUpIfStuck = async () => {
+    if (!pending || carriedBy(inputs, pending, options.importSource, encoder)) return;
+    abandoned = await abandonImportPg(c, pending);
+    if (abandoned > 0) pending = null;
+  };
   const plan = await runPlan(planIngest(inputs, options, count, pending !== null), async (need) => {
     if (need.kind !== "complete-import") return answer(c, deps, conversationId, need);
     await completeImportPg(c, deps, pending!, inputs, options);
-    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile).
+    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile, the list's
+    // messages before the tail held back), or given up first when nobody can finish it (then nothing is held).
     pending = await readPendingImportPg(c, conversationId);
-    return undefined;
+    await giveUpIfStuck();
+    return pending ? { tailSeq: pending.endSeq } : null;
   });
   const result = await writePlan(c, deps, conversationId, count, plan, options, messages.length);
-  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
-  if (pending && !carriedBy(inputs, pending, options.importSource, encoder)) abandoned = await abandonImportPg(c, pending);
+  await giveUpIfStuck();
   return Object.assign(result, importReport(plan.deferred, pending, abandoned, inputs));
 }
 
@@ -98,9 +105,11 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
   const reserved = plan.deferred?.reserved ?? 0;
   let tokens = 0;
   let bytes = 0;
+  const tokenCounts: number[] = [];
   for (let from = 0; from < plan.append.length; from += INSERT_CHUNK) {
     const rows = plan.append.slice(from, from + INSERT_CHUNK).map(({ index, encoded: e }, j) => {
       const t = deps.countTokens(e.message);
+      tokenCounts.push(t);
       // PostgreSQL text cannot hold NUL; the message itself keeps it (escaped in json).
       const body = e.searchText.replace(/\u0000/g, "");
       tokens += t;
@@ -111,14 +120,20 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
     for (const r of rows) newIds.push(idBySeq.get(r.seq)!);
   }
   const appended = newIds.length;
+  let frontierAppend: FrontierAppend | undefined;
   if (appended > 0 && toFrontier) {
-    // The new messages join the frontier in seq order, in one statement.
-    await c.query(
-      `INSERT INTO frontier (conversation_id, ordinal, message_id, tokens)
-       SELECT $1, (SELECT COALESCE(max(ordinal), -1) + 1 FROM frontier WHERE conversation_id = $1) + (m.seq - $2), m.id, m.tokens
-       FROM messages m WHERE m.conversation_id = $1 AND m.seq >= $2`,
+    // The new messages join the frontier in seq order, in one statement; it answers where they start and the
+    // counters before (the row is locked by this transaction), so the session need not read them back.
+    const { rows } = await c.query<{ first: number; version: string; tokens: string; count: string }>(
+      `WITH added AS (INSERT INTO frontier (conversation_id, ordinal, message_id, tokens)
+         SELECT $1, (SELECT COALESCE(max(ordinal), -1) + 1 FROM frontier WHERE conversation_id = $1) + (m.seq - $2), m.id, m.tokens
+         FROM messages m WHERE m.conversation_id = $1 AND m.seq >= $2 RETURNING ordinal)
+       SELECT (SELECT min(ordinal) FROM added) AS first, frontier_version AS version, frontier_tokens AS tokens, frontier_count AS count
+       FROM conversations WHERE id = $1`,
       [conversationId, count],
     );
+    const row = rows[0]!;
+    if (!plan.deferred) frontierAppend = appendedItems(row, plan, newIds, tokenCounts);
   }
   await recordKeys(c, conversationId, plan, newIds, now);
   if (plan.deferred && appended > 0) {
@@ -133,7 +148,21 @@ async function writePlan(c: PoolClient, deps: IngestDeps, conversationId: number
       [conversationId, appended + reserved, count + reserved + appended - 1, tokens, bytes, Date.now(), toFrontier ? tokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0],
     );
   }
-  return ingestResult(conversationId, plan, newIds, count + reserved, inputCount);
+  const result = ingestResult(conversationId, plan, newIds, count + reserved, inputCount);
+  return frontierAppend ? Object.assign(result, { frontierAppend }) : result;
+}
+
+/** The frontier items just appended (ordinals from the first the insert gave), with their shapes as the planner's read gives them. */
+function appendedItems(row: { first: number; version: string; tokens: string; count: string }, plan: IngestPlan, newIds: readonly number[], tokens: readonly number[]): FrontierAppend {
+  const first = Number(row.first);
+  const items: FrontierItem[] = plan.append.map(({ encoded: e }, j) => ({
+    kind: "message",
+    messageId: newIds[j]!,
+    ordinal: first + j,
+    tokens: tokens[j]!,
+    shape: { role: e.role, toolCallIds: [...e.toolCallIds], toolCallId: e.toolCallId },
+  }));
+  return { before: { version: Number(row.version), tokens: Number(row.tokens), count: Number(row.count) }, items };
 }
 
 /** One message row to insert: its seq, encoding, tokens, search body (no NUL) and time. */

@@ -2,7 +2,8 @@ import { acceptMessageTime, type Message } from "@context-engine/core";
 import { encodeMessage, FLAG_CJK, FLAG_HAS_PARTS, FLAG_REDACTED, type EncodedMessage, type MessageRow } from "../codec.js";
 import { IngestInputs, type IngestEncoder } from "../ingest-inputs.js";
 import { ingestResult, planIngest, RECORDED_POSITIONS, runPlanSync, type IngestNeed, type IngestPlan, type StoredRef } from "../ingest-plan.js";
-import type { IngestOptions, IngestResult } from "../types.js";
+import type { FrontierAppend, FrontierItem, IngestOptions, IngestResult } from "../types.js";
+import { CALL_ID_SEPARATOR, type ConversationRow } from "./rows.js";
 import { putPayload, requireConversation, type SqliteContext } from "./context.js";
 import { hydrate } from "./messages.js";
 import { carriedBy, carries, importReport, newPendingImport, sourceInputs, type PendingImport } from "../import-plan.js";
@@ -17,16 +18,23 @@ export function ingestRows(ctx: SqliteContext, conversationId: number, messages:
   const inputs = new IngestInputs(messages, options.isSynthetic, encoderOf(ctx));
   let pending = readPendingImport(ctx, conversationId);
   let abandoned = 0;
+  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
+  const giveUpIfStuck = () => {
+    if (!pending || carriedBy(inputs, pending, options.importSource, encoderOf(ctx))) return;
+    abandoned = abandonImport(ctx, pending);
+    if (abandoned > 0) pending = null;
+  };
   const plan = runPlanSync(planIngest(inputs, options, conv.message_count, pending !== null), (need) => {
     if (need.kind !== "complete-import") return answer(ctx, conversationId, need);
     completeImport(ctx, pending!, inputs, options);
-    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile).
+    // Finished, or left to the process at work on it (reconciled with what is stored meanwhile, the list's
+    // messages before the tail held back), or given up first when nobody can finish it (then nothing is held).
     pending = readPendingImport(ctx, conversationId);
-    return undefined;
+    giveUpIfStuck();
+    return pending ? { tailSeq: pending.endSeq } : null;
   });
   const result = writePlan(ctx, conversationId, conv.message_count, plan, options, messages.length);
-  // An import nobody can finish (no list at hand shows its history, no progress for IMPORT_LEASE_MS) is given up.
-  if (pending && !carriedBy(inputs, pending, options.importSource, encoderOf(ctx))) abandoned = abandonImport(ctx, pending);
+  giveUpIfStuck();
   return Object.assign(result, importReport(plan.deferred, pending, abandoned, inputs));
 }
 
@@ -84,28 +92,34 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   if (plan.append.length > 0) assertNextSeq(ctx, conversationId, storedCount);
   // A deferred backlog takes the seqs before the tail (stored later by import slices).
   const reserved = plan.deferred?.reserved ?? 0;
-  let seq = storedCount + reserved;
+  const firstSeq = storedCount + reserved;
+  let seq = firstSeq;
   let addedTokens = 0;
   let addedBytes = 0;
+  const tokenCounts: number[] = [];
   for (const { index, encoded } of plan.append) {
     const tokens = ctx.countTokens(encoded.message);
     const { id, textBytes } = insertMessage(ctx, conversationId, seq, encoded, tokens, acceptMessageTime(options.timestamps?.[index]) ?? now);
-    if (deferIndex) ctx.s.insertPending.run(id);
-    else {
+    if (!deferIndex) {
       ctx.s.insertFts.run(id, encoded.searchText, ctag);
       if (encoded.hasCjk) ctx.s.insertCjk.run(id, encoded.searchText);
     }
     newIds.push(id);
+    tokenCounts.push(tokens);
     seq++;
     addedTokens += tokens;
     addedBytes += encoded.searchText === encoded.text ? textBytes : Buffer.byteLength(encoded.searchText);
   }
   const appended = newIds.length;
+  // The deferred index's queue: every message stored from the first seq, in one statement rather than one per message.
+  if (deferIndex && appended > 0) ctx.s.insertPendingFrom.run(conversationId, firstSeq);
   const toFrontier = options.appendToFrontier ?? true;
+  let frontierAppend: FrontierAppend | undefined;
   if (appended > 0 && toFrontier) {
     // The new messages join the frontier in seq order, in one statement rather than one per message.
     const next = ((ctx.s.maxOrdinal.get(conversationId) as { m: number | null }).m ?? -1) + 1;
     ctx.s.appendNewToFrontier.run(next - storedCount, conversationId, storedCount);
+    if (!plan.deferred) frontierAppend = appendedItems(requireConversation(ctx, conversationId), plan, newIds, tokenCounts, next);
   }
   recordKeys(ctx, conversationId, plan, newIds, now);
   if (plan.deferred && appended > 0) {
@@ -115,7 +129,22 @@ function writePlan(ctx: SqliteContext, conversationId: number, storedCount: numb
   if (appended > 0) {
     ctx.s.bumpConvAfterIngest.run(appended + reserved, addedTokens, addedBytes, Date.now(), toFrontier ? addedTokens : 0, toFrontier ? appended : 0, toFrontier ? 1 : 0, conversationId);
   }
-  return ingestResult(conversationId, plan, newIds, storedCount + reserved, inputCount);
+  const result = ingestResult(conversationId, plan, newIds, storedCount + reserved, inputCount);
+  return frontierAppend ? Object.assign(result, { frontierAppend }) : result;
+}
+
+/**
+ * The frontier items just appended (ordinals from `firstOrdinal`, as `appendNewToFrontier` numbered them), with the
+ * shapes the planner's read would give (`toShapedFrontierItem`), and the counters the conversation row held before.
+ */
+function appendedItems(conv: ConversationRow, plan: IngestPlan, newIds: readonly number[], tokens: readonly number[], firstOrdinal: number): FrontierAppend {
+  const items: FrontierItem[] = plan.append.map(({ encoded: e }, j) => {
+    // As the read joins the call ids and splits them again: one empty id reads back as none.
+    const joined = e.toolCallIds.join(CALL_ID_SEPARATOR);
+    const shape = { role: e.role, toolCallIds: joined ? joined.split(CALL_ID_SEPARATOR) : [], toolCallId: e.toolCallId };
+    return { kind: "message", messageId: newIds[j]!, ordinal: firstOrdinal + j, tokens: tokens[j]!, shape };
+  });
+  return { before: { version: conv.frontier_version, tokens: conv.frontier_tokens, count: conv.frontier_count }, items };
 }
 
 /** The guard the UNIQUE (conversation_id, seq) index was (schema version 10): never a second message at a seq. */

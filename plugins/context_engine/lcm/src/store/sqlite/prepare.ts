@@ -34,6 +34,8 @@ const SQL = {
   // The trigram index holds the CJK runs of a body only (see cjk-text.ts).
   insertCjk: "INSERT INTO messages_cjk (rowid, body) VALUES (?, lcm_cjk_text(?))",
   insertPending: "INSERT INTO fts_pending (message_id) VALUES (?)",
+  // An ingest's new messages (every seq from the first it stored) queued for indexing in one statement.
+  insertPendingFrom: "INSERT INTO fts_pending (message_id) SELECT id FROM messages WHERE conversation_id = ? AND seq >= ?",
   deletePending: "DELETE FROM fts_pending WHERE message_id = ?",
   pendingCount: "SELECT count(*) AS n FROM fts_pending",
   pendingSlice: `SELECT s.id AS id, s.body AS body, s.ctag AS ctag, m.flags AS flags FROM fts_pending p

@@ -50,7 +50,7 @@ import { migrate, SCHEMA_VERSION } from "./schema.js";
 import { searchStoreOf } from "./search.js";
 import * as sum from "./summaries.js";
 import { StoreRest } from "./rest.js";
-import { openWal } from "./wal.js";
+import { openWal, settleWal, walFramesPending } from "./wal.js";
 import { assertStorableSessionId, sessionIdProblem } from "../session-id.js";
 
 const DEFAULT_PAYLOAD_THRESHOLD = 16 * 1024;
@@ -108,6 +108,8 @@ export class SqliteLcmStore implements LcmStore {
   readonly #ctx: SqliteContext;
   /** Merges the full-text segments and empties the -wal file once writes pause (rest.ts). */
   readonly #rest: StoreRest;
+  /** Written since the last `settleLog`. */
+  #unsettled = false;
 
   constructor(options: OpenStoreOptions = {}) {
     this.path = resolveStorePath(options);
@@ -160,8 +162,32 @@ export class SqliteLcmStore implements LcmStore {
   /** `fn` in one IMMEDIATE transaction (the write lock taken up front, so a concurrent writer waits instead of failing mid-way). */
   #write<T>(fn: () => T): T {
     const out = this.#ctx.db.transaction(fn).immediate();
-    this.#rest.wrote();
+    this.#wrote();
     return out;
+  }
+
+  #wrote(): void {
+    this.#unsettled = true;
+    this.#rest.wrote();
+  }
+
+  /** Whether something was written since the last `settleLog` that settled. */
+  get logUnsettled(): boolean {
+    return this.#unsettled;
+  }
+
+  /**
+   * A passive checkpoint of what was written since the last one (wal.ts `settleWal`); false when nothing was, or
+   * when fewer than `minFrames` pages wait in the log (checked in the -shm header, `walFramesPending`).
+   */
+  settleLog(options: { minFrames?: number } = {}): boolean {
+    if (!this.#unsettled || !this.#ctx.db.open || this.path === ":memory:") return false;
+    const min = options.minFrames ?? 0;
+    if (min > 0 && (walFramesPending(this.path) ?? min) < min) return false;
+    const settled = settleWal(this.#ctx.db);
+    // A reader of another process in the way: the next call tries again.
+    if (settled) this.#unsettled = false;
+    return settled;
   }
 
   // ---------------------------------------------------------------- conversations
@@ -312,7 +338,7 @@ export class SqliteLcmStore implements LcmStore {
 
   indexPending(options: { maxRows?: number; maxMs?: number } = {}): { indexed: number; remaining: number } {
     const r = maint.indexPending(this.#ctx, options);
-    if (r.indexed > 0) this.#rest.wrote();
+    if (r.indexed > 0) this.#wrote();
     return r;
   }
 
@@ -336,7 +362,7 @@ export class SqliteLcmStore implements LcmStore {
 
   deleteConversation(conversationId: number): DeleteReport | null {
     const r = deleteConversationRows(this.#ctx.db, conversationId);
-    this.#rest.wrote();
+    this.#wrote();
     return r;
   }
 }
