@@ -38,10 +38,11 @@ export async function runHybridStep(
   const used = process.cpuUsage(cpu);
   const seconds = Math.round((performance.now() - started) / 1000);
   const summary = summarizeHybrid(runs);
-  const words = new Map(locomoRuns.map((r) => [r.id, r.questions.map((q) => q.recall.lcm_grep_words?.at10 ?? 0)]));
-  const byConversation = hybridByConversation(runs, words);
+  const at10 = (r: ConversationRun, method: string) => r.questions.map((q) => q.recall[method]?.at10 ?? 0);
+  const baselines = new Map(locomoRuns.map((r) => [r.id, { words: at10(r, "lcm_grep_words"), raw: at10(r, "lcm_grep_raw") }]));
+  const byConversation = hybridByConversation(runs, baselines);
   return {
-    table: renderHybridTable(summary, locomo.recall.lcm_grep_words ?? {}, { texts: server.stats.texts, cpuMs: server.stats.cpuMs, seconds }) + renderHybridByConversation(byConversation),
+    table: renderHybridTable(summary, { words: locomo.recall.lcm_grep_words ?? {}, raw: locomo.recall.lcm_grep_raw ?? {} }, { texts: server.stats.texts, cpuMs: server.stats.cpuMs, seconds }) + renderHybridByConversation(byConversation),
     json: { ...summary, seconds, cpuSeconds: Math.round((used.user + used.system) / 1e6), byConversation },
   };
 }

@@ -105,8 +105,14 @@ export function summarizeHybrid(runs: readonly HybridRun[]): HybridSummary {
 
 const CATEGORY_NAMES: Record<string, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };
 
-/** Markdown: words (the main run's lcm_grep_words), semantic and hybrid recall@10 by category. */
-export function renderHybridTable(summary: HybridSummary, words: Record<string, { at10: number }>, server: { texts: number; cpuMs: number; seconds: number }): string {
+/** The main run's word rankings the hybrid methods are read against: the content words and the question as asked. */
+export interface WordBaselines<T> {
+  words: T;
+  raw: T;
+}
+
+/** Markdown: words alone (the main run's lcm_grep_words and lcm_grep_raw), semantic and hybrid recall@10 by category. */
+export function renderHybridTable(summary: HybridSummary, baselines: WordBaselines<Record<string, { at10: number }>>, server: { texts: number; cpuMs: number; seconds: number }): string {
   const cols = Object.keys(summary.hybrid_raw).filter((k) => k !== "all");
   const head = `| recall@10 (${USE_LITE_MODEL} via loopback /v1/embeddings) | all | ${cols.map((c) => CATEGORY_NAMES[c] ?? c).join(" | ")} |`;
   const sep = `|---|---|${cols.map(() => "---").join("|")}|`;
@@ -117,30 +123,34 @@ export function renderHybridTable(summary: HybridSummary, words: Record<string, 
     "",
     head,
     sep,
-    row("lcm_grep_words (words only)", (k) => words[k]?.at10),
+    row("lcm_grep_words (words only)", (k) => baselines.words[k]?.at10),
+    row("lcm_grep_raw (words only, question as asked)", (k) => baselines.raw[k]?.at10),
     ...HYBRID_METHODS.map((m) => row(m, (k) => summary[m][k])),
     "",
     `${server.texts} texts embedded in ${(server.cpuMs / 1000).toFixed(0)} s CPU; step wall ${server.seconds} s; ${summary.degraded} answers fell back to words.`,
   ].join("\n");
 }
 
-/** One conversation's recall@10 ("all"): words from the main run beside each hybrid method. */
+/** One conversation's recall@10 ("all"): words alone from the main run (content words, raw question) beside each hybrid method. */
 export interface HybridConversationRow {
   id: string;
   questions: number;
   words: number;
+  raw: number;
   methods: Record<HybridMethod, number>;
 }
 
 /**
  * Per conversation, so a split into conversations a rule was chosen on and conversations held out can be read off
- * the same run. `wordsByConversation`: the main run's lcm_grep_words recall@10 of each question, in question order.
+ * the same run. `baselines`: per conversation, the main run's lcm_grep_words and lcm_grep_raw recall@10 of each
+ * question, in question order.
  */
-export function hybridByConversation(runs: readonly HybridRun[], wordsByConversation: ReadonlyMap<string, readonly number[]>): HybridConversationRow[] {
+export function hybridByConversation(runs: readonly HybridRun[], baselines: ReadonlyMap<string, WordBaselines<readonly number[]>>): HybridConversationRow[] {
   return runs.map((r) => {
     const methods = {} as Record<HybridMethod, number>;
     for (const m of HYBRID_METHODS) methods[m] = round3(mean(r.questions.map((q) => q.at10[m])));
-    return { id: r.id, questions: r.questions.length, words: round3(mean([...(wordsByConversation.get(r.id) ?? [])])), methods };
+    const base = baselines.get(r.id);
+    return { id: r.id, questions: r.questions.length, words: round3(mean([...(base?.words ?? [])])), raw: round3(mean([...(base?.raw ?? [])])), methods };
   });
 }
 
@@ -148,8 +158,8 @@ export function renderHybridByConversation(rows: readonly HybridConversationRow[
   return [
     "",
     "",
-    `| recall@10 by conversation | questions | lcm_grep_words | ${HYBRID_METHODS.join(" | ")} |`,
-    `|---|---|---|${HYBRID_METHODS.map(() => "---").join("|")}|`,
-    ...rows.map((r) => `| ${r.id} | ${r.questions} | ${r.words.toFixed(3)} | ${HYBRID_METHODS.map((m) => r.methods[m].toFixed(3)).join(" | ")} |`),
+    `| recall@10 by conversation | questions | lcm_grep_words | lcm_grep_raw | ${HYBRID_METHODS.join(" | ")} |`,
+    `|---|---|---|---|${HYBRID_METHODS.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.id} | ${r.questions} | ${r.words.toFixed(3)} | ${r.raw.toFixed(3)} | ${HYBRID_METHODS.map((m) => r.methods[m].toFixed(3)).join(" | ")} |`),
   ].join("\n");
 }
