@@ -19,8 +19,8 @@ const store: BenchStore =
 const dir = mkdtempSync(join(tmpdir(), "bench-imported-"));
 try {
   const [r] = await runHostSuite({ sizes: [size], engines: [engine], store, dir, turns, log: console.log });
-  const { firstTurnMs, firstTurnCpuMs, firstTurnBackgroundCpuMs, firstTurnLoad, perTurn, perTurnBackgroundCpu, roundTrips, backlog } = r!;
-  console.log(JSON.stringify({ engine, store: store.kind, history: size, firstTurnMs, firstTurnCpuMs, firstTurnBackgroundCpuMs, firstTurnLoad, perTurn, perTurnBackgroundCpu, roundTrips, backlog }));
+  const { firstTurnMs, firstTurnCpuMs, firstTurnEngineMs, firstTurnEngineCpuMs, firstTurnBackgroundCpuMs, firstTurnLoad, perTurn, perTurnBackgroundCpu, roundTrips, backlog } = r!;
+  console.log(JSON.stringify({ engine, store: store.kind, history: size, firstTurnMs, firstTurnCpuMs, firstTurnEngineMs, firstTurnEngineCpuMs, firstTurnBackgroundCpuMs, firstTurnLoad, perTurn, perTurnBackgroundCpu, roundTrips, backlog }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
   if (store.kind === "postgres") await dropSchema(store.url, store.schema);

@@ -15,6 +15,7 @@ import { countPgRoundTrips } from "./round-trips.js";
 import { cpuMs, loadNow, summarise } from "./stats.js";
 import type { Stats, Timing } from "./stats.js";
 import { profiled } from "./profile.js";
+import { clockHooks, type HookClock } from "./hook-clock.js";
 import { createInstantSummariser } from "./stub-model.js";
 import { SYSTEM_PROMPT } from "./system-prompt.js";
 
@@ -34,6 +35,12 @@ export interface HostResult {
   /** The first send of the session (for `imported`, the engine takes in the whole history there): the host's own wall and CPU time. */
   firstTurnMs: number;
   firstTurnCpuMs: number;
+  /**
+   * The part of the first turn spent inside the engine's hooks (hook-clock.ts), wall and CPU: what the engine
+   * costs a host; the rest of `firstTurnMs` is the host's own work (its ledger, token counts, the request).
+   */
+  firstTurnEngineMs: number;
+  firstTurnEngineCpuMs: number;
   /** LCM: the engine's background CPU time during the first turn (outside the provider call), left out of `firstTurnCpuMs`. */
   firstTurnBackgroundCpuMs: number;
   /** 1-minute load average when the first turn ended. */
@@ -131,8 +138,8 @@ function makeHost(engine: ContextEngine, server: LoopbackChatServer) {
  * turn outside it (the part inside the provider call is already out with it); that background CPU time is
  * reported beside, per turn. Wall time stays what the host waited, background slices included.
  */
-async function timeTurns(session: Session, host: { clock: ProviderClock; background: () => number }, label: string, contextLength: number, turns: number, trips: () => number) {
-  const { clock, background } = host;
+async function timeTurns(session: Session, host: { clock: ProviderClock; background: () => number; hooks: HookClock }, label: string, contextLength: number, turns: number, trips: () => number) {
+  const { clock, background, hooks } = host;
   let i = 0;
   const added: Message[] = [];
   const send = async () => {
@@ -140,6 +147,7 @@ async function timeTurns(session: Session, host: { clock: ProviderClock; backgro
     clock.providerCpu = 0;
     clock.providerBackgroundCpu = 0;
     const r0 = trips();
+    hooks.take();
     const b = background();
     const t = performance.now();
     const c = cpuMs();
@@ -147,10 +155,11 @@ async function timeTurns(session: Session, host: { clock: ProviderClock; backgro
     const wall = performance.now() - t;
     const cpu = cpuMs() - c;
     const backgroundCpu = background() - b - clock.providerBackgroundCpu;
+    const engine = hooks.take();
     if (result.status !== "completed") throw new Error(`${label}: turn ${result.status} (${result.exitReason})`);
     added.push(...result.newMessages);
     checkContext(label, session.messages, contextLength);
-    return { wall, own: wall - clock.providerMs, ownCpu: cpu - clock.providerCpu - backgroundCpu, backgroundCpu, trips: trips() - r0 };
+    return { wall, own: wall - clock.providerMs, ownCpu: cpu - clock.providerCpu - backgroundCpu, backgroundCpu, trips: trips() - r0, engine };
   };
   const first = await profiled(send);
   const firstLoad = loadNow();
@@ -173,6 +182,8 @@ async function timeTurns(session: Session, host: { clock: ProviderClock; backgro
     figures: {
       firstTurnMs: first.own,
       firstTurnCpuMs: first.ownCpu,
+      firstTurnEngineMs: first.engine.wallMs,
+      firstTurnEngineCpuMs: first.engine.cpuMs,
       firstTurnBackgroundCpuMs: first.backgroundCpu,
       firstTurnLoad: firstLoad,
       perTurn,
@@ -210,13 +221,14 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
         const dir = join(options.dir, `host-${kind}-${size}`);
         mkdirSync(dir, { recursive: true });
         const engine = makeEngine(kind, dir, contextLength, store);
+        const hooks = clockHooks(engine);
         const { host, clock, background } = makeHost(engine, server);
         const history = new ConversationGenerator().until(size);
         try {
           // A session id of its own per run: a PostgreSQL schema may hold earlier runs' sessions.
           const sessionId = `host-${kind}-${size}-${process.pid}-${Date.now().toString(36)}`;
           const session = await host.openSession({ sessionId, model: "bench-model", contextLength, dataDir: dir, systemPrompt: SYSTEM_PROMPT, history });
-          const t = await timeTurns(session, { clock, background }, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20, trips);
+          const t = await timeTurns(session, { clock, background, hooks }, `host ${kind} imported ${size}`, contextLength, options.turns ?? 20, trips);
           const lcmStore = kind === "lcm" ? store.kind : null;
           const backlog = engine instanceof LcmEngine ? await waitForDrain(engine, sessionId) : undefined;
           results.push({
@@ -237,7 +249,7 @@ export async function runHostSuite(options: HostSuiteOptions): Promise<HostResul
         const r = results[results.length - 1]!;
         if (r.backlog) log(`host: ${kind} imported ${size}: ${backlogLine(r.backlog)}`);
         log(
-          `host: ${kind}${r.store ? ` (${r.store})` : ""} imported ${size}: first turn ${r.firstTurnMs.toFixed(0)} ms (CPU ${r.firstTurnCpuMs.toFixed(0)}), ` +
+          `host: ${kind}${r.store ? ` (${r.store})` : ""} imported ${size}: first turn ${r.firstTurnMs.toFixed(0)} ms (CPU ${r.firstTurnCpuMs.toFixed(0)}; in the engine's hooks ${r.firstTurnEngineMs.toFixed(0)} ms, CPU ${r.firstTurnEngineCpuMs.toFixed(0)}), ` +
             `then p50 ${r.perTurn.median.toFixed(2)} ms / p95 ${r.perTurn.p95.toFixed(2)} ms (CPU ${r.perTurn.cpu.median.toFixed(2)} / ${r.perTurn.cpu.p95.toFixed(2)}` +
             `${r.perTurnBackgroundCpu ? `; background beside it ${r.perTurnBackgroundCpu.median.toFixed(2)} / ${r.perTurnBackgroundCpu.p95.toFixed(2)}` : ""}), load ${r.perTurn.load}`,
         );
@@ -288,10 +300,14 @@ export async function resumeThroughHost(
   store: BenchStore = { kind: "sqlite" },
 ): Promise<{ result: HostResult; live: Message[]; addedMessages: Message[] }> {
   const { trips, counted } = tripsFor(store);
+  const hooks = clockHooks(engine);
   const { host, clock, background } = makeHost(engine, server);
   const history = live.filter((m, i) => !(i === 0 && m.role === "system"));
   const session = await host.openSession({ sessionId, model: "bench-model", contextLength, systemPrompt: SYSTEM_PROMPT, history });
-  const t = await timeTurns(session, { clock, background }, `host lcm${store.kind === "postgres" ? " (postgres)" : ""} resumed ${historyMessages}`, contextLength, turns, trips);
+  const t = await timeTurns(session, { clock, background, hooks }, `host lcm${store.kind === "postgres" ? " (postgres)" : ""} resumed ${historyMessages}`, contextLength, turns, trips);
+  // The host's last onTurnComplete runs after its send resolved: the engine suite continues once it has settled, as the
+  // host's own next operation would (two drivers writing one conversation at once would be another benchmark).
+  await session.idle();
   // The host is left open: closing it would end the engine's session, which the engine suite continues.
   return {
     result: {

@@ -103,11 +103,12 @@ export function formatTable(report: BenchReport): string {
     const label = (h: HostResult) => `${h.engine}${h.store ? ` (${h.store})` : ""}, ${h.mode === "resumed" ? "resumed (history grown turn by turn)" : "history imported at open"}`;
     lines.push(
       pad([
-        ["AgentHost, host's own time (send minus provider), ms", "history", "first turn (CPU) @ load", "per later turn: median / p95 · CPU (n)", "engine's background CPU during a turn (not in the turn's CPU): median / p95", "load", "round trips per turn", "wall per turn", "live list", "backlog after the turns → after the drain (threshold), drain wall (CPU) @ load"],
+        ["AgentHost, host's own time (send minus provider), ms", "history", "first turn (CPU) @ load", "of it in the engine's hooks (CPU)", "per later turn: median / p95 · CPU (n)", "engine's background CPU during a turn (not in the turn's CPU): median / p95", "load", "round trips per turn", "wall per turn", "live list", "backlog after the turns → after the drain (threshold), drain wall (CPU) @ load"],
         ...report.host.map((h) => [
           label(h),
           h.history.toLocaleString("en"),
           `${fmt(h.firstTurnMs)} (${fmt(h.firstTurnCpuMs)}) @ ${h.firstTurnLoad}`,
+          h.firstTurnEngineMs === undefined ? "" : `${fmt(h.firstTurnEngineMs)} (${fmt(h.firstTurnEngineCpuMs)})`,
           timingCell(h.perTurn),
           h.perTurnBackgroundCpu ? `${fmt(h.perTurnBackgroundCpu.median)} / ${fmt(h.perTurnBackgroundCpu.p95)}` : "",
           String(h.perTurn.load),

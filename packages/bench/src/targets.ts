@@ -65,6 +65,7 @@ export function judgeTargets(all: readonly EngineCheckpoint[], host: readonly Ho
   const imported = host.filter((h) => h.engine === "lcm" && h.store === "sqlite" && h.mode === "imported").at(-1);
   if (imported) {
     targets.push(judge("imported_first_turn", "first turn with the history handed over (host's own time)", imported.firstTurnMs, "ms", 1_000, imported.history, imported.firstTurnCpuMs));
+    targets.push(judge("imported_first_turn_engine", "first turn with the history handed over, inside the engine's hooks", imported.firstTurnEngineMs, "ms", 1_000, imported.history, imported.firstTurnEngineCpuMs));
   }
   const ratios = costRatios(host);
   if (ratios.importedOverGrown) {

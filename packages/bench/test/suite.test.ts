@@ -116,10 +116,13 @@ describe("suite on a tiny conversation", () => {
       expect(h.perTurn.cpu.n).toBe(3);
       expect(Number.isFinite(h.perTurn.p95)).toBe(true);
       expect(h.firstTurnCpuMs).toBeGreaterThan(0);
+      // The engine's hooks are part of the host's first turn, never more than it.
+      expect(h.firstTurnEngineMs).toBeGreaterThan(0);
+      expect(h.firstTurnEngineMs).toBeLessThanOrEqual(h.firstTurnMs + 1);
     }
 
     const report: BenchReport = { machine: finishMachineInfo(machine), settings: {}, targets: judgeTargets(engine, [...resumed, ...host]), engine, host: [...resumed, ...host] };
-    expect(report.targets.map((t) => t.name)).toEqual(["ingest", "ingest_cpu", "trigger", "noop_compress", "regex_complete", "regex_oldest", "db_size", "memory_flat", "imported_first_turn"]);
+    expect(report.targets.map((t) => t.name)).toEqual(["ingest", "ingest_cpu", "trigger", "noop_compress", "regex_complete", "regex_oldest", "db_size", "memory_flat", "imported_first_turn", "imported_first_turn_engine"]);
     for (const t of report.targets) expect(["PASS", "MISS"]).toContain(t.status);
     const table = formatTable(report);
     expect(table).toMatch(/PASS|MISS/);
