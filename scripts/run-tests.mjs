@@ -4,6 +4,7 @@
 // one summary line "N passed, N failed, N skipped" totalled over all packages,
 // after the failures repeated (CI may keep only the tail of a long log).
 import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 
 const args = ["turbo", "run", "test", "--concurrency=1", "--continue", ...process.argv.slice(2)];
 const child = spawn("npx", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "0" } });
@@ -17,17 +18,24 @@ let buffer = "";
 const failures = [];
 let awaitingError = null;
 const MAX_FAILURES = 40;
+// A run can also fail with every test passed: an error outside any test (vitest's "Unhandled Errors"), a
+// worker that died (a native abort), or a task that is not vitest (a type check); turbo names the task.
+const OTHER_FAILURE = /^\s*(Vitest caught \d+ unhandled errors?.*|Error: \[vitest-pool\].*|.*Worker exited unexpectedly.*|ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL.*|Failed:\s+\S+#\S+.*)$/;
 function noteFailure(line) {
   const body = line.replace(/^\S+:test:\s?/, "");
-  if (awaitingError && !/^[\s⎯-]*$/.test(body)) {
+  if (awaitingError && !/^\s*([⎯-].*|This might cause.*)?$/.test(body)) {
     awaitingError.error = body.trim().slice(0, 300);
     awaitingError = null;
   }
-  const fail = /^\s*FAIL\s+(.*)$/.exec(body);
-  if (!fail || failures.length >= MAX_FAILURES) return;
+  if (failures.length >= MAX_FAILURES) return;
   const pkg = /^(\S+):test:/.exec(line)?.[1] ?? "";
-  awaitingError = { where: `${pkg ? `${pkg}: ` : ""}${fail[1].trim()}`, error: "" };
-  failures.push(awaitingError);
+  const fail = /^\s*FAIL\s+(.*)$/.exec(body);
+  const other = fail ? null : OTHER_FAILURE.exec(body);
+  if (!fail && !other) return;
+  const failure = { where: `${pkg ? `${pkg}: ` : ""}${(fail ?? other)[1].trim().slice(0, 300)}`, error: "" };
+  failures.push(failure);
+  // A vitest failure header and its unhandled-errors line are followed by the error; turbo's and pnpm's lines are all.
+  if (fail || /^\s*Vitest caught/.test(body)) awaitingError = failure;
 }
 function scan(chunk) {
   buffer += chunk.toString("utf8");
@@ -55,11 +63,17 @@ child.stdout.on("data", (d) => {
 });
 child.stderr.on("data", (d) => process.stderr.write(d));
 child.on("close", (code) => {
-  if (failures.length) {
-    console.log(`\nfailed (${failures.length}${failures.length >= MAX_FAILURES ? "+" : ""}):`);
-    for (const f of failures) console.log(`  ${f.where}${f.error ? `\n    ${f.error}` : ""}`);
+  const summary = `tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`;
+  const listed = failures.length
+    ? `failed (${failures.length}${failures.length >= MAX_FAILURES ? "+" : ""}):\n${failures.map((f) => `  ${f.where}${f.error ? `\n    ${f.error}` : ""}`).join("\n")}\n`
+    : "";
+  if (listed) console.log(`\n${listed}`);
+  console.log(`\n${summary}`);
+  // CI runs several legs and keeps only the end of its log: each leg's failures go to one file it prints last.
+  const file = process.env.CONTEXT_ENGINE_FAILURES_FILE;
+  if (file && (listed || code !== 0)) {
+    appendFileSync(file, `[Node ${process.version}${process.argv.length > 2 ? ` ${process.argv.slice(2).join(" ")}` : ""}] exit ${code}; ${summary}\n${listed}`);
   }
-  console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   if (code === 0 && tasks && tasks.successful < tasks.total) {
     console.log(`turbo ran ${tasks.successful} of ${tasks.total} tasks: the run did not finish`);
     process.exit(1);
