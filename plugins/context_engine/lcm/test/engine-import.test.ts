@@ -57,12 +57,12 @@ async function ageImport(t: ReturnType<typeof testStore>, engine: LcmEngine): Pr
  * engine: killed (SIGKILL, its import left mid-way as after a crash) or by `process.exit()`. Returns the length
  * of the list it answered and what was left of the import when the hook returned.
  */
-async function compressThenCrash(t: ReturnType<typeof testStore>, turns: number, seed: number, sessionId: string, exit: "kill" | "exit" = "kill"): Promise<{ live: number; remaining: number }> {
-  const run = JSON.stringify({ dataDir: t.dataDir, config: { ...t.config, ...CONFIG }, turns, seed, sessionId, exit });
+async function compressThenCrash(t: ReturnType<typeof testStore>, turns: number, seed: number, sessionId: string, exit: "kill" | "exit" = "kill", also: string[] = []): Promise<{ live: number; remaining: number; alsoRemaining: number[] }> {
+  const run = JSON.stringify({ dataDir: t.dataDir, config: { ...t.config, ...CONFIG }, turns, seed, sessionId, exit, also });
   const { code, signal, out, err } = await runScript(new URL("./import-crash-worker.ts", import.meta.url), { LCM_CRASH_RUN: run });
   if (exit === "kill") expect(signal, err).toBe("SIGKILL");
   else expect(code, err).toBe(0);
-  return JSON.parse(out.trim()) as { live: number; remaining: number };
+  return JSON.parse(out.trim()) as { live: number; remaining: number; alsoRemaining: number[] };
 }
 
 /** Whether `stored` is a prefix of `all` followed by a suffix of it. */
@@ -209,15 +209,19 @@ describe("a long history imported in the background", () => {
     const t = testStore();
     cleanups.push(async () => t.cleanup());
     const history = agentConversation(400, 11);
-    const first = await compressThenCrash(t, 400, 11, "ex", "exit");
+    // Two sessions of one engine, each with a backlog left when the process exits.
+    const first = await compressThenCrash(t, 400, 11, "ex", "exit", ["ex2"]);
     expect(first.remaining).toBeGreaterThan(0);
+    expect(first.alsoRemaining[0]).toBeGreaterThan(0);
     const second = new LcmEngine({ dataDir: t.dataDir, contextLength: 8_000, config: { ...t.config, ...CONFIG } });
     cleanups.push(() => second.close());
     await second.openStore();
     const expected = history.slice(1).map(key);
     if (TEST_STORE === "sqlite") {
-      // Stored whole by the exit listener, though no list this process is given shows that history.
+      // Stored whole by the exit listener, though no list this process is given shows that history; each session's
+      // own (exit-finish.ts runs them apart).
       expect(await storedKeys(second, "ex")).toEqual(expected);
+      expect(await storedKeys(second, "ex2")).toEqual(agentConversation(400, 12).slice(1).map(key));
       expect(importStatus(second)).toBeUndefined();
       return;
     }

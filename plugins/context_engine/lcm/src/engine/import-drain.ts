@@ -80,9 +80,11 @@ function noteSlice(s: EngineSession, r: ImportSliceResult | null): boolean {
  */
 export class ImportDrain {
   readonly #running = new Map<EngineSession, Promise<void>>();
-  /** Sessions whose import is finished at once if the process exits first (SQLite), and the listener's release. */
-  readonly #atExit = new Set<EngineSession>();
-  #releaseExit: (() => void) | null = null;
+  /**
+   * Sessions whose import is finished at once if the process exits first (SQLite), each with the release of its
+   * own exit finisher: one session's failure there (exit-finish.ts catches it) never keeps another's from running.
+   */
+  readonly #atExit = new Map<EngineSession, () => void>();
 
   kick(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): void {
     if (!importing(s) || !s.importing?.source || this.#running.has(s) || parts.isClosed()) return;
@@ -104,18 +106,13 @@ export class ImportDrain {
    * next list showing the history resumes it.
    */
   #finishAtExit(parts: EngineParts, store: LcmStoreDriver, s: EngineSession): void {
-    if (parts.handle.description.kind !== "sqlite") return;
-    this.#atExit.add(s);
-    this.#releaseExit ??= atExit(() => {
-      for (const session of this.#atExit) this.#finishSync(store, session);
-    });
+    if (parts.handle.description.kind !== "sqlite" || this.#atExit.has(s)) return;
+    this.#atExit.set(s, atExit(() => this.#finishSync(store, s)));
   }
 
   #forgetAtExit(s: EngineSession): void {
+    this.#atExit.get(s)?.();
     this.#atExit.delete(s);
-    if (this.#atExit.size > 0) return;
-    this.#releaseExit?.();
-    this.#releaseExit = null;
   }
 
   /** `finish` without awaiting: at exit nothing else runs, and SQLite answers each slice synchronously. */
