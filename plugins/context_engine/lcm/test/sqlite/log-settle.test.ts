@@ -72,49 +72,84 @@ describe("settleLog on the SQLite store", () => {
 });
 
 describe("the engine settles the log between hooks", () => {
-  function engineAt(): LcmEngine {
+  // How many pages the engine's own turns and background work leave in the log depends on how that work was cut
+  // into transactions (slices by time) and where SQLite's checkpoint inside a commit fell: the log is grown here
+  // through the store itself, one long message at a time, until it holds at least SETTLE_MIN_FRAMES pages.
+  function engineAt(): { engine: LcmEngine; store: () => SqliteLcmStore; settles: () => number } {
     const t = tempDir();
     const engine = new LcmEngine({ dataDir: t.dir, contextLength: 16_000 });
     cleanups.push(
       () => t.cleanup(),
       () => engine.close(),
     );
-    return engine;
+    let settled = 0;
+    let watched: SqliteLcmStore | null = null;
+    const store = () => {
+      const s = engine.store as SqliteLcmStore;
+      if (watched !== s) {
+        watched = s;
+        const settle = s.settleLog.bind(s);
+        s.settleLog = (options) => {
+          const done = settle(options);
+          if (done) settled++;
+          return done;
+        };
+      }
+      return s;
+    };
+    return { engine, store, settles: () => settled };
   }
 
-  /** A turn of `n` long messages: enough pages for the log to be worth settling. */
-  const bulky = (n: number, tag: string) =>
-    Array.from({ length: n }, (_, i) => (i % 2 ? asst(`${tag} answer ${i}: ${"the canary passed again. ".repeat(800)}`) : user(`${tag} question ${i}: ${"why did the deploy stall? ".repeat(800)}`)));
+  /** Writes long messages to another conversation of the store (the engine does not see them) until the log holds enough pages. */
+  function growLog(store: SqliteLcmStore): number {
+    const conv = store.conversation("bulk");
+    for (let i = 0; i < 1_000; i++) {
+      const pending = walFramesPending(store.path) ?? 0;
+      if (pending >= SETTLE_MIN_FRAMES) return pending;
+      store.ingest(conv.id, [user(`bulk ${i}: ${"why did the deploy stall on the canary? ".repeat(300)}`)], { mode: "append" });
+    }
+    throw new Error("the log never reached SETTLE_MIN_FRAMES pages");
+  }
 
   it("before whenIdle resolves, once the log holds enough pages", async () => {
-    const engine = engineAt();
-    await engine.onTurnComplete(bulky(60, "a"), null, { sessionId: "s" });
-    const store = engine.store as SqliteLcmStore;
+    const { engine, store, settles } = engineAt();
+    await engine.onTurnComplete(agentConversation(2, 1), null, { sessionId: "s" });
     await engine.whenIdle("s");
-    // Nothing left to settle: the engine did it.
-    expect(store.logUnsettled).toBe(false);
-    expect(walFramesPending(store.path)).toBe(0);
+    expect(growLog(store())).toBeGreaterThanOrEqual(SETTLE_MIN_FRAMES);
+    const before = settles();
+    await engine.whenIdle("s");
+    expect(settles()).toBe(before + 1);
+    expect(walFramesPending(store().path)).toBe(0);
+    expect(store().logUnsettled).toBe(false);
   });
 
   it("leaves a short log alone (a checkpoint per turn would copy the same pages again and again)", async () => {
-    const engine = engineAt();
-    // The first turn (with the store's creation) is long enough to be settled; the short one after it is not.
-    const first = bulky(60, "c");
+    const { engine, store, settles } = engineAt();
+    const first = agentConversation(2, 2);
     await engine.onTurnComplete(first, null, { sessionId: "s" });
     await engine.whenIdle("s");
-    const store = engine.store as SqliteLcmStore;
-    expect(store.logUnsettled).toBe(false);
-    await engine.onTurnComplete([...first, ...agentConversation(1, 1).slice(1)], null, { sessionId: "s" });
+    // A log settled by hand: what follows is the short turn's alone.
+    store().settleLog();
+    expect(walFramesPending(store().path)).toBe(0);
+    const before = settles();
+    await engine.onTurnComplete([...first, ...agentConversation(1, 3).slice(1)], null, { sessionId: "s" });
     await engine.whenIdle("s");
-    expect(walFramesPending(store.path)).toBeLessThan(SETTLE_MIN_FRAMES);
-    expect(store.logUnsettled).toBe(true);
+    const pending = walFramesPending(store().path)!;
+    expect(pending).toBeGreaterThan(0);
+    expect(pending).toBeLessThan(SETTLE_MIN_FRAMES);
+    expect(settles()).toBe(before);
+    expect(store().logUnsettled).toBe(true);
   });
 
   it("on its own once the hooks pause", async () => {
-    const engine = engineAt();
-    await engine.onTurnComplete(bulky(60, "b"), null, { sessionId: "s" });
-    const store = engine.store as SqliteLcmStore;
-    // No host call after the hook: the pause alone settles it (polled, no timing asserted).
-    await vi.waitFor(() => expect(store.logUnsettled).toBe(false), { timeout: 10_000, interval: 20 });
+    const { engine, store, settles } = engineAt();
+    const first = agentConversation(2, 4);
+    await engine.onTurnComplete(first, null, { sessionId: "s" });
+    await engine.whenIdle("s");
+    growLog(store());
+    const before = settles();
+    // A hook, and then no host call: the pause alone settles the log (polled, no timing asserted).
+    await engine.onTurnComplete([...first, ...agentConversation(1, 5).slice(1)], null, { sessionId: "s" });
+    await vi.waitFor(() => expect(settles()).toBeGreaterThan(before), { timeout: 10_000, interval: 20 });
   });
 });

@@ -177,13 +177,20 @@ export class SqliteLcmStore implements LcmStore {
   }
 
   /**
-   * A passive checkpoint of what was written since the last one (wal.ts `settleWal`); false when nothing was, or
-   * when fewer than `minFrames` pages wait in the log (checked in the -shm header, `walFramesPending`).
+   * A passive checkpoint of what was written since the last one (wal.ts `settleWal`); false when nothing was or
+   * nothing waits in the log any more, or when fewer than `minFrames` pages wait there (checked in the -shm header,
+   * `walFramesPending`).
    */
   settleLog(options: { minFrames?: number } = {}): boolean {
     if (!this.#unsettled || !this.#ctx.db.open || this.path === ":memory:") return false;
+    const pending = walFramesPending(this.path);
+    // SQLite's own checkpoint inside a commit, or the store's rest, copied it all already.
+    if (pending === 0) {
+      this.#unsettled = false;
+      return false;
+    }
     const min = options.minFrames ?? 0;
-    if (min > 0 && (walFramesPending(this.path) ?? min) < min) return false;
+    if (min > 0 && (pending ?? min) < min) return false;
     const settled = settleWal(this.#ctx.db);
     // A reader of another process in the way: the next call tries again.
     if (settled) this.#unsettled = false;
