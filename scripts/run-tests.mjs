@@ -20,7 +20,7 @@ let awaitingError = null;
 const MAX_FAILURES = 40;
 // A run can also fail with every test passed: an error outside any test (vitest's "Unhandled Errors"), a
 // worker that died (a native abort), or a task that is not vitest (a type check); turbo names the task.
-const OTHER_FAILURE = /^\s*(Vitest caught \d+ unhandled errors?.*|Error: \[vitest-pool\].*|.*Worker exited unexpectedly.*|ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL.*|Failed:\s+\S+#\S+.*)$/;
+const OTHER_FAILURE = /^\s*(Vitest caught \d+ unhandled errors?.*|Error: \[vitest-pool\].*|.*Worker exited unexpectedly.*|Failed:\s+\S+#\S+.*)$/;
 function noteFailure(line) {
   const body = line.replace(/^\S+:test:\s?/, "");
   if (awaitingError && !/^\s*([⎯-].*|This might cause.*)?$/.test(body)) {
@@ -34,7 +34,7 @@ function noteFailure(line) {
   if (!fail && !other) return;
   const failure = { where: `${pkg ? `${pkg}: ` : ""}${(fail ?? other)[1].trim().slice(0, 300)}`, error: "" };
   failures.push(failure);
-  // A vitest failure header and its unhandled-errors line are followed by the error; turbo's and pnpm's lines are all.
+  // A vitest failure header and its unhandled-errors line are followed by the error; turbo's line is all.
   if (fail || /^\s*Vitest caught/.test(body)) awaitingError = failure;
 }
 function scan(chunk) {

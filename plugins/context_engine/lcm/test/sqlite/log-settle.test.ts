@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Message } from "@context-engine/core";
 import { LcmEngine } from "../../src/index.js";
 import { SETTLE_MIN_FRAMES } from "../../src/engine/log-settle.js";
 import { SqliteLcmStore } from "../../src/store/sqlite/store.js";
@@ -75,29 +76,32 @@ describe("the engine settles the log between hooks", () => {
   // How many pages the engine's own turns and background work leave in the log depends on how that work was cut
   // into transactions (slices by time) and where SQLite's checkpoint inside a commit fell: the log is grown here
   // through the store itself, one long message at a time, until it holds at least SETTLE_MIN_FRAMES pages.
-  function engineAt(): { engine: LcmEngine; store: () => SqliteLcmStore; settles: () => number } {
+  async function engineAt(): Promise<{ engine: LcmEngine; store: SqliteLcmStore; settles: () => number }> {
     const t = tempDir();
     const engine = new LcmEngine({ dataDir: t.dir, contextLength: 16_000 });
     cleanups.push(
       () => t.cleanup(),
       () => engine.close(),
     );
+    await engine.openStore();
+    const store = engine.store as SqliteLcmStore;
+    // The store's own settleLog, counted: the engine calls it through this same object.
     let settled = 0;
-    let watched: SqliteLcmStore | null = null;
-    const store = () => {
-      const s = engine.store as SqliteLcmStore;
-      if (watched !== s) {
-        watched = s;
-        const settle = s.settleLog.bind(s);
-        s.settleLog = (options) => {
-          const done = settle(options);
-          if (done) settled++;
-          return done;
-        };
-      }
-      return s;
+    const settle = store.settleLog.bind(store);
+    store.settleLog = (options) => {
+      const done = settle(options);
+      if (done) settled++;
+      return done;
     };
     return { engine, store, settles: () => settled };
+  }
+
+  /** The engine's first turn (`agentConversation(2, seed)`), with its work done; returns the list. */
+  async function firstTurn(engine: LcmEngine, seed: number): Promise<Message[]> {
+    const first = agentConversation(2, seed);
+    await engine.onTurnComplete(first, null, { sessionId: "s" });
+    await engine.whenIdle("s");
+    return first;
   }
 
   /** Writes long messages to another conversation of the store (the engine does not see them) until the log holds enough pages. */
@@ -112,41 +116,36 @@ describe("the engine settles the log between hooks", () => {
   }
 
   it("before whenIdle resolves, once the log holds enough pages", async () => {
-    const { engine, store, settles } = engineAt();
-    await engine.onTurnComplete(agentConversation(2, 1), null, { sessionId: "s" });
-    await engine.whenIdle("s");
-    expect(growLog(store())).toBeGreaterThanOrEqual(SETTLE_MIN_FRAMES);
+    const { engine, store, settles } = await engineAt();
+    await firstTurn(engine, 1);
+    expect(growLog(store)).toBeGreaterThanOrEqual(SETTLE_MIN_FRAMES);
     const before = settles();
     await engine.whenIdle("s");
     expect(settles()).toBe(before + 1);
-    expect(walFramesPending(store().path)).toBe(0);
-    expect(store().logUnsettled).toBe(false);
+    expect(walFramesPending(store.path)).toBe(0);
+    expect(store.logUnsettled).toBe(false);
   });
 
   it("leaves a short log alone (a checkpoint per turn would copy the same pages again and again)", async () => {
-    const { engine, store, settles } = engineAt();
-    const first = agentConversation(2, 2);
-    await engine.onTurnComplete(first, null, { sessionId: "s" });
-    await engine.whenIdle("s");
+    const { engine, store, settles } = await engineAt();
+    const first = await firstTurn(engine, 2);
     // A log settled by hand: what follows is the short turn's alone.
-    store().settleLog();
-    expect(walFramesPending(store().path)).toBe(0);
+    store.settleLog();
+    expect(walFramesPending(store.path)).toBe(0);
     const before = settles();
     await engine.onTurnComplete([...first, ...agentConversation(1, 3).slice(1)], null, { sessionId: "s" });
     await engine.whenIdle("s");
-    const pending = walFramesPending(store().path)!;
+    const pending = walFramesPending(store.path)!;
     expect(pending).toBeGreaterThan(0);
     expect(pending).toBeLessThan(SETTLE_MIN_FRAMES);
     expect(settles()).toBe(before);
-    expect(store().logUnsettled).toBe(true);
+    expect(store.logUnsettled).toBe(true);
   });
 
   it("on its own once the hooks pause", async () => {
-    const { engine, store, settles } = engineAt();
-    const first = agentConversation(2, 4);
-    await engine.onTurnComplete(first, null, { sessionId: "s" });
-    await engine.whenIdle("s");
-    growLog(store());
+    const { engine, store, settles } = await engineAt();
+    const first = await firstTurn(engine, 4);
+    growLog(store);
     const before = settles();
     // A hook, and then no host call: the pause alone settles the log (polled, no timing asserted).
     await engine.onTurnComplete([...first, ...agentConversation(1, 5).slice(1)], null, { sessionId: "s" });
